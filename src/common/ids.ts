@@ -1,0 +1,47 @@
+/** @module Branded, prefixed opaque identifiers (contract section 1). */
+import { randomBytes } from 'node:crypto';
+
+declare const brand: unique symbol;
+/** A string that the type system keeps apart from other strings. */
+export type Brand<T, B extends string> = T & { readonly [brand]: B };
+
+export type TenantId = Brand<string, 'TenantId'>;
+export type ApiKeyId = Brand<string, 'ApiKeyId'>;
+export type CallId = Brand<string, 'CallId'>;
+export type AgentId = Brand<string, 'AgentId'>;
+export type RouteId = Brand<string, 'RouteId'>;
+export type NumberId = Brand<string, 'NumberId'>;
+export type SipCredentialId = Brand<string, 'SipCredentialId'>;
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `n` characters of base62 drawn from the CSPRNG without modulo bias. */
+export function randomBase62(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    for (const byte of randomBytes(n * 2)) {
+      // 248 = 4 * 62: bytes at or above it would bias the first characters.
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === n) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * A new id: prefix, then a time part in base36 so ids sort roughly by creation, then randomness.
+ * Ordering by id is only a tie-breaker; lists order by created_at first.
+ */
+function newId(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBase62(14)}`;
+}
+
+export const newTenantId = (): TenantId => newId('ten') as TenantId;
+export const newApiKeyId = (): ApiKeyId => newId('key') as ApiKeyId;
+export const newCallId = (): CallId => newId('call') as CallId;
+export const newAgentId = (): AgentId => newId('agt') as AgentId;
+export const newRouteId = (): RouteId => newId('rte') as RouteId;
+export const newNumberId = (): NumberId => newId('num') as NumberId;
+export const newSipCredentialId = (): SipCredentialId => newId('sipc') as SipCredentialId;
+/** The transfer/control token of a call: deliberately unrelated to its id. */
+export const newCallControlId = (): string => `v1:${randomBase62(32)}`;
