@@ -1,0 +1,49 @@
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './load-config.js';
+
+t.test('contract 8: defaults fill every setting and the result is frozen', (t) => {
+  const config = loadConfig({ env: {}, cwd: '/srv/vgw' });
+  t.equal(config.http.host, '127.0.0.1');
+  t.equal(config.http.port, 8080);
+  t.equal(config.sip.port, 5060);
+  t.equal(config.sip.host, '0.0.0.0');
+  t.equal(config.data_dir, '/srv/vgw/data');
+  t.equal(config.calls.allow_private_agent_urls, false);
+  t.ok(Object.isFrozen(config) && Object.isFrozen(config.http));
+  t.end();
+});
+
+t.test('contract 8: VGW_* variables override the file, which overrides defaults', (t) => {
+  const dir = t.testdir({ 'vgw.yaml': 'http:\n  port: 9000\n  host: 0.0.0.0\nrtp:\n  port_min: 30000\n  port_max: 30100\n' });
+  const config = loadConfig({ env: { VGW_CONFIG: 'vgw.yaml', VGW_HTTP_PORT: '9100', VGW_ALLOW_PRIVATE_AGENT_URLS: 'true' }, cwd: dir });
+  t.equal(config.http.port, 9100, 'environment wins');
+  t.equal(config.http.host, '0.0.0.0', 'file wins over default');
+  t.equal(config.rtp.port_min, 30000);
+  t.equal(config.calls.allow_private_agent_urls, true);
+  t.end();
+});
+
+t.test('a bad value names the key and the variable that set it', (t) => {
+  t.throws(() => loadConfig({ env: { VGW_HTTP_PORT: 'eighty' } }), { name: 'ConfigError', message: /http\.port must be integer \(VGW_HTTP_PORT\)/ });
+  t.throws(() => loadConfig({ env: { VGW_SIP_PORT: '70000' } }), { message: /sip\.port must be <= 65535 \(VGW_SIP_PORT\)/ });
+  t.throws(() => loadConfig({ env: { VGW_LOG_LEVEL: 'loud' } }), { message: /log_level must be one of/ });
+  t.end();
+});
+
+t.test('an unknown key in the file is refused by name', (t) => {
+  const dir = t.testdir({ 'vgw.yaml': 'http:\n  prot: 9000\n' });
+  t.throws(() => loadConfig({ env: { VGW_CONFIG: 'vgw.yaml' }, cwd: dir }), { message: /http\.prot is not a known field \(in .*vgw\.yaml\)/ });
+  t.end();
+});
+
+t.test('broken YAML, a missing file and crossed port ranges are clear errors', (t) => {
+  const dir = t.testdir({ 'bad.yaml': 'http: [unclosed\n' });
+  t.throws(() => loadConfig({ env: { VGW_CONFIG: 'bad.yaml' }, cwd: dir }), { message: /not valid YAML/ });
+  t.throws(() => loadConfig({ env: { VGW_CONFIG: join(dir, 'absent.yaml') } }), ConfigError);
+  t.throws(() => loadConfig({ env: { VGW_RTP_PORT_MIN: '30000', VGW_RTP_PORT_MAX: '20000' } }), { message: /rtp\.port_min .* below rtp\.port_max/ });
+  writeFileSync(join(dir, 'list.yaml'), '- a\n');
+  t.throws(() => loadConfig({ env: { VGW_CONFIG: 'list.yaml' }, cwd: dir }), { message: /mapping/ });
+  t.end();
+});

@@ -1,0 +1,118 @@
+/**
+ * @module Builds the frozen Config: defaults, then the YAML file named by VGW_CONFIG, then VGW_*
+ * environment variables. The only module that reads process.env.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { compileValidator } from '../common/schema.js';
+import { ConfigSchema, type Config } from './schema.js';
+
+/** A configuration problem, naming the key (and the variable or file that set it). */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type EnvKind = 'string' | 'int' | 'bool';
+/** Environment variable → config path (contract section 8). */
+const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
+  VGW_HTTP_HOST: { path: ['http', 'host'], kind: 'string' },
+  VGW_HTTP_PORT: { path: ['http', 'port'], kind: 'int' },
+  VGW_COOKIE_SECURE: { path: ['http', 'cookie_secure'], kind: 'bool' },
+  VGW_SIP_HOST: { path: ['sip', 'host'], kind: 'string' },
+  VGW_SIP_PORT: { path: ['sip', 'port'], kind: 'int' },
+  VGW_PUBLIC_IP: { path: ['sip', 'public_ip'], kind: 'string' },
+  VGW_RTP_PORT_MIN: { path: ['rtp', 'port_min'], kind: 'int' },
+  VGW_RTP_PORT_MAX: { path: ['rtp', 'port_max'], kind: 'int' },
+  VGW_DATA_DIR: { path: ['data_dir'], kind: 'string' },
+  VGW_CARRIERS_FILE: { path: ['carriers_file'], kind: 'string' },
+  VGW_SECRET_KEY: { path: ['secret_key'], kind: 'string' },
+  VGW_LOG_LEVEL: { path: ['log_level'], kind: 'string' },
+  VGW_ALLOW_PRIVATE_AGENT_URLS: { path: ['calls', 'allow_private_agent_urls'], kind: 'bool' },
+};
+
+function convert(raw: string, kind: EnvKind): unknown {
+  if (kind === 'int') return /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+  if (kind === 'bool') {
+    const v = raw.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+    if (['0', 'false', 'no', 'off'].includes(v)) return false;
+    return raw;
+  }
+  return raw;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config: cannot read VGW_CONFIG file ${file}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`config: ${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config: ${file} must hold a mapping of settings`);
+  return parsed as Record<string, unknown>;
+}
+
+const validateConfig = compileValidator(ConfigSchema, { useDefaults: true });
+
+export interface LoadConfigOptions {
+  env?: Record<string, string | undefined>;
+  /** Base for relative paths (data_dir, carriers_file); the process's working folder by default. */
+  cwd?: string;
+}
+
+/** Loads, validates and freezes the configuration. Throws {@link ConfigError} naming the bad key. */
+export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const file = env.VGW_CONFIG;
+  const raw: Record<string, unknown> = file ? readConfigFile(resolve(cwd, file)) : {};
+  const origin = new Map<string, string>();
+  for (const [name, { path, kind }] of Object.entries(ENV_MAP)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    setPath(raw, path, convert(value, kind));
+    origin.set(`/${path.join('/')}`, name);
+  }
+  const result = validateConfig(raw);
+  if (!result.ok) {
+    const lines = result.issues.map((i) => {
+      const key = i.path.slice(1).replaceAll('/', '.') || '(root)';
+      const source = origin.get(i.path) ?? (file ? `in ${file}` : 'default');
+      return `${key} ${i.message} (${source})`;
+    });
+    throw new ConfigError(`config: ${lines.join('; ')}`);
+  }
+  const config = result.value;
+  if (config.rtp.port_min >= config.rtp.port_max) {
+    throw new ConfigError(`config: rtp.port_min (${config.rtp.port_min}) must be below rtp.port_max (${config.rtp.port_max})`);
+  }
+  config.data_dir = resolve(cwd, config.data_dir);
+  if (config.carriers_file) config.carriers_file = resolve(cwd, config.carriers_file);
+  return deepFreeze(config);
+}

@@ -1,0 +1,98 @@
+/**
+ * @module The one configuration schema. Every setting has a default, so a parsed config is
+ * complete; the file (VGW_CONFIG) and VGW_* environment variables only override.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../common/schema.js';
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const strict = { additionalProperties: false } as const;
+
+const ProviderOverride = Type.Object(
+  {
+    api_base_url: Type.Optional(Type.String({ format: 'uri' })),
+    ws_base_url: Type.Optional(Type.String({ format: 'uri' })),
+    sip_host: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  strict,
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    data_dir: Type.String({ default: './data', minLength: 1 }),
+    log_level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+    /** Master key for secrets at rest: 32 bytes as 64 hex characters or base64. */
+    secret_key: Type.Optional(Type.String({ minLength: 1 })),
+    carriers_file: Type.Optional(Type.String({ minLength: 1 })),
+    http: Type.Object(
+      {
+        host: Type.String({ default: '127.0.0.1' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+        /** Plain-HTTP local development only: drop `Secure` from the session cookie. */
+        cookie_secure: Type.Boolean({ default: true }),
+        /** Origins allowed to make cookie-authenticated unsafe requests (besides the API's own). */
+        allowed_origins: Type.Array(Type.String({ format: 'uri' }), { default: [] }),
+        body_limit_bytes: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+        webhook_body_limit_bytes: Type.Integer({ minimum: 1024, default: 67_108_864 }),
+        /** Requests per second per API key (or per client address when unauthenticated). */
+        rate_limit_per_second: Type.Integer({ minimum: 1, default: 100 }),
+        rate_limit_burst: Type.Integer({ minimum: 1, default: 200 }),
+        /** Trust X-Forwarded-For for the client address (only behind a proxy you run). */
+        trust_proxy: Type.Boolean({ default: false }),
+      },
+      { ...strict, default: {} },
+    ),
+    auth: Type.Object(
+      {
+        session_idle_minutes: Type.Integer({ minimum: 1, default: 60 }),
+        session_absolute_hours: Type.Integer({ minimum: 1, default: 24 }),
+      },
+      { ...strict, default: {} },
+    ),
+    sip: Type.Object(
+      {
+        host: Type.String({ default: '0.0.0.0' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 5060 }),
+        /** Address advertised in SDP and Contact; the SIP host when absent. */
+        public_ip: Type.Optional(Type.String({ minLength: 1 })),
+        t1_ms: Type.Integer({ minimum: 50, default: 500 }),
+        t2_ms: Type.Integer({ minimum: 100, default: 4000 }),
+        t4_ms: Type.Integer({ minimum: 100, default: 5000 }),
+        max_message_bytes: Type.Integer({ minimum: 1500, default: 65_535 }),
+        tls: Type.Optional(Type.Object({ port: Port, cert_file: Type.String(), key_file: Type.String() }, strict)),
+        /** What happens to an INVITE from an address that matches no carrier. */
+        unknown_source: StringEnum(['reject', 'drop'], { default: 'reject' }),
+      },
+      { ...strict, default: {} },
+    ),
+    rtp: Type.Object(
+      {
+        port_min: Type.Integer({ minimum: 1024, maximum: 65534, default: 20000 }),
+        port_max: Type.Integer({ minimum: 1025, maximum: 65535, default: 29999 }),
+      },
+      { ...strict, default: {} },
+    ),
+    calls: Type.Object(
+      {
+        /** How long ended calls stay in `GET /v1/calls?state=ended`. */
+        live_window_minutes: Type.Integer({ minimum: 1, default: 15 }),
+        max_concurrent_per_tenant: Type.Integer({ minimum: 1, default: 100 }),
+        allow_private_agent_urls: Type.Boolean({ default: false }),
+      },
+      { ...strict, default: {} },
+    ),
+    webhooks: Type.Object(
+      {
+        attribution_window_minutes: Type.Integer({ minimum: 1, default: 120 }),
+        /** Optional per-provider signing secrets; signature checking is off without one. */
+        secrets: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
+      },
+      { ...strict, default: {} },
+    ),
+    providers: Type.Record(Type.String(), ProviderOverride, { default: {} }),
+    shutdown: Type.Object({ drain_seconds: Type.Integer({ minimum: 0, default: 30 }) }, { ...strict, default: {} }),
+  },
+  strict,
+);
+
+export type Config = Static<typeof ConfigSchema>;

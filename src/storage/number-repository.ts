@@ -1,0 +1,64 @@
+/** @module Phone numbers (DIDs) held by tenants on carriers. */
+import type { Clock } from '../common/clock.js';
+import { newNumberId, type NumberId, type TenantId } from '../common/ids.js';
+import { isoNow } from '../common/time.js';
+import type { Db } from './database.js';
+import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
+
+export interface NumberRecord {
+  id: NumberId;
+  tenant_id: TenantId;
+  phone_number: string;
+  carrier: string;
+  status: 'active' | 'released';
+  created_at: string;
+  released_at: string | null;
+}
+
+/** Why a number could not be added. */
+export type AddNumberOutcome = { ok: true; number: NumberRecord } | { ok: false; reason: 'held_by_another_tenant' | 'already_held' };
+
+const COLUMNS = 'id, tenant_id, phone_number, carrier, status, created_at, released_at';
+
+export class NumberRepository {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #insert;
+  readonly #active;
+  readonly #list;
+
+  constructor(db: Db, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#insert = db.prepare(
+      `INSERT INTO numbers (${COLUMNS}) VALUES (@id, @tenant_id, @phone_number, @carrier, @status, @created_at, @released_at)`,
+    );
+    this.#active = db.prepare<[string, string], NumberRecord>(
+      `SELECT ${COLUMNS} FROM numbers WHERE phone_number = ? AND carrier = ? AND status = 'active'`,
+    );
+    this.#list = db.prepare<[Record<string, unknown>], NumberRecord>(
+      `SELECT ${COLUMNS} FROM numbers WHERE (@tenant_id IS NULL OR tenant_id = @tenant_id) AND ${KEYSET_SQL}
+        ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    );
+  }
+
+  add(tenantId: TenantId, phoneNumber: string, carrier: string): AddNumberOutcome {
+    return this.#db.transaction((): AddNumberOutcome => {
+      const holder = this.#active.get(phoneNumber, carrier);
+      if (holder) return { ok: false, reason: holder.tenant_id === tenantId ? 'already_held' : 'held_by_another_tenant' };
+      const number: NumberRecord = {
+        id: newNumberId(), tenant_id: tenantId, phone_number: phoneNumber, carrier, status: 'active',
+        created_at: isoNow(this.#clock), released_at: null,
+      };
+      this.#insert.run(number);
+      return { ok: true, number };
+    }).immediate();
+  }
+
+  /** The tenant's numbers, newest first (all tenants' when `tenantId` is null: operator CLI only). */
+  list(tenantId: TenantId | null, page: PageRequest): Page<NumberRecord> {
+    const rows = this.#list.all({ tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 });
+    return toPage(rows, page.limit);
+  }
+
+}
