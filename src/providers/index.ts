@@ -1,0 +1,19 @@
+/** @module Public surface of the provider adapters: the contract types and the registry. */
+export {
+  CONNECTION_MODES,
+  PROVIDER_NAMES,
+  SIP_TRANSPORTS,
+  isProviderName,
+  type ConnectionMode,
+  type EndpointOverrides,
+  type ProviderAdapter,
+  type ProviderEndpoints,
+  type ProviderName,
+  type SipTransport,
+  type SipUriOptions,
+  type VerifyInput,
+  type VerifyOutcome,
+  type VerifyResult,
+} from './provider-adapter.js';
+export { createProviderRegistry, type ProviderOverrides, type ProviderRegistry, type RegistryOptions } from './registry.js';
+export { DEFAULT_TIMEOUT_MS, DEFAULT_RETRY_BACKOFF_MS } from './http-verify.js';

@@ -1,0 +1,64 @@
+import t from 'tap';
+import { FakeClock } from '../common/clock.js';
+import { startFakeProvider } from '../../test/support/fake-providers/fake-provider.js';
+import { PROVIDER_NAMES } from './provider-adapter.js';
+import { createProviderRegistry } from './registry.js';
+
+t.test('contract 6: the registry knows the required providers and refuses others', (t) => {
+  const registry = createProviderRegistry();
+  for (const name of ['elevenlabs', 'retell', 'vapi', 'custom']) t.equal(registry.get(name)?.name, name);
+  t.same(registry.names(), [...PROVIDER_NAMES]);
+  for (const name of ['twilio', 'ElevenLabs', '__proto__', 'constructor', 'toString', '']) {
+    t.equal(registry.get(name), undefined, `unsupported: ${JSON.stringify(name)}`);
+  }
+  t.end();
+});
+
+t.test('every adapter declares a default region among its regions and a default mode first', (t) => {
+  const registry = createProviderRegistry();
+  for (const name of registry.names()) {
+    const adapter = registry.get(name)!;
+    t.ok(adapter.regions.includes(adapter.defaultRegion), `${name} default region`);
+    t.ok(adapter.connectionModes.length > 0, `${name} offers a mode`);
+    for (const region of adapter.regions) t.type(adapter.endpoints(region), 'object');
+  }
+  t.end();
+});
+
+t.test('contract 8: bad overrides stop the start with the config key named', (t) => {
+  t.throws(() => createProviderRegistry({ vapi: { api_base_url: 'not a url' } }), /providers\.vapi\.api_base_url is not a URL/);
+  t.throws(() => createProviderRegistry({ vapi: { api_base_url: 'ftp://x' } }), /must use http: or https:/);
+  t.throws(() => createProviderRegistry({ vapi: { api_base_url: 'https://u:p@x' } }), /must not carry credentials/);
+  t.throws(() => createProviderRegistry({ elevenlabs: { ws_base_url: 'https://x' } }), /ws_base_url must use ws: or wss:/);
+  t.throws(() => createProviderRegistry({ retell: { sip_host: 'sip:x;transport=tcp' } }), /sip_host must be a host/);
+  t.throws(() => createProviderRegistry({ nope: {} } as never), /providers\.nope: unknown provider/);
+  t.throws(() => createProviderRegistry({}, { timeoutMs: 0 }), /timeoutMs/);
+  t.end();
+});
+
+t.test('contract 6: the time-out and the retry back-off run on the injected clock', async (t) => {
+  const fake = await startFakeProvider('retell', { agents: { a1: 'A' }, apiKey: 'key-1234567890', slowMs: 60_000 });
+  t.teardown(() => fake.close());
+  const clock = new FakeClock();
+  const retell = createProviderRegistry({ retell: { api_base_url: fake.url } }, { clock, timeoutMs: 5_000 }).get('retell')!;
+  const pending = retell.verify({ externalAgentId: 'a1', apiKey: 'key-1234567890', region: 'default' });
+  while (fake.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  clock.advance(4_999);
+  clock.advance(1);
+  t.same(await pending, { outcome: 'unavailable', reason: 'no answer within 5000 ms' });
+});
+
+t.test('contract 6: the retry waits for the back-off on the injected clock', async (t) => {
+  const fake = await startFakeProvider('vapi', { agents: { a1: 'A' }, apiKey: 'key-1234567890', fail: { status: 502, times: 1 } });
+  t.teardown(() => fake.close());
+  const clock = new FakeClock();
+  const vapi = createProviderRegistry({ vapi: { api_base_url: fake.url } }, { clock, retryBackoffMs: 1_000 }).get('vapi')!;
+  const pending = vapi.verify({ externalAgentId: 'a1', apiKey: 'key-1234567890', region: 'us' });
+  while (fake.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  // Let the 502 arrive and the back-off start; no second request before the clock moves.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.equal(fake.requests.length, 1);
+  clock.advance(1_000);
+  t.same(await pending, { outcome: 'found', name: 'A' });
+  t.equal(fake.requests.length, 2);
+});
