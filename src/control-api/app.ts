@@ -1,0 +1,77 @@
+/**
+ * @module createApp(deps): the Koa control API, built from injected dependencies (no globals), so
+ * tests drive `app.callback()` directly and main.ts wires the real store and engine.
+ */
+import Koa from 'koa';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../common/logger.js';
+import type { Store } from '../storage/index.js';
+import type { ApiState } from './api-state.js';
+import { createApiMetrics } from './metrics.js';
+import { accessLog } from './middleware/access-log.js';
+import { errorHandler } from './middleware/error-handler.js';
+import { RequestRateLimiter } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import type { AnyRoute } from './route.js';
+import { buildRouter } from './router.js';
+import { authRoutes } from './routes/auth/auth.routes.js';
+import { numberRoutes } from './routes/numbers/numbers.routes.js';
+import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
+import { tenantRoutes } from './routes/tenant/tenant.routes.js';
+
+/** The slice of configuration the API reads. */
+export interface ApiOptions {
+  cookieSecure: boolean;
+  allowedOrigins: readonly string[];
+  bodyLimitBytes: number;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  sessionMaxAgeSeconds: number;
+  trustProxy: boolean;
+}
+
+export interface AppDeps {
+  options: ApiOptions;
+  store: Pick<Store, 'apiKeys' | 'sessions' | 'tenants' | 'numbers'>;
+  logger: Logger;
+  metrics: Registry;
+  readiness: Readiness;
+  /** Routes of later features (calls, agents, ...), mounted beside the built-in ones. */
+  routes?: AnyRoute[];
+}
+
+export interface ControlApi {
+  app: Koa<ApiState>;
+  routes: readonly AnyRoute[];
+  openApiDocument(): Record<string, unknown>;
+}
+
+export function createApp(deps: AppDeps): ControlApi {
+  const { options, store } = deps;
+  let document: Record<string, unknown> | undefined;
+  const openApiDocument = (): Record<string, unknown> => (document ??= buildOpenApiDocument(routes));
+  const routes: AnyRoute[] = [
+    ...systemRoutes({ readiness: deps.readiness, metrics: deps.metrics, openApiDocument }),
+    ...authRoutes({ apiKeys: store.apiKeys, sessions: store.sessions, cookieSecure: options.cookieSecure, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds }),
+    ...tenantRoutes({ tenants: store.tenants }),
+    ...numberRoutes({ numbers: store.numbers }),
+    ...(deps.routes ?? []),
+  ];
+  const router = buildRouter(routes, {
+    auth: { apiKeys: store.apiKeys, sessions: store.sessions },
+    rateLimiter: new RequestRateLimiter({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst }),
+    allowedOrigins: options.allowedOrigins,
+    bodyLimitBytes: options.bodyLimitBytes,
+  });
+  const app = new Koa<ApiState>({ proxy: options.trustProxy });
+  // Koa's own error printing would duplicate ours; everything is handled in errorHandler.
+  app.silent = true;
+  app.use(requestId());
+  app.use(createApiMetrics(deps.metrics).middleware);
+  app.use(accessLog(deps.logger));
+  app.use(errorHandler(deps.logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: false }));
+  return { app, routes, openApiDocument };
+}

@@ -1,0 +1,37 @@
+/** @module List paging of the API (contract section 4): `limit` 1..500 (default 50) and an opaque cursor. */
+import { Type } from '@sinclair/typebox';
+import type { PageAfter } from '../storage/index.js';
+import { problems } from './problem.js';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Opaque cursor from `next_cursor` of the previous page.' })),
+};
+
+export const pageEnvelope = <T extends ReturnType<typeof Type.Object>>(item: T) =>
+  Type.Object({ data: Type.Array(item), has_more: Type.Boolean(), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+
+export function encodeCursor(after: PageAfter): string {
+  return Buffer.from(JSON.stringify([after.createdAt, after.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): PageAfter | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+      return { createdAt: value[0], id: value[1] };
+    }
+  } catch {
+    // fall through to the 400 below
+  }
+  throw problems.validation([{ path: '/query/cursor', message: 'is not a cursor this API issued' }]);
+}
+
+/** The list envelope: `{data, has_more, next_cursor}`. */
+export function envelope<T>(items: T[], next: PageAfter | null): { data: T[]; has_more: boolean; next_cursor: string | null } {
+  return { data: items, has_more: next !== null, next_cursor: next ? encodeCursor(next) : null };
+}

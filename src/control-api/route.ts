@@ -1,0 +1,62 @@
+/**
+ * @module One declaration per endpoint: its schemas validate the request and document it in
+ * OpenAPI, so the contract and the code cannot drift apart.
+ */
+import type { Context } from 'koa';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ApiState, Principal } from './api-state.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type RouteAuth = 'tenant' | 'none';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Media type when not JSON (for example a recording). */
+  contentType?: string;
+  headers?: Record<string, { description: string }>;
+}
+
+export interface RouteInput<B, Q, P, A extends RouteAuth> {
+  body: B;
+  query: Q;
+  params: P;
+  principal: A extends 'tenant' ? Principal : undefined;
+  ctx: Context & { state: ApiState };
+}
+
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<B extends TSchema, Q extends TSchema, P extends TSchema, A extends RouteAuth> {
+  method: HttpMethod;
+  /** OpenAPI-style path: `/v1/calls/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: A;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Body size limit for this route, when it differs from the API's default. */
+  bodyLimitBytes?: number;
+  responses: Record<number, ResponseSpec>;
+  /** Problem statuses this route can answer with, besides the ones every route shares. */
+  errors?: Record<number, string>;
+  handle(input: RouteInput<Static<B>, Static<Q>, Static<P>, A>): RouteResult | Promise<RouteResult>;
+}
+
+/** A route with its types erased, as the router and the OpenAPI builder hold them. */
+export type AnyRoute = RouteSpec<TSchema, TSchema, TSchema, RouteAuth>;
+
+/** Declares a route; the generic parameters are inferred from the schemas. */
+export function defineRoute<B extends TSchema, Q extends TSchema, P extends TSchema, A extends RouteAuth>(
+  spec: RouteSpec<B, Q, P, A>,
+): AnyRoute {
+  return spec;
+}

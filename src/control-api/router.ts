@@ -1,0 +1,97 @@
+/**
+ * @module Mounts declared routes on a Koa router with, per route: authentication and CSRF, rate
+ * limiting, JSON body parsing with a size limit, and validation of params, query and body.
+ */
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { koaBody, HttpMethodEnum } from 'koa-body';
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../common/errors.js';
+import { compileValidator, type ValidationResult } from '../common/schema.js';
+import type { ApiState } from './api-state.js';
+import { authenticate, checkCsrf, type AuthDeps } from './middleware/tenant-auth.js';
+import type { RequestRateLimiter } from './middleware/rate-limit.js';
+import { problems } from './problem.js';
+import type { AnyRoute } from './route.js';
+
+export interface RouterDeps {
+  auth: AuthDeps;
+  rateLimiter: RequestRateLimiter;
+  allowedOrigins: readonly string[];
+  bodyLimitBytes: number;
+}
+
+type Ctx = Context & { state: ApiState };
+type Check = (value: unknown) => ValidationResult<unknown>;
+
+const EMPTY = Type.Object({}, { additionalProperties: false });
+
+/** `/v1/calls/{id}` → `/v1/calls/:id`. */
+export const toKoaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+function validated(check: Check, value: unknown, where: string): unknown {
+  const result = check(value);
+  if (result.ok) return result.value;
+  const prefix = where === 'body' ? '' : `/${where}`;
+  throw problems.validation(result.issues.map((i) => ({ path: prefix + i.path, message: i.message })));
+}
+
+function isJson(ctx: Ctx): boolean {
+  return ctx.is('application/json', 'application/*+json') !== false;
+}
+
+function hasBody(ctx: Ctx): boolean {
+  const length = ctx.get('Content-Length');
+  return (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
+}
+
+function bodyParser(limit: number): Middleware<ApiState> {
+  return koaBody({
+    json: true, jsonStrict: true, jsonLimit: limit, text: false, urlencoded: false, multipart: false,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.DELETE],
+    // koa-body would answer errors itself; rethrow so the error handler writes problem+json.
+    onError: (err) => { throw err; },
+  });
+}
+
+function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): void {
+  const checkParams: Check = compileValidator(route.params ?? Type.Object({}), { coerceTypes: true });
+  const checkQuery: Check = compileValidator(route.query ?? EMPTY, { coerceTypes: true });
+  const checkBody: Check | undefined = route.body ? compileValidator(route.body) : undefined;
+  const parse = checkBody ? bodyParser(route.bodyLimitBytes ?? deps.bodyLimitBytes) : undefined;
+
+  const guard: Middleware<ApiState> = async (ctx, next) => {
+    ctx.state.routeTemplate = route.path;
+    if (route.auth === 'tenant') {
+      const principal = authenticate(ctx, deps.auth);
+      if (principal.via === 'cookie') checkCsrf(ctx, deps.allowedOrigins);
+      ctx.state.principal = principal;
+      await deps.rateLimiter.consume(`key:${principal.apiKeyId}`);
+    } else {
+      await deps.rateLimiter.consume(`ip:${ctx.ip}`);
+    }
+    if (hasBody(ctx)) {
+      if (!parse) throw problems.validation([{ path: '', message: 'this endpoint takes no body' }], 'This endpoint takes no request body.');
+      if (!isJson(ctx)) throw new ApiError(415, 'unsupported_media_type', 'The request body must be application/json.');
+    }
+    await (parse ? parse(ctx, next) : next());
+  };
+
+  const handler: Middleware<ApiState> = async (ctx) => {
+    const params = validated(checkParams, { ...ctx.params }, 'params');
+    const query = validated(checkQuery, { ...ctx.query }, 'query');
+    const body = checkBody ? validated(checkBody, hasBody(ctx) ? ctx.request.body : {}, 'body') : undefined;
+    const result = await route.handle({ body, query, params, principal: ctx.state.principal, ctx });
+    ctx.status = result.status;
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    if (result.body !== undefined) ctx.body = result.body;
+  };
+
+  router.register(toKoaPath(route.path), [route.method], [guard, handler]);
+}
+
+export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Router<ApiState> {
+  const router = new Router<ApiState>();
+  for (const route of routes) mount(router, route, deps);
+  return router;
+}

@@ -1,0 +1,77 @@
+/**
+ * @module buildApp(t): the control API over an in-memory store and a fake clock, torn down with
+ * the test. Requests are injected into app.callback() (light-my-request); no port is opened.
+ */
+import { inject, type InjectOptions, type Response } from 'light-my-request';
+import { Registry } from 'prom-client';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import { FakeClock } from '../../src/common/clock.js';
+import { createLogger } from '../../src/common/logger.js';
+import { createApp, type ApiOptions, type ControlApi } from '../../src/control-api/app.js';
+import type { AnyRoute } from '../../src/control-api/route.js';
+import { openStore, type Store, type TenantRecord } from '../../src/storage/index.js';
+
+export interface TestTenant {
+  tenant: TenantRecord;
+  apiKey: string;
+  sandboxKey: string;
+  /** Authorization header for the live key. */
+  auth: { authorization: string };
+}
+
+export interface AppHarness {
+  api: ControlApi;
+  store: Store;
+  clock: FakeClock;
+  /** Every log line the app wrote, as raw JSON text. */
+  logLines: string[];
+  request(options: InjectOptions): Promise<Response>;
+  createTenant(name?: string): TestTenant;
+}
+
+export const testApiOptions: ApiOptions = {
+  cookieSecure: true, allowedOrigins: ['https://console.example.com'], bodyLimitBytes: 64 * 1024,
+  rateLimitPerSecond: 1000, rateLimitBurst: 1000, sessionMaxAgeSeconds: 8 * 3600, trustProxy: false,
+};
+
+interface Teardown {
+  teardown(fn: () => void | Promise<void>): void;
+}
+
+export function buildApp(t: Teardown, overrides: { options?: Partial<ApiOptions>; routes?: (h: { store: Store; clock: FakeClock }) => AnyRoute[]; draining?: () => boolean } = {}): AppHarness {
+  const clock = new FakeClock(Date.now());
+  const store = openStore(':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 });
+  const logLines: string[] = [];
+  const destination = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
+  const logger = createLogger({ level: 'debug', destination });
+  const api = createApp({
+    options: { ...testApiOptions, ...overrides.options },
+    store, logger, metrics: new Registry(),
+    readiness: { notReadyReason: () => (overrides.draining?.() ? 'draining' : null) },
+    routes: overrides.routes?.({ store, clock }) ?? [],
+  });
+  const callback = api.app.callback();
+  // Koa's callback settles its own promise (errors become responses), so nothing is lost by void.
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => { void callback(req, res); };
+  t.teardown(() => store.close());
+  return {
+    api, store, clock, logLines,
+    request: (options) => inject(dispatch, options),
+    createTenant(name = 'Tenant') {
+      const tenant = store.tenants.create(name);
+      const { apiKey } = store.apiKeys.create(tenant.id, 'live');
+      const { apiKey: sandboxKey } = store.apiKeys.create(tenant.id, 'sandbox');
+      return { tenant, apiKey, sandboxKey, auth: { authorization: `Bearer ${apiKey}` } };
+    },
+  };
+}
+
+/** The session cookie value from a login response's Set-Cookie. */
+export function sessionCookieOf(response: Response): string {
+  const header = response.headers['set-cookie'];
+  const line = Array.isArray(header) ? header[0] : header;
+  const match = /gateway_session=([^;]*)/.exec(line ?? '');
+  if (!match) throw new Error('no gateway_session cookie in the response');
+  return match[1]!;
+}
