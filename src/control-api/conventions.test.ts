@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Type } from '@sinclair/typebox';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { defineRoute } from './route.js';
@@ -21,7 +21,7 @@ const probeRoutes = () => [
   }),
 ];
 
-function assertProblem(t: { equal: (a: unknown, b: unknown, m?: string) => void; same: (a: unknown, b: unknown, m?: string) => void }, res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string): Record<string, unknown> {
+function assertProblem(t: Test, res: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string): Record<string, unknown> {
   t.equal(res.statusCode, status, `${code}: status`);
   t.equal(res.headers['content-type'], 'application/problem+json', `${code}: RFC 9457 media type`);
   const body = JSON.parse(res.body) as Record<string, unknown>;
