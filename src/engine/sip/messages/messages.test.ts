@@ -1,5 +1,6 @@
 import t from 'tap';
-import { SipHeaders, SipRequest } from './sip-message.js';
+import type { SipRequest } from './sip-message.js';
+import { SipHeaders } from './sip-message.js';
 import { parseMessage, SipStreamFramer, type ParseOutcome } from './parse.js';
 import { serializeMessage } from './serialize.js';
 import { createResponse } from './response.js';
