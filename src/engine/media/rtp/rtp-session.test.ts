@@ -1,0 +1,139 @@
+import t from 'tap';
+import { FakeClock } from '../../../common/clock.js';
+import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
+import { parseRtpHeader, serializeRtp, type RtpHeader } from './packet.js';
+import { isPortsExhausted, PortPool } from './port-pool.js';
+import { RtpSession, type RtpSessionOptions } from './rtp-session.js';
+
+const ulaw = Buffer.alloc(160, 0xff);
+const fields = (seq: number, ssrc = 42) => ({ payloadType: 0, sequenceNumber: seq, timestamp: seq * 160, ssrc });
+
+async function openSession(t: { teardown(fn: () => void): void }, options: Partial<RtpSessionOptions> = {}): Promise<RtpSession> {
+  const session = await RtpSession.open({ clock: new FakeClock(), ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0, ...options });
+  if (isPortsExhausted(session)) throw new Error('no ports');
+  t.teardown(() => session.close());
+  return session;
+}
+
+t.test('RFC 3550 11: sessions bind an even RTP port and RTCP on the next; exhaustion is a value', async (t) => {
+  const base = 20000 + 2 * Math.floor(Math.random() * 10000);
+  const pool = new PortPool({ min: base, max: base + 1 });
+  const one = await RtpSession.open({ clock: new FakeClock(), ports: pool, bindAddress: '127.0.0.1' });
+  if (isPortsExhausted(one)) return t.fail('first session must open');
+  t.teardown(() => one.close());
+  t.equal(one.localPort % 2, 0);
+  t.same(await RtpSession.open({ clock: new FakeClock(), ports: pool, bindAddress: '127.0.0.1' }), { error: 'ports-exhausted' });
+  one.close();
+  one.close();
+  t.equal(pool.available, 1, 'close is idempotent and returns the port once');
+});
+
+t.test('RFC 4961: the session sends to the SDP address, then latches to the first packet source', async (t) => {
+  const session = await openSession(t);
+  const sdpPeer = await RtpPeer.open(t);
+  const natPeer = await RtpPeer.open(t);
+  session.setRemote({ address: '127.0.0.1', port: sdpPeer.port });
+  session.send(serializeRtp(fields(1), ulaw), 1);
+  await sdpPeer.waitFor(1);
+  const got: Buffer[] = [];
+  session.delegate = { onRtp: (p) => got.push(Buffer.from(p)) };
+  await natPeer.sendRtp(session.localPort, fields(1), ulaw);
+  await settle();
+  t.equal(got.length, 1);
+  t.equal(session.isLatched, true);
+  t.same(session.remote, { address: '127.0.0.1', port: natPeer.port });
+  session.send(serializeRtp(fields(2), ulaw), 1);
+  await natPeer.waitFor(1);
+  t.equal(sdpPeer.received.length, 1, 'nothing more to the SDP address');
+});
+
+t.test('RFC 4961: re-latch only for a new SSRC or after the latched source went idle', async (t) => {
+  const clock = new FakeClock();
+  const session = await openSession(t, { clock, relatchIdleMs: 1000 });
+  const first = await RtpPeer.open(t);
+  const intruder = await RtpPeer.open(t);
+  let accepted = 0;
+  session.delegate = { onRtp: () => accepted++ };
+  await first.sendRtp(session.localPort, fields(1, 42), ulaw);
+  await settle();
+  await intruder.sendRtp(session.localPort, fields(2, 42), ulaw);
+  await settle();
+  t.equal(accepted, 1, 'same SSRC from another address while active is rejected');
+  t.equal(session.stats().packetsRejected, 1);
+  clock.advance(1500);
+  await intruder.sendRtp(session.localPort, fields(3, 42), ulaw);
+  await settle();
+  t.equal(accepted, 2, 'accepted once the first source went idle');
+  t.equal(session.remote?.port, intruder.port);
+  await first.sendRtp(session.localPort, fields(4, 99), ulaw);
+  await settle();
+  t.equal(accepted, 3, 'a new SSRC (a transferred source) re-latches at once');
+  t.equal(session.remote?.port, first.port);
+});
+
+t.test('media timeout fires once per silence, driven by the clock', async (t) => {
+  const clock = new FakeClock();
+  const session = await openSession(t, { clock, mediaTimeoutMs: 5000 });
+  const peer = await RtpPeer.open(t);
+  let timeouts = 0;
+  session.delegate = { onMediaTimeout: () => timeouts++ };
+  await peer.sendRtp(session.localPort, fields(1), ulaw);
+  await settle();
+  clock.advance(4000);
+  await peer.sendRtp(session.localPort, fields(2), ulaw);
+  await settle();
+  clock.advance(4000);
+  t.equal(timeouts, 0, 'packets keep it alive');
+  clock.advance(1500);
+  t.equal(timeouts, 1);
+  clock.advance(20000);
+  t.equal(timeouts, 1, 'not repeated during the same silence');
+  await peer.sendRtp(session.localPort, fields(3), ulaw);
+  await settle();
+  clock.advance(5000);
+  t.equal(timeouts, 2, 're-armed by the next packet');
+});
+
+t.test('RFC 3550 6.4: sessions exchange SR/RR and expose loss, jitter and RTT', async (t) => {
+  const clock = new FakeClock();
+  const a = await openSession(t, { clock, rtcpIntervalMs: 5000 });
+  const b = await openSession(t, { clock, rtcpIntervalMs: 5000 });
+  a.setRemote({ address: '127.0.0.1', port: b.localPort });
+  b.setRemote({ address: '127.0.0.1', port: a.localPort });
+  let received = 0;
+  b.delegate = { onRtp: () => received++ };
+  a.delegate = { onRtp: () => received++ };
+  let seq = 0;
+  // Three report rounds with media in each, so each side holds the other's SR for LSR/DLSR.
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 10; i++, seq++) {
+      if (seq !== 5) a.send(serializeRtp(fields(100 + seq, 5), ulaw), 5);
+      b.send(serializeRtp(fields(seq, 6), ulaw), 6);
+      clock.advance(20);
+      await settle(2);
+    }
+    clock.advance(7600);
+    await settle();
+  }
+  t.ok(received > 50);
+  const stats = a.stats();
+  t.equal(b.stats().reception.packetsLost, 1, 'B saw the gap');
+  t.ok(stats.remoteReport, 'A has B report about its stream');
+  t.equal(stats.remoteReport!.cumulativeLost, 1);
+  t.not(stats.remoteReport!.rttMs, null, 'RTT from LSR and DLSR');
+  t.equal(stats.packetsSent, 29);
+});
+
+t.test('RFC 5761: with rtcp-mux, RTCP on the RTP port is not passed on as media', async (t) => {
+  const session = await openSession(t);
+  const peer = await RtpPeer.open(t);
+  session.setRemote({ address: '127.0.0.1', port: peer.port }, { rtcpMux: true });
+  let media = 0;
+  session.delegate = { onRtp: () => media++ };
+  await peer.sendRaw(session.localPort, Buffer.from([0x80, 201, 0, 1, 0, 0, 0, 9]));
+  await peer.sendRtp(session.localPort, fields(1), ulaw);
+  await settle();
+  t.equal(media, 1);
+  const h = parseRtpHeader(serializeRtp(fields(1), ulaw)) as RtpHeader;
+  t.equal(h.payloadType, 0);
+});

@@ -1,0 +1,247 @@
+/** @module One RTP/RTCP endpoint: port pair, symmetric latching, header continuity, reports, media timeout. */
+import type { RemoteInfo, Socket } from 'node:dgram';
+import type { Clock, TimerHandle } from '../../../common/clock.js';
+import { isRtcpPacket, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
+import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
+import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
+import type { ReceptionSnapshot } from './reception-stats.js';
+import { RtpSequencer } from './sequencer.js';
+import { bindUdp } from './udp-socket.js';
+
+/** Options of {@link RtpSession.open}; times in milliseconds. */
+export interface RtpSessionOptions {
+  clock: Clock;
+  ports: PortPool;
+  /** Local address to bind (the address we put in SDP, or 0.0.0.0). */
+  bindAddress: string;
+  clockRate?: number;
+  samplesPerPacket?: number;
+  /** Silence after which {@link RtpSessionDelegate.onMediaTimeout} fires; 0 disables. */
+  mediaTimeoutMs?: number;
+  /** Mean RTCP report interval (RFC 3550 §6.2 recommends 5 s minimum); 0 disables. */
+  rtcpIntervalMs?: number;
+  /** A latched source silent this long may be replaced by a new one (see {@link RtpSession}). */
+  relatchIdleMs?: number;
+  cname?: string;
+}
+
+/** Events of a session. Optional methods, so the owner implements only what it needs. */
+export interface RtpSessionDelegate {
+  /** An accepted RTP packet. `packet` may be rewritten in place and passed to another session's send. */
+  onRtp?(packet: Buffer, session: RtpSession): void;
+  onMediaTimeout?(session: RtpSession): void;
+  onLatched?(address: string, port: number, session: RtpSession): void;
+}
+
+/** A transport address. */
+export interface MediaAddress {
+  address: string;
+  port: number;
+}
+
+/** Per-session numbers for call detail records and metrics. */
+export interface RtpSessionStats {
+  localPort: number;
+  remote: MediaAddress | null;
+  latched: boolean;
+  packetsSent: number;
+  octetsSent: number;
+  /** Packets dropped because they came from an address we are not latched to. */
+  packetsRejected: number;
+  reception: ReceptionSnapshot;
+  remoteReport: RemoteReport | null;
+}
+
+/**
+ * One media stream endpoint on an even port (RTCP on port+1, or on the same port with rtcp-mux,
+ * RFC 5761). Until the first packet it sends to the address from SDP; then it latches to the
+ * packet's source (symmetric RTP, RFC 4961), which crosses NATs whose SDP lies. It re-latches
+ * to a new source only when the SSRC changes as well or the old source went silent for
+ * `relatchIdleMs`, so a stray or spoofed packet cannot steal the stream.
+ */
+export class RtpSession {
+  delegate: RtpSessionDelegate = {};
+  readonly localPort: number;
+  readonly sequencer: RtpSequencer;
+  readonly #rtp: Socket;
+  readonly #rtcp: Socket;
+  readonly #clock: Clock;
+  readonly #ports: PortPool;
+  readonly #reporter: RtcpReporter;
+  readonly #mediaTimeoutMs: number;
+  readonly #rtcpIntervalMs: number;
+  readonly #relatchIdleMs: number;
+  #remote: MediaAddress | null = null;
+  #remoteRtcp: MediaAddress | null = null;
+  #rtcpMux = false;
+  #latched = false;
+  #latchedSsrc = 0;
+  #lastRtpAtMs: number;
+  #rejected = 0;
+  #timeoutTimer: TimerHandle | null = null;
+  #rtcpTimer: TimerHandle | null = null;
+  #timedOut = false;
+  #closed = false;
+
+  private constructor(rtp: Socket, rtcp: Socket, port: number, options: RtpSessionOptions) {
+    this.#rtp = rtp;
+    this.#rtcp = rtcp;
+    this.localPort = port;
+    this.#clock = options.clock;
+    this.#ports = options.ports;
+    const clockRate = options.clockRate ?? 8000;
+    this.sequencer = new RtpSequencer({ clockRate, samplesPerPacket: options.samplesPerPacket ?? clockRate / 50 });
+    this.#reporter = new RtcpReporter(clockRate, options.cname ?? `vgw-${port}@${options.bindAddress}`);
+    this.#mediaTimeoutMs = options.mediaTimeoutMs ?? 0;
+    this.#rtcpIntervalMs = options.rtcpIntervalMs ?? 5000;
+    this.#relatchIdleMs = options.relatchIdleMs ?? 1000;
+    this.#lastRtpAtMs = this.#clock.monotonic();
+    rtp.on('message', this.#onRtpDatagram);
+    rtcp.on('message', this.#onRtcpDatagram);
+    // A send to an unreachable port surfaces as an async socket error: media is best effort.
+    rtp.on('error', () => undefined);
+    rtcp.on('error', () => undefined);
+    if (this.#mediaTimeoutMs > 0) this.#armTimeout(this.#mediaTimeoutMs);
+    if (this.#rtcpIntervalMs > 0) this.#armRtcp();
+  }
+
+  /** Binds an RTP/RTCP port pair from the pool, skipping ports another process holds. */
+  static async open(options: RtpSessionOptions): Promise<RtpSession | PortsExhausted> {
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const port = options.ports.allocate();
+      if (isPortsExhausted(port)) return port;
+      let rtp: Socket | null = null;
+      try {
+        rtp = await bindUdp(options.bindAddress, port);
+        const rtcp = await bindUdp(options.bindAddress, port + 1);
+        return new RtpSession(rtp, rtcp, port, options);
+      } catch {
+        rtp?.close();
+        options.ports.release(port);
+      }
+    }
+    return { error: 'ports-exhausted' };
+  }
+
+  /** The far end from SDP: RTP address, and RTCP from a=rtcp (RFC 3605) or port+1, or the RTP port with rtcp-mux. */
+  setRemote(rtp: MediaAddress, options: { rtcp?: MediaAddress; rtcpMux?: boolean } = {}): void {
+    this.#rtcpMux = options.rtcpMux ?? false;
+    if (!this.#latched) this.#remote = rtp;
+    this.#remoteRtcp = this.#rtcpMux ? null : (options.rtcp ?? { address: rtp.address, port: rtp.port + 1 });
+  }
+
+  get remote(): MediaAddress | null {
+    return this.#remote;
+  }
+
+  get isLatched(): boolean {
+    return this.#latched;
+  }
+
+  /**
+   * Sends an RTP packet after rewriting its header for continuity (see {@link RtpSequencer});
+   * `source` names the producer. The buffer must not be touched again by the caller.
+   */
+  send(packet: Buffer, source: number, advancesClock = true): void {
+    const remote = this.#remote;
+    if (remote === null || this.#closed) return;
+    const now = this.#clock.monotonic();
+    this.sequencer.rewrite(packet, source, now, advancesClock);
+    this.#reporter.onRtpSent(packet.length - RTP_HEADER_SIZE, rtpTimestamp(packet), now);
+    this.#rtp.send(packet, remote.port, remote.address);
+  }
+
+  stats(): RtpSessionStats {
+    return {
+      localPort: this.localPort,
+      remote: this.#remote,
+      latched: this.#latched,
+      packetsSent: this.#reporter.packetsSent,
+      octetsSent: this.#reporter.octetsSent,
+      packetsRejected: this.#rejected,
+      reception: this.#reporter.receptionSnapshot(),
+      remoteReport: this.#reporter.remote,
+    };
+  }
+
+  /** Idempotent: stops timers, closes both sockets and returns the port to the pool. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#timeoutTimer?.cancel();
+    this.#rtcpTimer?.cancel();
+    this.#rtp.close();
+    this.#rtcp.close();
+    this.#ports.release(this.localPort);
+  }
+
+  readonly #onRtpDatagram = (msg: Buffer, rinfo: RemoteInfo): void => {
+    // RFC 5761 §4: with rtcp-mux, RTCP arrives on the RTP port and is told apart by its type.
+    if (isRtcpPacket(msg)) return this.#onRtcpDatagram(msg, rinfo);
+    if (msg.length < RTP_HEADER_SIZE || msg[0]! >> 6 !== 2) return;
+    const now = this.#clock.monotonic();
+    const ssrc = rtpSsrc(msg);
+    if (!this.#acceptSource(rinfo, ssrc, now)) {
+      this.#rejected++;
+      return;
+    }
+    this.#lastRtpAtMs = now;
+    if (this.#timedOut) {
+      this.#timedOut = false;
+      this.#armTimeout(this.#mediaTimeoutMs);
+    }
+    this.#reporter.onRtpReceived(ssrc, rtpSequenceNumber(msg), rtpTimestamp(msg), now);
+    this.delegate.onRtp?.(msg, this);
+  };
+
+  /** Symmetric RTP latching, RFC 4961 §3; see the class comment for the re-latch rule. */
+  #acceptSource(rinfo: RemoteInfo, ssrc: number, now: number): boolean {
+    const remote = this.#remote;
+    if (this.#latched && remote !== null && rinfo.port === remote.port && rinfo.address === remote.address) return true;
+    if (this.#latched && ssrc === this.#latchedSsrc && now - this.#lastRtpAtMs < this.#relatchIdleMs) return false;
+    this.#latched = true;
+    this.#latchedSsrc = ssrc;
+    this.#remote = { address: rinfo.address, port: rinfo.port };
+    if (!this.#rtcpMux) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port + 1 };
+    this.delegate.onLatched?.(rinfo.address, rinfo.port, this);
+    return true;
+  }
+
+  readonly #onRtcpDatagram = (msg: Buffer, rinfo: RemoteInfo): void => {
+    // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched.
+    if (this.#latched && !this.#rtcpMux) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port };
+    this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
+  };
+
+  #armTimeout(ms: number): void {
+    this.#timeoutTimer = this.#clock.setTimeout(() => {
+      if (this.#closed) return;
+      const silent = this.#clock.monotonic() - this.#lastRtpAtMs;
+      if (silent >= this.#mediaTimeoutMs) {
+        // Fires once per silence; the next accepted packet re-arms the timer.
+        this.#timedOut = true;
+        this.delegate.onMediaTimeout?.(this);
+      } else {
+        this.#armTimeout(this.#mediaTimeoutMs - silent);
+      }
+    }, ms);
+  }
+
+  /** RFC 3550 §6.3.1: the interval is randomized over [0.5, 1.5] of the mean to avoid synchronization. */
+  #armRtcp(): void {
+    const interval = this.#rtcpIntervalMs * (0.5 + Math.random());
+    this.#rtcpTimer = this.#clock.setTimeout(() => {
+      if (this.#closed) return;
+      this.#sendRtcp();
+      this.#armRtcp();
+    }, interval);
+  }
+
+  #sendRtcp(): void {
+    const target = this.#rtcpMux ? this.#remote : this.#remoteRtcp;
+    if (target === null) return;
+    const report = this.#reporter.buildReport(this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
+    if (report === null) return;
+    (this.#rtcpMux ? this.#rtp : this.#rtcp).send(report, target.port, target.address);
+  }
+}

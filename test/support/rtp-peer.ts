@@ -1,0 +1,69 @@
+/**
+ * @module A loopback RTP endpoint for tests: sends packets to a session and records what comes
+ * back, plus helpers to wait for traffic without timing assertions.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { serializeRtp, type RtpPacketFields } from '../../src/engine/media/rtp/packet.js';
+import { PortPool } from '../../src/engine/media/rtp/port-pool.js';
+
+/** A received datagram with its source. */
+export interface ReceivedDatagram {
+  data: Buffer;
+  address: string;
+  port: number;
+}
+
+/** A UDP socket on 127.0.0.1 that records every datagram it receives. */
+export class RtpPeer {
+  readonly socket: Socket;
+  readonly received: ReceivedDatagram[] = [];
+  #waiters: { count: number; resolve: () => void }[] = [];
+
+  private constructor(socket: Socket) {
+    this.socket = socket;
+    socket.on('message', (data, rinfo) => {
+      this.received.push({ data, address: rinfo.address, port: rinfo.port });
+      this.#waiters = this.#waiters.filter((w) => (this.received.length >= w.count ? (w.resolve(), false) : true));
+    });
+  }
+
+  static async open(t: { teardown(fn: () => void): void }): Promise<RtpPeer> {
+    const socket = createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    t.teardown(() => socket.close());
+    return new RtpPeer(socket);
+  }
+
+  get port(): number {
+    return this.socket.address().port;
+  }
+
+  /** Sends one RTP packet built from `fields` and `payload` to `port` on 127.0.0.1. */
+  sendRtp(port: number, fields: RtpPacketFields, payload: Uint8Array): Promise<void> {
+    return this.sendRaw(port, serializeRtp(fields, payload));
+  }
+
+  sendRaw(port: number, data: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => this.socket.send(data, port, '127.0.0.1', (err) => (err ? reject(err) : resolve())));
+  }
+
+  /** Resolves once `count` datagrams in total have arrived; rejects after `ms` (a hang guard, not a timing check). */
+  waitFor(count: number, ms = 5000): Promise<void> {
+    if (this.received.length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`received ${this.received.length} of ${count} datagrams`)), ms);
+      this.#waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+}
+
+/** A port pool on a range unlikely to collide with parallel test files; sessions skip busy ports anyway. */
+export function testPortPool(size = 200): PortPool {
+  const base = 20000 + 2 * Math.floor(Math.random() * 10000);
+  return new PortPool({ min: base, max: base + size - 1 });
+}
+
+/** Lets pending socket I/O run (a few event-loop turns), for asserting that nothing arrived. */
+export function settle(ms = 50): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
