@@ -19,8 +19,8 @@ export interface FakeFailure {
 }
 
 export interface FakeProviderOptions {
-  /** Agents on the account: id → display name (undefined for none). */
-  agents: Record<string, string | undefined>;
+  /** Agents on the account: ids, or id → display name (undefined for none). */
+  agents: readonly string[] | Record<string, string | undefined>;
   /** The account's only valid key. */
   apiKey: string;
   /** Delay every answer by this long (to run past the client's time-out). */
@@ -37,16 +37,25 @@ export interface RecordedRequest {
 }
 
 export interface FakeProvider {
+  kind: FakeProviderKind;
   /** Base URL to put in `providers.<name>.api_base_url`. */
   url: string;
   requests: RecordedRequest[];
+  /** Changes behaviour from the next request on (a new `fail` restarts its count). */
+  update(changes: Partial<FakeProviderOptions>): void;
   close(): Promise<void>;
 }
 
+/** The `providers` config object that points each given provider at its fake. */
+export function overridesFor(...fakes: FakeProvider[]): Record<string, { api_base_url: string }> {
+  return Object.fromEntries(fakes.map((fake) => [fake.kind, { api_base_url: fake.url }]));
+}
+
 /** Starts a fake of `kind`. Call `close()` (tests: in `t.teardown`). */
-export async function startFakeProvider(kind: FakeProviderKind, options: FakeProviderOptions): Promise<FakeProvider> {
+export async function startFakeProvider(kind: FakeProviderKind, initial: FakeProviderOptions): Promise<FakeProvider> {
   const requests: RecordedRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let options: FakeProviderOptions = { ...initial };
   let failuresLeft = options.fail?.times ?? 0;
   const answer = (req: IncomingMessage, res: ServerResponse): void => {
     if (options.fail && (failuresLeft === 'always' || failuresLeft > 0)) {
@@ -69,8 +78,13 @@ export async function startFakeProvider(kind: FakeProviderKind, options: FakePro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
+    kind,
     url: `http://127.0.0.1:${port}`,
     requests,
+    update(changes) {
+      options = { ...options, ...changes };
+      if ('fail' in changes) failuresLeft = changes.fail?.times ?? 0;
+    },
     close: () => new Promise<void>((resolve) => {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
@@ -88,8 +102,15 @@ function answerNormally(kind: FakeProviderKind, options: FakeProviderOptions, re
   // Platforms check the key before they look the agent up.
   if (platform.keyOf(req.headers) !== options.apiKey) return send(res, 401, platform.badKey);
   const agentId = decodeURIComponent(match[1] ?? '');
-  if (!Object.hasOwn(options.agents, agentId)) return send(res, 404, platform.notFound(agentId));
-  send(res, 200, platform.found(agentId, options.agents[agentId]));
+  const agents: Record<string, string | undefined> = isIdList(options.agents)
+    ? Object.fromEntries(options.agents.map((id) => [id, undefined]))
+    : options.agents;
+  if (!Object.hasOwn(agents, agentId)) return send(res, 404, platform.notFound(agentId));
+  send(res, 200, platform.found(agentId, agents[agentId]));
+}
+
+function isIdList(agents: FakeProviderOptions['agents']): agents is readonly string[] {
+  return Array.isArray(agents);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
