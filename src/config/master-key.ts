@@ -19,7 +19,7 @@ export function decodeMasterKey(text: string, where: string): Buffer {
 
 export function loadMasterKey(secretKey: string | undefined, dataDir: string): Buffer {
   if (secretKey) return decodeMasterKey(secretKey, 'VGW_SECRET_KEY or config');
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, MASTER_KEY_FILE);
   try {
     const mode = statSync(file).mode & 0o777;

@@ -4,10 +4,13 @@
  */
 import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type Db = Database.Database;
+
+/** The database file inside the data folder: the gateway and the CLI open the same one. */
+export const databasePath = (dataDir: string): string => join(dataDir, 'gateway.db');
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -43,7 +46,7 @@ export function migrate(db: Db, dir = MIGRATIONS_DIR): number[] {
 
 /** Opens (creating if needed) and migrates the database at `file`; `:memory:` for tests. */
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');

@@ -6,7 +6,7 @@ import { NumberRepository } from './number-repository.js';
 import { SessionRepository, type SessionPolicy } from './session-repository.js';
 import { TenantRepository } from './tenant-repository.js';
 
-export { openDatabase, migrate, type Db } from './database.js';
+export { openDatabase, migrate, databasePath, type Db } from './database.js';
 export { ApiKeyRepository, looksLikeApiKey, type ApiKeyKind, type ApiKeyRecord } from './api-key-repository.js';
 export { SessionRepository, type SessionPolicy, type SessionPrincipal } from './session-repository.js';
 export { TenantRepository, type TenantRecord } from './tenant-repository.js';

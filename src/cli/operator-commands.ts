@@ -1,0 +1,72 @@
+/**
+ * @module The operator's commands over the store (contract section 8). Each returns the JSON it
+ * prints, or throws a CliError; vgw.ts only parses arguments and prints.
+ */
+import type { TenantId } from '../common/ids.js';
+import { isE164 } from '../common/phone-number.js';
+import type { Store } from '../storage/index.js';
+
+/** A failed command: `code` is stable for scripts, `exitCode` 1 for failures and 2 for usage. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly code: string;
+  readonly exitCode: number;
+
+  constructor(code: string, message: string, exitCode = 1) {
+    super(message);
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+const CARRIER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+function requireTenant(store: Store, tenantId: string): TenantId {
+  const tenant = store.tenants.get(tenantId as TenantId);
+  if (!tenant) throw new CliError('tenant_not_found', `no tenant ${tenantId}`);
+  return tenant.id;
+}
+
+export function createTenant(store: Store, name: string, sandbox: boolean): unknown {
+  if (!name.trim() || name.length > 200) throw new CliError('invalid_name', 'the tenant name must be 1 to 200 characters', 2);
+  const tenant = store.tenants.create(name.trim());
+  const { apiKey } = store.apiKeys.create(tenant.id, sandbox ? 'sandbox' : 'live');
+  return { tenant: { id: tenant.id, name: tenant.name }, api_key: apiKey };
+}
+
+export function listTenants(store: Store): unknown {
+  return { tenants: store.tenants.list() };
+}
+
+export function createKey(store: Store, tenantId: string, sandbox: boolean): unknown {
+  const { apiKey } = store.apiKeys.create(requireTenant(store, tenantId), sandbox ? 'sandbox' : 'live');
+  return { api_key: apiKey };
+}
+
+export function revokeKey(store: Store, apiKey: string): unknown {
+  if (!store.apiKeys.revoke(apiKey)) throw new CliError('key_not_found', 'no active key matches');
+  return { revoked: true };
+}
+
+export function addNumber(store: Store, tenantId: string, phoneNumber: string, carrier: string | undefined): unknown {
+  if (!isE164(phoneNumber)) throw new CliError('invalid_number', `${phoneNumber} is not E.164 (+ then 2 to 15 digits)`, 2);
+  if (!carrier || !CARRIER_NAME.test(carrier)) throw new CliError('invalid_carrier', '--carrier NAME is required (lower-case letters, digits, - and _)', 2);
+  const outcome = store.numbers.add(requireTenant(store, tenantId), phoneNumber, carrier);
+  if (!outcome.ok) {
+    throw new CliError(outcome.reason, outcome.reason === 'already_held' ? 'the tenant already holds this number' : 'another tenant holds this number on that carrier');
+  }
+  const n = outcome.number;
+  return { id: n.id, tenant_id: n.tenant_id, phone_number: n.phone_number, carrier: n.carrier, status: n.status, created_at: n.created_at };
+}
+
+export function listNumbers(store: Store, tenantId: string | undefined): unknown {
+  const owner = tenantId === undefined ? null : requireTenant(store, tenantId);
+  const numbers = [];
+  let after;
+  do {
+    const page = store.numbers.list(owner, { limit: 500, after });
+    numbers.push(...page.items);
+    after = page.next ?? undefined;
+  } while (after);
+  return { numbers };
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * @module `vgw`: the operator CLI. Works beside a running gateway on the same data folder (SQLite
+ * in WAL mode with a busy timeout); prints JSON on stdout, errors as JSON on stderr.
+ */
+import { parseArgs } from 'node:util';
+import { systemClock } from '../common/clock.js';
+import { loadConfig } from '../config/load-config.js';
+import { databasePath, openStore, type Store } from '../storage/index.js';
+import { CliError, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
+
+
+
+const USAGE = `usage:
+  vgw tenant create NAME [--sandbox]
+  vgw tenant list
+  vgw key create TENANT_ID [--sandbox]
+  vgw key revoke KEY
+  vgw number add TENANT_ID E164 --carrier NAME
+  vgw number list [TENANT_ID]
+The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data).`;
+
+function run(store: Store, argv: string[]): unknown {
+  const { positionals, values } = parseArgs({
+    args: argv, allowPositionals: true, strict: true,
+    options: { sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [noun, verb, a, b] = positionals;
+  const command = `${noun ?? ''} ${verb ?? ''}`;
+  const arity = (n: number) => { if (positionals.length !== n) throw new CliError('usage', USAGE, 2); };
+  switch (command) {
+    case 'tenant create': arity(3); return createTenant(store, a!, values.sandbox);
+    case 'tenant list': arity(2); return listTenants(store);
+    case 'key create': arity(3); return createKey(store, a!, values.sandbox);
+    case 'key revoke': arity(3); return revokeKey(store, a!);
+    case 'number add': arity(4); return addNumber(store, a!, b!, values.carrier);
+    case 'number list': if (positionals.length > 3) throw new CliError('usage', USAGE, 2); return listNumbers(store, a);
+    default: throw new CliError('usage', USAGE, 2);
+  }
+}
+
+function main(argv: string[]): number {
+  if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  let store: Store | undefined;
+  try {
+    const config = loadConfig();
+    // Sessions are not touched by the CLI; the policy only has to be valid.
+    store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 });
+    process.stdout.write(`${JSON.stringify(run(store, argv), null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const known = err instanceof CliError;
+    const usage = !known && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const code = known ? err.code : usage ? 'usage' : (err as Error).name === 'ConfigError' ? 'config' : 'failed';
+    process.stderr.write(`${JSON.stringify({ error: { code, message: (err as Error).message } })}\n`);
+    return known ? err.exitCode : usage ? 2 : 1;
+  } finally {
+    store?.close();
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,101 @@
+/**
+ * @module startGateway(): builds the running product from a Config: store, secrets, control API
+ * (and, as they land, the SIP and media engine), and stops it in order: stop taking new work,
+ * drain, close.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { systemClock, type Clock } from './common/clock.js';
+import type { Logger } from './common/logger.js';
+import { SecretBox } from './common/secret-box.js';
+import type { Config } from './config/schema.js';
+import { loadMasterKey } from './config/master-key.js';
+import { createApp } from './control-api/app.js';
+import { databasePath, openStore, type Store } from './storage/index.js';
+
+export interface GatewayOptions {
+  config: Readonly<Config>;
+  logger: Logger;
+  clock?: Clock;
+  /** Where the first-start sandbox key is announced (stdout in production). */
+  announce?: (text: string) => void;
+}
+
+export interface Gateway {
+  httpPort: number;
+  store: Store;
+  secrets: SecretBox;
+  /** Stops taking new work, waits up to the drain time for work in flight, then closes. Idempotent. */
+  stop(reason: string): Promise<void>;
+}
+
+/** On first start with an empty database: a sandbox tenant, whose key is shown this once. */
+function bootstrapSandboxTenant(store: Store, announce: (text: string) => void): void {
+  if (store.tenants.count() > 0) return;
+  const tenant = store.tenants.create('sandbox');
+  const { apiKey } = store.apiKeys.create(tenant.id, 'sandbox');
+  announce([
+    '',
+    'First start: created the sandbox tenant.',
+    `  tenant id:   ${tenant.id}`,
+    `  sandbox key: ${apiKey}`,
+    'This key is shown once. Create more tenants and keys with `npx vgw tenant create NAME`.',
+    '',
+  ].join('\n'));
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const secrets = new SecretBox(loadMasterKey(config.secret_key, config.data_dir));
+  const store = openStore(databasePath(config.data_dir), clock, {
+    idleMs: config.auth.session_idle_minutes * 60_000,
+    absoluteMs: config.auth.session_absolute_hours * 3_600_000,
+  });
+  bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stdout.write(`${text}\n`)));
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics, prefix: 'vgw_' });
+  let draining = false;
+  const api = createApp({
+    options: {
+      cookieSecure: config.http.cookie_secure, allowedOrigins: config.http.allowed_origins,
+      bodyLimitBytes: config.http.body_limit_bytes, rateLimitPerSecond: config.http.rate_limit_per_second,
+      rateLimitBurst: config.http.rate_limit_burst, sessionMaxAgeSeconds: config.auth.session_absolute_hours * 3600,
+      trustProxy: config.http.trust_proxy,
+    },
+    store, logger, metrics,
+    readiness: { notReadyReason: () => (draining ? 'draining' : null) },
+  });
+  const server = createServer(api.app.callback());
+  server.keepAliveTimeout = 5_000;
+  const httpPort = await listen(server, config.http.host, config.http.port);
+  logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir }, 'control API listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
+    draining = true;
+    logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
+    // Stop accepting connections; requests in flight finish. Idle keep-alive sockets are closed
+    // now, busy ones when their response is written.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdown.drain_seconds * 1000).unref());
+    if ((await Promise.race([closed, deadline])) === 'timeout') {
+      logger.warn('drain time over; closing remaining connections');
+      server.closeAllConnections();
+    }
+    store.close();
+    logger.info('stopped');
+  })());
+
+  return { httpPort, store, secrets, stop };
+}

@@ -1,0 +1,97 @@
+/**
+ * The README's quick start, for real: start the gateway process on a fresh data folder, create a
+ * tenant with the CLI, use its key over HTTP, then stop the gateway with SIGTERM (contract 8).
+ */
+import t from 'tap';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { once } from 'node:events';
+
+const run = promisify(execFile);
+const TSX = ['--import', 'tsx'];
+
+interface Started { child: ChildProcess; port: number; output: () => string }
+
+async function startGateway(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, [...TSX, 'src/main.ts'], {
+    env: { ...process.env, VGW_DATA_DIR: dataDir, VGW_HTTP_PORT: '0', VGW_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    child.stdout!.on('data', () => {
+      const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
+  });
+  return { child, port, output: () => output };
+}
+
+async function vgw(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...TSX, 'src/cli/vgw.ts', ...args], { env: { ...process.env, VGW_DATA_DIR: dataDir } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+t.test('contract 8: first start, CLI tenant, authenticated request, graceful stop', async (t) => {
+  const dataDir = t.testdir({});
+  const gw = await startGateway(dataDir);
+  t.teardown(() => { if (gw.child.exitCode === null) gw.child.kill('SIGKILL'); });
+  t.match(gw.output(), /sandbox key: vgw_test_[0-9A-Za-z]{40}/, 'the sandbox key is printed on first start');
+
+  const created = await vgw(dataDir, 'tenant', 'create', 'Acme');
+  t.equal(created.code, 0, created.stderr);
+  const { tenant, api_key: apiKey } = JSON.parse(created.stdout);
+  t.match(tenant.id, /^ten_/);
+  t.match(apiKey, /^vgw_live_/);
+
+  const base = `http://127.0.0.1:${gw.port}`;
+  const ok = await fetch(`${base}/v1/tenant`, { headers: { authorization: `Bearer ${apiKey}` } });
+  t.equal(ok.status, 200, 'the CLI-made key works against the running gateway');
+  t.equal((await ok.json() as { id: string }).id, tenant.id);
+  t.equal((await fetch(`${base}/v1/tenant`)).status, 401, 'and nothing works without it');
+
+  const added = await vgw(dataDir, 'number', 'add', tenant.id, '+15550100', '--carrier', 'sandbox');
+  t.equal(added.code, 0, added.stderr);
+  const list = await fetch(`${base}/v1/numbers`, { headers: { authorization: `Bearer ${apiKey}` } });
+  t.same((await list.json() as { data: { phone_number: string }[] }).data.map((n) => n.phone_number), ['+15550100']);
+
+  const revoked = await vgw(dataDir, 'key', 'revoke', apiKey);
+  t.equal(revoked.code, 0);
+  t.equal((await fetch(`${base}/v1/tenant`, { headers: { authorization: `Bearer ${apiKey}` } })).status, 401, 'revocation is seen by the running gateway at once');
+
+  const usage = await vgw(dataDir, 'number', 'add', tenant.id, '5550100', '--carrier', 'sandbox');
+  t.equal(usage.code, 2);
+  t.equal(JSON.parse(usage.stderr).error.code, 'invalid_number');
+  const missing = await vgw(dataDir, 'key', 'create', 'ten_missing');
+  t.equal(missing.code, 1);
+  t.equal(JSON.parse(missing.stderr).error.code, 'tenant_not_found');
+
+  gw.child.kill('SIGTERM');
+  const [code] = await once(gw.child, 'exit');
+  t.equal(code, 0, 'SIGTERM drains and exits cleanly');
+  t.match(gw.output(), /"msg":"draining"[\s\S]*"msg":"stopped"/);
+
+  const again = await startGateway(dataDir);
+  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL'); });
+  t.notMatch(again.output(), /sandbox key/, 'the sandbox key is shown only on the first start');
+  again.child.kill('SIGTERM');
+  await once(again.child, 'exit');
+});
+
+t.test('contract 8: a bad setting stops the start with the key named', async (t) => {
+  const child = spawn(process.execPath, [...TSX, 'src/main.ts'], { env: { ...process.env, VGW_HTTP_PORT: 'eighty', VGW_DATA_DIR: t.testdir({}) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const [code] = await once(child, 'exit');
+  t.equal(code, 78, 'EX_CONFIG');
+  t.match(stderr, /http\.port must be integer \(VGW_HTTP_PORT\)/);
+});
