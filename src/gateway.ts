@@ -40,7 +40,7 @@ function bootstrapSandboxTenant(store: Store, announce: (text: string) => void):
     'First start: created the sandbox tenant.',
     `  tenant id:   ${tenant.id}`,
     `  sandbox key: ${apiKey}`,
-    'This key is shown once. Create more tenants and keys with `npx vgw tenant create NAME`.',
+    'This key is shown once. Create more tenants and keys with `npm run -s vgw -- tenant create NAME`.',
     '',
   ].join('\n'));
 }
