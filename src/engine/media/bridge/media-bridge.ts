@@ -1,0 +1,260 @@
+/** @module Relays RTP between two legs: passthrough or G.711 transcoding, mute, hold with music, DTMF, taps. */
+import type { Clock } from '../../../common/clock.js';
+import { InvariantError } from '../../../common/errors.js';
+import { GoertzelDtmfDetector } from '../dtmf/goertzel.js';
+import { dtmfDigit, parseTelephoneEvent, TelephoneEventReceiver } from '../dtmf/rfc4733.js';
+import type { AudioFrame } from '../pipeline/audio-frame.js';
+import { rtpPaddingSize, rtpPayloadOffset, rtpSsrc, rtpTimestamp, setRtpPayloadType } from '../rtp/packet.js';
+import type { RtpSessionStats } from '../rtp/rtp-session.js';
+import type { AudioSource } from './audio-source.js';
+import { ALAW_TO_ULAW, canBridge, decodeG711, isG711, ULAW_TO_ALAW, type BridgeLegConfig } from './bridge-leg.js';
+import { DtmfSender } from './dtmf-sender.js';
+import { HoldMusicPlayer } from './hold-music-player.js';
+
+/** `a` is the caller (carrier) side, `b` the callee (agent) side. */
+export type LegName = 'a' | 'b';
+/** Audio received from a leg's far end, or audio sent to it. */
+export type TapDirection = 'received' | 'sent';
+/** Receives decoded 8 kHz frames; `frame.pcm` is reused after the call returns (copy to keep). */
+export type AudioTap = (frame: AudioFrame) => void;
+
+/** Events of a bridge; optional methods. */
+export interface MediaBridgeDelegate {
+  onDtmf?(leg: LegName, digit: string, via: 'rfc4733' | 'inband'): void;
+  onMediaTimeout?(leg: LegName): void;
+}
+
+/** Options of a {@link MediaBridge}. */
+export interface MediaBridgeOptions {
+  clock: Clock;
+  a: BridgeLegConfig;
+  b: BridgeLegConfig;
+  delegate?: MediaBridgeDelegate;
+}
+
+/** Per-leg numbers: the session's plus what the bridge dropped. */
+export interface BridgeLegStats extends RtpSessionStats {
+  /** Packets with a payload type we did not negotiate, or a malformed header. */
+  packetsDropped: number;
+  digitsReceived: number;
+}
+
+interface LegState {
+  readonly name: LegName;
+  config: BridgeLegConfig;
+  events: TelephoneEventReceiver;
+  detector: GoertzelDtmfDetector | null;
+  dtmf: DtmfSender | null;
+  /** Audio from this leg to the other is muted. */
+  muted: boolean;
+  sendingDtmf: boolean;
+  taps: Record<TapDirection, AudioTap | null>;
+  dropped: number;
+  digits: number;
+}
+
+/** Largest G.711 payload we decode (an Ethernet MTU of samples). */
+const MAX_SAMPLES = 1500;
+const SAMPLE_RATE = 8000;
+
+/**
+ * Joins two RTP sessions. When both legs use the same codec, packets are relayed in the buffer
+ * they arrived in, with header fields rewritten in place: no copy and no allocation. PCMU and
+ * PCMA legs are transcoded in place as well (one table lookup per byte). Decoding to PCM happens
+ * only for an attached tap or in-band DTMF detection, so passthrough stays copy-free.
+ */
+export class MediaBridge {
+  readonly #clock: Clock;
+  readonly #legs: Record<LegName, LegState>;
+  readonly #pcm = new Int16Array(MAX_SAMPLES);
+  readonly #music: HoldMusicPlayer;
+  delegate: MediaBridgeDelegate;
+  #held = false;
+  #closed = false;
+
+  constructor(options: MediaBridgeOptions) {
+    if (!canBridge(options.a.encoding, options.b.encoding)) {
+      throw new InvariantError(`cannot bridge ${options.a.encoding} with ${options.b.encoding}: negotiate a common codec`);
+    }
+    this.#clock = options.clock;
+    this.delegate = options.delegate ?? {};
+    this.#legs = { a: this.#makeLeg('a', options.a), b: this.#makeLeg('b', options.b) };
+    this.#music = new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.a, pcm, packet));
+  }
+
+  /** Mutes or unmutes the audio flowing from leg `from` to the other leg. */
+  setMute(from: LegName, muted: boolean): void {
+    this.#legs[from].muted = muted;
+  }
+
+  /**
+   * Puts the call on hold: no audio flows either way. With `music`, the caller (leg a) hears it,
+   * paced at 20 ms. Returns false when music was asked for but leg a's codec cannot carry it.
+   */
+  hold(options: { music?: AudioSource } = {}): boolean {
+    this.#held = true;
+    if (!options.music) return true;
+    const leg = this.#legs.a;
+    if (!isG711(leg.config.encoding)) return false;
+    this.#music.start(options.music, leg.config.encoding, leg.config.sendPayloadType);
+    return true;
+  }
+
+  resume(): void {
+    this.#held = false;
+    this.#music.stop();
+  }
+
+  get isHeld(): boolean {
+    return this.#held;
+  }
+
+  /** Sends RFC 4733 digits to `leg`; returns what could not be sent (all of it without telephone-event). */
+  sendDtmf(leg: LegName, digits: string, durationMs = 100): string {
+    const state = this.#legs[leg];
+    return state.dtmf ? state.dtmf.send(digits, durationMs) : digits;
+  }
+
+  /** Attaches (or with null, removes) a tap on one leg and direction. */
+  setTap(leg: LegName, direction: TapDirection, tap: AudioTap | null): void {
+    const state = this.#legs[leg];
+    if (tap && !isG711(state.config.encoding)) throw new InvariantError(`taps need G.711, leg ${leg} has ${state.config.encoding}`);
+    state.taps[direction] = tap;
+  }
+
+  /**
+   * Swaps a leg's session (transfer, agent swap). The other leg keeps its session, whose
+   * sequencer sees a new source and keeps SSRC, sequence and timestamp continuous for its far end.
+   * The old session is detached, not closed: its owner closes it.
+   */
+  replaceLeg(name: LegName, config: BridgeLegConfig): void {
+    const other = this.#legs[name === 'a' ? 'b' : 'a'];
+    if (!canBridge(config.encoding, other.config.encoding)) throw new InvariantError(`cannot bridge ${config.encoding} with ${other.config.encoding}`);
+    const old = this.#legs[name];
+    old.config.session.delegate = {};
+    old.dtmf?.stop();
+    const fresh = this.#makeLeg(name, config);
+    fresh.muted = old.muted;
+    fresh.taps = old.taps;
+    this.#legs[name] = fresh;
+  }
+
+  stats(): Record<LegName, BridgeLegStats> {
+    const of = (leg: LegState): BridgeLegStats => ({ ...leg.config.session.stats(), packetsDropped: leg.dropped, digitsReceived: leg.digits });
+    return { a: of(this.#legs.a), b: of(this.#legs.b) };
+  }
+
+  describe(): string {
+    const { a, b } = this.#legs;
+    return `bridge ${a.config.encoding}:${a.config.session.localPort} <-> ${b.config.encoding}:${b.config.session.localPort}${this.#held ? ' (held)' : ''}`;
+  }
+
+  /** Idempotent: stops generated audio and detaches from both sessions (their owner closes them). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#music.stop();
+    for (const leg of [this.#legs.a, this.#legs.b]) {
+      leg.dtmf?.stop();
+      leg.config.session.delegate = {};
+    }
+  }
+
+  #makeLeg(name: LegName, config: BridgeLegConfig): LegState {
+    const leg: LegState = {
+      name,
+      config,
+      events: new TelephoneEventReceiver(),
+      detector: config.detectInbandDtmf && isG711(config.encoding) ? new GoertzelDtmfDetector() : null,
+      dtmf: null,
+      muted: false,
+      sendingDtmf: false,
+      taps: { received: null, sent: null },
+      dropped: 0,
+      digits: 0,
+    };
+    if (config.sendEventPayloadType !== null) {
+      leg.dtmf = new DtmfSender(config.session, { clock: this.#clock, payloadType: config.sendEventPayloadType });
+      leg.dtmf.onActiveChange = (active) => {
+        leg.sendingDtmf = active;
+      };
+    }
+    config.session.delegate = {
+      onRtp: (packet) => this.#onPacket(leg, packet),
+      onMediaTimeout: () => this.delegate.onMediaTimeout?.(name),
+    };
+    return leg;
+  }
+
+  #other(leg: LegState): LegState {
+    return this.#legs[leg.name === 'a' ? 'b' : 'a'];
+  }
+
+  #onPacket(from: LegState, packet: Buffer): void {
+    const pt = packet[1]! & 0x7f;
+    if (pt === from.config.receivePayloadType) this.#onAudio(from, this.#other(from), packet);
+    else if (pt === from.config.receiveEventPayloadType) this.#onEvent(from, this.#other(from), packet);
+    else from.dropped++;
+  }
+
+  #onAudio(from: LegState, to: LegState, packet: Buffer): void {
+    const offset = rtpPayloadOffset(packet);
+    if (offset < 0) {
+      from.dropped++;
+      return;
+    }
+    const end = packet.length - rtpPaddingSize(packet);
+    const encoding = from.config.encoding;
+    if ((from.taps.received !== null || from.detector !== null) && isG711(encoding)) this.#inspect(from, packet, offset, end, encoding);
+    if (from.muted || this.#held || to.sendingDtmf) return;
+    const toEncoding = to.config.encoding;
+    if (toEncoding !== encoding) {
+      const map = encoding === 'PCMU' ? ULAW_TO_ALAW : ALAW_TO_ULAW;
+      for (let i = offset; i < end; i++) packet[i] = map[packet[i]!]!;
+    }
+    if ((packet[1]! & 0x7f) !== to.config.sendPayloadType) setRtpPayloadType(packet, to.config.sendPayloadType);
+    const tap = to.taps.sent;
+    if (tap !== null && isG711(toEncoding)) {
+      const n = decodeG711(toEncoding, packet.subarray(offset, end), this.#pcm);
+      tap({ pcm: this.#pcm.subarray(0, n), sampleRate: SAMPLE_RATE, timestamp: rtpTimestamp(packet), receivedAt: this.#clock.monotonic() });
+    }
+    to.config.session.send(packet, rtpSsrc(packet));
+  }
+
+  /** Decodes for the received tap and the in-band detector; runs only when one of them is present. */
+  #inspect(from: LegState, packet: Buffer, offset: number, end: number, encoding: 'PCMU' | 'PCMA'): void {
+    const n = decodeG711(encoding, packet.subarray(offset, end), this.#pcm);
+    const pcm = this.#pcm.subarray(0, n);
+    const digit = from.detector?.process(pcm) ?? null;
+    if (digit !== null) {
+      from.digits++;
+      this.delegate.onDtmf?.(from.name, digit, 'inband');
+    }
+    from.taps.received?.({ pcm, sampleRate: SAMPLE_RATE, timestamp: rtpTimestamp(packet), receivedAt: this.#clock.monotonic() });
+  }
+
+  #onEvent(from: LegState, to: LegState, packet: Buffer): void {
+    const offset = rtpPayloadOffset(packet);
+    const event = offset < 0 ? null : parseTelephoneEvent(packet, offset);
+    if (event === null) {
+      from.dropped++;
+      return;
+    }
+    for (const done of from.events.receive(rtpTimestamp(packet), event)) {
+      const digit = dtmfDigit(done.event);
+      if (digit === null) continue;
+      from.digits++;
+      this.delegate.onDtmf?.(from.name, digit, 'rfc4733');
+    }
+    const pt = to.config.sendEventPayloadType;
+    if (from.muted || this.#held || to.sendingDtmf || pt === null) return;
+    setRtpPayloadType(packet, pt);
+    // Event packets repeat their start timestamp, so they must not move the sequencer's clock.
+    to.config.session.send(packet, rtpSsrc(packet), false);
+  }
+
+  #sendGenerated(to: LegState, pcm: Int16Array, packet: Buffer): void {
+    to.taps.sent?.({ pcm, sampleRate: SAMPLE_RATE, timestamp: rtpTimestamp(packet), receivedAt: this.#clock.monotonic() });
+    to.config.session.send(packet, HoldMusicPlayer.SOURCE);
+  }
+}
