@@ -1,0 +1,287 @@
+/**
+ * @module The INVITE usage of a dialog (RFC 3261 §12-15): 2xx retransmission until the ACK, BYE,
+ * re-INVITE and UPDATE offers answered through a delegate, INFO, OPTIONS, REFER with NOTIFY
+ * sipfrag (RFC 3515), 491 glare (§14.1) and session timers (RFC 4028).
+ */
+import type { TimerHandle } from '../../../common/clock.js';
+import { createResponse } from '../messages/response.js';
+import type { SipRequest, SipResponse } from '../messages/sip-message.js';
+import type { InviteServerTransaction } from '../transactions/invite-server-transaction.js';
+import type { NonInviteServerTransaction } from '../transactions/non-invite-server-transaction.js';
+import { TypedEvents } from '../user-agent-core/typed-events.js';
+import type { Dialog } from './dialog.js';
+import type { DialogAuth, DialogHost } from './dialog-host.js';
+import { glareBackoffMs } from './glare.js';
+import { sendInDialog, type InDialogOutcome } from './in-dialog-request.js';
+import { ReferNotifier } from './refer-notifier.js';
+import { SessionTimer } from './session-timer-runner.js';
+
+/** Why a session ended. */
+export type SessionEndReason = 'local-bye' | 'remote-bye' | 'ack-timeout' | 'session-expired' | 'request-failed';
+
+/** Answers the far end's offer (hold, resume, codec change): returns the SDP answer, or undefined for 488. */
+export type OfferHandler = (offer: Buffer, request: SipRequest) => Buffer | undefined | Promise<Buffer | undefined>;
+
+/** Events of a {@link SessionDialog}. */
+export type SessionEvents = {
+  /** The far end sent BYE (already answered 200). */
+  bye: [request: SipRequest];
+  terminated: [reason: SessionEndReason];
+  /** INFO received (already answered 200), e.g. DTMF relay. */
+  info: [request: SipRequest];
+  /** REFER received and accepted (202); report progress through the notifier (RFC 3515 §2.4.4). */
+  refer: [referTo: string, notifier: ReferNotifier, request: SipRequest];
+  /** NOTIFY received for a REFER we sent (already answered 200). */
+  notify: [request: SipRequest];
+  /** The ACK for our 2xx arrived (carries the answer when our 2xx held the offer). */
+  ack: [request: SipRequest];
+};
+
+/** Construction parameters of a session dialog. */
+export interface SessionDialogInit {
+  dialog: Dialog;
+  host: DialogHost;
+  role: 'uac' | 'uas';
+  auth?: DialogAuth;
+  /** Negotiated session interval and who refreshes it (RFC 4028), if any. */
+  sessionExpires?: { deltaSeconds: number; refresher: 'uac' | 'uas' };
+}
+
+/** A confirmed (or early) INVITE dialog and its in-dialog requests. */
+export class SessionDialog {
+  readonly dialog: Dialog;
+  readonly role: 'uac' | 'uas';
+  readonly events = new TypedEvents<SessionEvents>();
+  /** Answers re-INVITE and UPDATE offers; without it they get 488. */
+  onOffer: OfferHandler | undefined;
+  readonly #host: DialogHost;
+  readonly #auth: DialogAuth;
+  #ended = false;
+  /** The ACK we sent for the initial 2xx, resent on 2xx retransmissions (UAC, §13.2.2.4). */
+  #ack: SipRequest | undefined;
+  /** UAS: 2xx retransmission until the ACK (§13.3.1.4). */
+  #awaitingAck: { cseq: number; timer: TimerHandle | undefined } | undefined;
+  #outgoingInvite = false;
+  #incomingInvite = false;
+  readonly #sessionTimer: SessionTimer;
+
+  constructor(init: SessionDialogInit) {
+    this.dialog = init.dialog;
+    this.role = init.role;
+    this.#host = init.host;
+    this.#auth = init.auth;
+    this.#sessionTimer = new SessionTimer(init.host.clock, init.role, {
+      refresh: () => void this.reinvite(undefined),
+      expire: () => void this.#endWithBye('session-expired'),
+    });
+    if (init.sessionExpires) this.#sessionTimer.arm(init.sessionExpires);
+  }
+
+  get id(): string {
+    return this.dialog.id;
+  }
+
+  get isEnded(): boolean {
+    return this.#ended;
+  }
+
+  /** UAC: sends (and keeps) the ACK for the 2xx of the initial INVITE (§13.2.2.4). */
+  sendAck(inviteCseq: number, body?: Buffer): void {
+    const ack = this.dialog.createRequest('ACK', inviteCseq);
+    if (body && body.length > 0) {
+      ack.body = body;
+      ack.headers.append('Content-Type', 'application/sdp');
+    }
+    ack.headers.set('Content-Length', String(ack.body.length));
+    const target = this.#host.targetFor(this.dialog.nextHopUri());
+    this.#host.sendStateless(ack, target);
+    this.#ack = ack;
+  }
+
+  /** UAC: a 2xx retransmission (or one after the transaction ended) gets the same ACK again. */
+  receiveStray2xx(_response: SipResponse): void {
+    if (!this.#ack) return;
+    const target = this.#host.targetFor(this.dialog.nextHopUri());
+    this.#host.sendStateless(this.#ack, target);
+  }
+
+  /**
+   * UAS: after sending a 2xx to an INVITE, retransmit it at T1 doubling to T2 until the ACK, and
+   * give up after 64*T1 with a BYE (§13.3.1.4).
+   */
+  awaitAck(response: SipResponse, tx: InviteServerTransaction): void {
+    const { T1, T2 } = this.#host.timers;
+    let interval = T1;
+    let elapsed = 0;
+    const state = { cseq: response.cseq.seq, timer: undefined as TimerHandle | undefined };
+    const tick = (): void => {
+      if (this.#awaitingAck !== state) return;
+      elapsed += interval;
+      if (elapsed >= 64 * T1) {
+        this.#awaitingAck = undefined;
+        this.dialog.handle('ack-timeout');
+        void this.#endWithBye('ack-timeout');
+        return;
+      }
+      tx.respond(response);
+      interval = Math.min(2 * interval, T2);
+      state.timer = this.#host.clock.setTimeout(tick, interval);
+    };
+    state.timer = this.#host.clock.setTimeout(tick, interval);
+    this.#awaitingAck = state;
+  }
+
+  /** An ACK for one of our 2xx (§13.3.1.4 stops the retransmissions). */
+  receiveAck(ack: SipRequest): void {
+    if (this.#awaitingAck && ack.cseq.seq === this.#awaitingAck.cseq) {
+      this.#awaitingAck.timer?.cancel();
+      this.#awaitingAck = undefined;
+      this.#incomingInvite = false;
+      this.events.emit('ack', ack);
+    }
+  }
+
+  /** A request inside this dialog, with its server transaction. */
+  receiveRequest(request: SipRequest, tx: InviteServerTransaction | NonInviteServerTransaction): void {
+    const respond = (status: number, opts: Parameters<typeof createResponse>[3] = {}): SipResponse => {
+      const res = createResponse(request, status, undefined, opts);
+      tx.respond(res);
+      return res;
+    };
+    // §12.2.2: a lower CSeq than the last one is out of order.
+    if (!this.dialog.acceptRemoteCSeq(request)) {
+      respond(500, { headers: [['Retry-After', '1']] });
+      return;
+    }
+    switch (request.method) {
+      case 'BYE':
+        respond(200);
+        this.events.emit('bye', request);
+        this.#end('remote-bye');
+        return;
+      case 'INVITE':
+      case 'UPDATE':
+        void this.#receiveOffer(request, tx, respond);
+        return;
+      case 'INFO':
+        respond(200);
+        this.events.emit('info', request);
+        return;
+      case 'OPTIONS':
+        tx.respond(this.#host.optionsResponse(request));
+        return;
+      case 'REFER':
+        this.#receiveRefer(request, respond);
+        return;
+      case 'NOTIFY':
+        respond(200);
+        this.events.emit('notify', request);
+        return;
+      case 'PRACK':
+        respond(200);
+        return;
+      default:
+        respond(405, { headers: [['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK']] });
+    }
+  }
+
+  async #receiveOffer(request: SipRequest, tx: InviteServerTransaction | NonInviteServerTransaction, respond: (s: number, o?: Parameters<typeof createResponse>[3]) => SipResponse): Promise<void> {
+    // §14.2: an INVITE while ours is pending gets 491; one while theirs is pending gets 500 + Retry-After.
+    if (request.method === 'INVITE' && this.#outgoingInvite) return void respond(491);
+    if (request.method === 'INVITE' && this.#incomingInvite) return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
+    if (request.method === 'INVITE') this.#incomingInvite = true;
+    this.dialog.refreshTarget(request.headers);
+    let answer: Buffer | undefined;
+    try {
+      answer = this.onOffer ? await this.onOffer(request.body, request) : undefined;
+    } catch {
+      answer = undefined;
+    }
+    if (answer === undefined) {
+      this.#incomingInvite = false;
+      return void respond(488);
+    }
+    const protocol = this.#host.targetFor(this.dialog.nextHopUri()).protocol;
+    const se = this.#sessionTimer.onRefreshRequest(request);
+    const headers: [string, string][] = [['Contact', this.#host.contact(protocol)], ['Server', this.#host.userAgent]];
+    if (se) headers.push(['Session-Expires', se], ['Require', 'timer']);
+    const res = respond(200, { headers, body: answer, contentType: 'application/sdp' });
+    if (request.method === 'INVITE') this.awaitAck(res, tx as InviteServerTransaction);
+  }
+
+  #receiveRefer(request: SipRequest, respond: (s: number) => SipResponse): void {
+    const referTo = request.headers.get('Refer-To');
+    // RFC 3515 §2.4.1: exactly one Refer-To, else 400.
+    if (referTo === undefined || request.headers.count('Refer-To') !== 1) return void respond(400);
+    respond(202);
+    const notifier = new ReferNotifier((body, terminated) => this.#sendNotify(body, terminated), request.cseq.seq);
+    notifier.notify(100, 'Trying');
+    this.events.emit('refer', referTo.replace(/^\s*<|>\s*$/g, ''), notifier, request);
+  }
+
+  async #sendNotify(sipfrag: string, terminated: boolean): Promise<void> {
+    if (this.#ended) return;
+    await sendInDialog(this.dialog, this.#host, 'NOTIFY', {
+      headers: [['Event', 'refer'], ['Subscription-State', terminated ? 'terminated;reason=noresource' : 'active;expires=60']],
+      body: Buffer.from(sipfrag), contentType: 'message/sipfrag;version=2.0',
+    }, this.#auth);
+  }
+
+  /** Sends BYE and ends the session (§15.1.1). Resolves with the BYE's final status. */
+  async bye(): Promise<number> {
+    return this.#endWithBye('local-bye');
+  }
+
+  async #endWithBye(reason: SessionEndReason): Promise<number> {
+    if (this.#ended) return 0;
+    const p = sendInDialog(this.dialog, this.#host, 'BYE', {}, this.#auth);
+    this.#end(reason);
+    return (await p).outcome.status;
+  }
+
+  /**
+   * Sends a re-INVITE with `sdp` as the offer (hold, resume, refresh when undefined: the previous
+   * offer is not kept, so a refresh carries no body). A 491 is retried after the §14.1 back-off.
+   * Resolves with the final response (or local 408/503).
+   */
+  async reinvite(sdp: Buffer | undefined): Promise<InDialogOutcome> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      this.#outgoingInvite = true;
+      const headers: [string, string][] = this.#sessionTimer.refreshHeaders();
+      const { request, outcome } = await sendInDialog(this.dialog, this.#host, 'INVITE', { headers, ...(sdp ? { body: sdp } : {}) }, this.#auth);
+      this.#outgoingInvite = false;
+      if ('headers' in outcome && outcome.status >= 200 && outcome.status < 300) {
+        this.dialog.refreshTarget(outcome.headers);
+        this.sendAck(request.cseq.seq);
+        this.#sessionTimer.onRefreshResponse(outcome);
+      }
+      if (outcome.status !== 491) return outcome;
+      await new Promise<void>((r) => this.#host.clock.setTimeout(r, glareBackoffMs(this.role === 'uac')));
+      if (this.#ended) return outcome;
+    }
+    return { status: 408, reason: 'Request Timeout' };
+  }
+
+  /** Sends INFO (for example application/dtmf-relay) and resolves with the final status. */
+  async info(body: Buffer, contentType: string): Promise<number> {
+    return (await sendInDialog(this.dialog, this.#host, 'INFO', { body, contentType }, this.#auth)).outcome.status;
+  }
+
+  /** Sends REFER to `target` (RFC 3515); progress comes back as `notify` events. Resolves with the REFER's status. */
+  async refer(target: string, referredBy?: string): Promise<number> {
+    const headers: [string, string][] = [['Refer-To', `<${target}>`]];
+    if (referredBy) headers.push(['Referred-By', `<${referredBy}>`]);
+    return (await sendInDialog(this.dialog, this.#host, 'REFER', { headers }, this.#auth)).outcome.status;
+  }
+
+  #end(reason: SessionEndReason): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#awaitingAck?.timer?.cancel();
+    this.#awaitingAck = undefined;
+    this.#sessionTimer.stop();
+    if (this.dialog.state !== 'Terminated') this.dialog.transition('Terminated');
+    this.#host.removeDialog(this.dialog.id);
+    this.events.emit('terminated', reason);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * @module The SIP layer's public surface for the calls layer: the user agent, its call and
+ * session handles, registration, OPTIONS pings, digest authentication and the transport port.
+ */
+export { SipUserAgent, ALLOWED_METHODS, type SipUserAgentOptions, type SipUserAgentEvents, type InboundAuth } from './user-agent-core/sip-user-agent.js';
+export { InboundCall, type InboundCallEvents } from './user-agent-core/inbound-call.js';
+export { OutboundCall, type InviteOptions, type OutboundCallEvents } from './user-agent-core/outbound-call.js';
+export { SessionDialog, type SessionEvents, type SessionEndReason, type OfferHandler } from './dialogs/session-dialog.js';
+export { ReferNotifier } from './dialogs/refer-notifier.js';
+export { Registration, type RegistrationOptions, type RegistrationEvents } from './user-agent-core/registration.js';
+export { OptionsPinger, type PingTarget, type TargetState, type OptionsPingerOptions } from './user-agent-core/options-pinger.js';
+export type { SourceVerdict } from './user-agent-core/user-agent-core-delegate.js';
+export { targetFromUri, type SipTransportPort, type SipSource, type SipTarget, type SipProtocol } from './user-agent-core/transport-port.js';
+export { DigestServer, type DigestServerOptions, type DigestVerdict } from './auth/digest-server.js';
+export type { DigestCredentials } from './auth/digest-client.js';
+export { DEFAULT_TIMER_SETTINGS, type TimerSettings } from './transactions/timers.js';
+export type { SipRequest, SipResponse, SipMessage } from './messages/sip-message.js';

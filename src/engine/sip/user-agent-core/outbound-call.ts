@@ -1,0 +1,223 @@
+/**
+ * @module The UAC side of an INVITE (RFC 3261 §13.2): provisional responses (PRACK for reliable
+ * ones, RFC 3262), the 2xx and its ACK, failures, digest retries (§22.2), 422 retries (RFC 4028)
+ * and CANCEL (§9.1).
+ */
+import { SipHeaders, SipRequest, type SipResponse } from '../messages/sip-message.js';
+import { DigestClient, type DigestCredentials } from '../auth/digest-client.js';
+import { Dialog } from '../dialogs/dialog.js';
+import type { DialogHost } from '../dialogs/dialog-host.js';
+import { SessionDialog } from '../dialogs/session-dialog.js';
+import { parseSessionExpires, retryAfter422 } from '../dialogs/session-timer.js';
+import { sendInDialog } from '../dialogs/in-dialog-request.js';
+import { randomToken } from './user-agent-core.js';
+import { TypedEvents } from './typed-events.js';
+import type { SipTarget } from './transport-port.js';
+
+/** What to call and how. */
+export interface InviteOptions {
+  /** Request-URI, e.g. `sip:+15551234@carrier.example`. */
+  target: string;
+  /** Our identity for From, e.g. `sip:+15550000@gw.example` (a name-addr is accepted). */
+  from: string;
+  /** To; defaults to the target. */
+  to?: string;
+  /** The SDP offer. */
+  sdp?: Buffer;
+  /** Where to send (outbound proxy or carrier address); defaults to the target's host. */
+  proxy?: string;
+  /** Extra headers (X-..., P-Asserted-Identity). */
+  headers?: readonly (readonly [string, string])[];
+  credentials?: DigestCredentials;
+  /** RFC 4028 session interval to ask for (seconds); none when absent. */
+  sessionExpires?: number;
+}
+
+/** Events of an {@link OutboundCall}. */
+export type OutboundCallEvents = {
+  /** A 1xx (180 Ringing, 183 with early media SDP in `response.body`). */
+  progress: [response: SipResponse];
+  /** The 2xx: the session is established and ACKed. */
+  accepted: [session: SessionDialog, response: SipResponse];
+  /** A final failure, a timeout (408) or a transport error (503); 487 after {@link OutboundCall.cancel}. */
+  failed: [status: number, reason: string, response: SipResponse | undefined];
+};
+
+/** Hooks the UA lends to outbound calls. */
+export interface OutboundCallHost extends DialogHost {
+  addSession(session: SessionDialog): void;
+  sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string;
+  sendCancel(cancel: SipRequest, target: SipTarget, branch: string): void;
+}
+
+/** One outgoing INVITE and its outcome. */
+export class OutboundCall {
+  readonly events = new TypedEvents<OutboundCallEvents>();
+  readonly callId = `${randomToken(12)}`;
+  readonly #o: InviteOptions;
+  readonly #host: OutboundCallHost;
+  readonly #fromTag = randomToken();
+  readonly #auth: DigestClient | undefined;
+  readonly #target: SipTarget;
+  #cseq = 1;
+  #request: SipRequest | undefined;
+  #branch = '';
+  #provisional = false;
+  #final = false;
+  #cancelWanted = false;
+  #sessionExpires: number | undefined;
+  #lastRSeq = -1;
+  /** CSeq of the last PRACK sent in the early dialog (RFC 3262 §7.2: PRACKs use the dialog's CSeq space). */
+  #earlySeq = 0;
+  #cancelSent = false;
+  #session: SessionDialog | undefined;
+
+  constructor(options: InviteOptions, host: OutboundCallHost) {
+    this.#o = options;
+    this.#host = host;
+    this.#auth = options.credentials ? new DigestClient(options.credentials) : undefined;
+    this.#target = host.targetFor(options.proxy ?? options.target);
+    this.#sessionExpires = options.sessionExpires;
+  }
+
+  /** Sends the INVITE. */
+  start(): void {
+    this.#send();
+  }
+
+  /** §9.1: CANCEL once a provisional response arrived (deferred until then); no effect after a final. */
+  cancel(): void {
+    if (this.#final) return;
+    this.#cancelWanted = true;
+    if (this.#provisional) this.#sendCancel();
+  }
+
+  #send(): void {
+    const req = this.#buildInvite();
+    this.#request = req;
+    this.#provisional = false;
+    this.#branch = this.#host.sendInvite(req, this.#target, (r) => this.#onResponse(r), (status) => this.#fail(status, status === 408 ? 'Request Timeout' : 'Service Unavailable', undefined));
+  }
+
+  #buildInvite(): SipRequest {
+    const o = this.#o;
+    const h = new SipHeaders();
+    if (o.proxy) h.append('Route', `<${o.proxy.replace(/;lr$/, '')};lr>`);
+    h.append('Max-Forwards', '70');
+    h.append('From', `${asNameAddr(o.from)};tag=${this.#fromTag}`);
+    h.append('To', asNameAddr(o.to ?? o.target));
+    h.append('Call-ID', this.callId);
+    h.append('CSeq', `${this.#cseq} INVITE`);
+    h.append('Contact', this.#host.contact(this.#target.protocol));
+    h.append('Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK');
+    h.append('Supported', '100rel, timer, replaces');
+    if (this.#sessionExpires) {
+      h.append('Session-Expires', String(this.#sessionExpires));
+      h.append('Min-SE', '90');
+    }
+    for (const [k, v] of o.headers ?? []) h.append(k, v);
+    const req = new SipRequest('INVITE', o.target, h, o.sdp ?? Buffer.alloc(0));
+    if (req.body.length > 0) h.append('Content-Type', 'application/sdp');
+    const creds = this.#auth?.hasChallenge ? this.#auth.authorize('INVITE', o.target) : undefined;
+    if (creds) h.append(creds.name, creds.value);
+    return req;
+  }
+
+  #onResponse(res: SipResponse): void {
+    const req = this.#request;
+    if (!req || res.cseq.seq !== this.#cseq) return;
+    if (res.status < 200) return this.#onProvisional(req, res);
+    if (res.status < 300) return this.#onSuccess(req, res);
+    if (this.#final) return;
+    if ((res.status === 401 || res.status === 407) && this.#auth && !this.#cancelWanted) {
+      const challenges = res.headers.getAll(res.status === 401 ? 'WWW-Authenticate' : 'Proxy-Authenticate');
+      if (this.#auth.handleChallenge(res.status, challenges)) return this.#retry();
+    }
+    if (res.status === 422 && this.#sessionExpires) {
+      const se = retryAfter422(this.#sessionExpires, res.headers.get('Min-SE'));
+      if (se !== undefined) {
+        this.#sessionExpires = se;
+        return this.#retry();
+      }
+    }
+    this.#fail(res.status, res.reason, res);
+  }
+
+  /** §22.2, RFC 4028 §7.4: the same call again with a new CSeq and branch. */
+  #retry(): void {
+    this.#cseq += 1;
+    this.#send();
+  }
+
+  #onProvisional(req: SipRequest, res: SipResponse): void {
+    if (this.#final) return;
+    if (res.status > 100) this.#provisional = true;
+    if (this.#cancelWanted && this.#provisional) this.#sendCancel();
+    // RFC 3262 §4: a reliable provisional (Require: 100rel with RSeq) is acknowledged by PRACK.
+    const rseq = parseInt(res.headers.get('RSeq') ?? '', 10);
+    const reliable = /\b100rel\b/i.test(res.headers.getAll('Require').join(','));
+    if (reliable && Number.isFinite(rseq) && res.to.tag && rseq > this.#lastRSeq) {
+      this.#lastRSeq = rseq;
+      const early = Dialog.fromUac(req, res);
+      early.localSeq = Math.max(this.#cseq, this.#earlySeq);
+      this.#earlySeq = early.localSeq + 1;
+      void sendInDialog(early, this.#host, 'PRACK', { headers: [['RAck', `${rseq} ${this.#cseq} INVITE`]] }, this.#auth);
+    }
+    if (res.status > 100) this.events.emit('progress', res);
+  }
+
+  #onSuccess(req: SipRequest, res: SipResponse): void {
+    if (this.#session && res.to.tag === this.#session.dialog.remoteTag) {
+      this.#session.receiveStray2xx(res);
+      return;
+    }
+    const dialog = Dialog.fromUac(req, res);
+    dialog.localSeq = Math.max(dialog.localSeq, this.#cseq, this.#earlySeq);
+    const se = parseSessionExpires(res.headers.get('Session-Expires'));
+    const session = new SessionDialog({
+      dialog, host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}),
+      ...(se ? { sessionExpires: { deltaSeconds: se.deltaSeconds, refresher: se.refresher ?? 'uac' } } : {}),
+    });
+    this.#host.addSession(session);
+    session.sendAck(req.cseq.seq);
+    if (this.#final) {
+      // §13.2.2.4: a second 2xx from another fork: ACK it, then BYE (one call only).
+      void session.bye();
+      return;
+    }
+    this.#final = true;
+    this.#session = session;
+    if (this.#cancelWanted || this.#cancelSent) {
+      // §9.1: the CANCEL lost the race with the 2xx: the call is ACKed and ended with BYE.
+      void session.bye();
+      return;
+    }
+    this.events.emit('accepted', session, res);
+  }
+
+  #fail(status: number, reason: string, res: SipResponse | undefined): void {
+    if (this.#final) return;
+    this.#final = true;
+    this.events.emit('failed', status, reason, res);
+  }
+
+  /** §9.1: CANCEL copies Request-URI, Call-ID, To, From, the CSeq number and Route of the INVITE. */
+  #sendCancel(): void {
+    const inv = this.#request;
+    if (!inv || this.#final) return;
+    const h = new SipHeaders();
+    for (const r of inv.headers.getAllFields('Route')) h.append('Route', r);
+    h.append('Max-Forwards', '70');
+    h.append('From', inv.headers.get('From') ?? '');
+    h.append('To', inv.headers.get('To') ?? '');
+    h.append('Call-ID', inv.callId);
+    h.append('CSeq', `${inv.cseq.seq} CANCEL`);
+    this.#host.sendCancel(new SipRequest('CANCEL', inv.uri, h), this.#target, this.#branch);
+    this.#cancelWanted = false;
+    this.#cancelSent = true;
+  }
+}
+
+function asNameAddr(uriOrNameAddr: string): string {
+  return uriOrNameAddr.includes('<') ? uriOrNameAddr : `<${uriOrNameAddr}>`;
+}

@@ -1,0 +1,154 @@
+/** @module Two user agents over real UDP and TCP sockets on 127.0.0.1: calls, in-dialog requests, CANCEL, auth. */
+import t from 'tap';
+import { FakeClock } from '../../../common/clock.js';
+import { TestTransport } from '../../../../test/support/sip-test-transport.js';
+import { DigestServer } from '../auth/digest-server.js';
+import { SipUserAgent, type SipUserAgentOptions } from './sip-user-agent.js';
+import type { SessionDialog } from '../dialogs/session-dialog.js';
+
+type TapTest = Parameters<Parameters<typeof t.test>[1]>[0];
+
+const SDP_A = Buffer.from('v=0\r\no=a 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n');
+const SDP_B = Buffer.from('v=0\r\no=b 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0\r\na=sendrecv\r\n');
+
+async function makeUa(t: TapTest, extra: Partial<SipUserAgentOptions> = {}): Promise<{ ua: SipUserAgent; tr: TestTransport }> {
+  const tr = new TestTransport();
+  await tr.listen();
+  const ua = new SipUserAgent({ transport: tr, userAgent: 'test', ...extra });
+  tr.onReceive = (m, s) => ua.receive(m, s);
+  t.teardown(async () => {
+    ua.dispose();
+    await tr.close();
+  });
+  return { ua, tr };
+}
+
+
+async function establish(t: TapTest, protocol: 'udp' | 'tcp' = 'udp'): Promise<{ a: SipUserAgent; b: SipUserAgent; sa: SessionDialog; sb: SessionDialog }> {
+  const { ua: a } = await makeUa(t);
+  const { ua: b, tr: tb } = await makeUa(t);
+  const sessB = new Promise<SessionDialog>((resolve) => b.events.on('invite', (call) => {
+    call.progress(180);
+    const s = call.accept(SDP_B);
+    if (s) resolve(s);
+  }));
+  const port = protocol === 'udp' ? tb.udpPort : tb.tcpPort;
+  const call = a.invite({ target: `sip:bob@127.0.0.1:${port}${protocol === 'tcp' ? ';transport=tcp' : ''}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A });
+  const sa = await new Promise<SessionDialog>((resolve) => call.events.on('accepted', (s) => resolve(s)));
+  return { a, b, sa, sb: await sessB };
+}
+
+t.test('RFC 3261 13: INVITE, 180, 200, ACK and BYE between two UAs over UDP', async (t) => {
+  const { ua: a } = await makeUa(t);
+  const { ua: b, tr: tb } = await makeUa(t);
+  let offer = '';
+  const acked = new Promise<void>((resolve) => b.events.on('invite', (call) => {
+    offer = call.offer.toString();
+    call.progress(180);
+    const s = call.accept(SDP_B);
+    s?.events.on('ack', () => resolve());
+  }));
+  const call = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A });
+  const progress: number[] = [];
+  call.events.on('progress', (r) => progress.push(r.status));
+  const accepted = new Promise<[SessionDialog, Buffer]>((resolve) => call.events.on('accepted', (s, r) => resolve([s, r.body])));
+  const [sa, answer] = await accepted;
+  await acked;
+  t.equal(offer, SDP_A.toString());
+  t.equal(answer.toString(), SDP_B.toString());
+  t.same(progress, [180]);
+  t.equal(b.dialogCount, 1);
+  const byeSeen = new Promise<void>((resolve) => {
+    const check = setInterval(() => { if (b.dialogCount === 0) { clearInterval(check); resolve(); } }, 5);
+  });
+  t.equal(await sa.bye(), 200);
+  await byeSeen;
+  t.equal(a.dialogCount, 0);
+});
+
+t.test('RFC 3261 14 / RFC 3264: far-end re-INVITE to hold answered through onOffer; INFO; REFER with NOTIFY sipfrag; BYE from the callee', async (t) => {
+  const { a, sa, sb } = await establish(t);
+  void a;
+  sa.onOffer = (offer) => Buffer.from(offer.toString().replace('a=sendonly', 'a=recvonly'));
+  const hold = await sb.reinvite(Buffer.from(SDP_B.toString().replace('a=sendrecv', 'a=sendonly')));
+  t.equal(hold.status, 200);
+  t.match('headers' in hold ? hold.body.toString() : '', /a=recvonly/);
+  const infoSeen = new Promise((r) => sb.events.on('info', r));
+  t.equal(await sa.info(Buffer.from('Signal=5\r\nDuration=160\r\n'), 'application/dtmf-relay'), 200);
+  await infoSeen;
+  const notifies: string[] = [];
+  const gotFinal = new Promise<void>((resolve) => sa.events.on('notify', (req) => {
+    notifies.push(req.body.toString().trim());
+    if (/200/.test(req.body.toString())) resolve();
+  }));
+  sb.events.on('refer', (to, notifier) => {
+    t.equal(to, 'sip:carol@127.0.0.1');
+    notifier.notify(200, 'OK');
+  });
+  t.equal(await sa.refer('sip:carol@127.0.0.1'), 202);
+  await gotFinal;
+  t.same(notifies, ['SIP/2.0 100 Trying', 'SIP/2.0 200 OK']);
+  const ended = new Promise((r) => sa.events.on('terminated', r));
+  t.equal(await sb.bye(), 200);
+  t.equal(await ended, 'remote-bye');
+});
+
+t.test('RFC 3261 14.2: a re-INVITE while ours is pending gets 491 and ours retries after the back-off', async (t) => {
+  const { sa, sb } = await establish(t, 'tcp');
+  sa.onOffer = async (offer) => {
+    await new Promise((r) => setTimeout(r, 50));
+    return offer;
+  };
+  sb.onOffer = (offer) => offer;
+  const first = sb.reinvite(SDP_B);
+  await new Promise((r) => setTimeout(r, 10));
+  const second = await sa.reinvite(SDP_A);
+  t.equal(second.status, 200, 'the glare loser retried after 491 and succeeded');
+  t.equal((await first).status, 200);
+  await sa.bye();
+});
+
+t.test('RFC 3261 9: CANCEL while ringing gives 200 to CANCEL and 487 to the INVITE', async (t) => {
+  const { ua: a } = await makeUa(t);
+  const { ua: b, tr: tb } = await makeUa(t);
+  const cancelled = new Promise<void>((resolve) => b.events.on('invite', (call) => {
+    call.progress(180);
+    call.events.on('cancel', () => resolve());
+  }));
+  const call = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A });
+  call.events.on('progress', () => call.cancel());
+  const failed = new Promise<number>((resolve) => call.events.on('failed', (s) => resolve(s)));
+  t.equal(await failed, 487);
+  await cancelled;
+});
+
+t.test('RFC 3261 22 / RFC 8760: inbound digest challenge, the UAC retries with credentials and a new CSeq', async (t) => {
+  const server = new DigestServer({ realm: 'gw.test', clock: new FakeClock(Date.now()) });
+  const { ua: a } = await makeUa(t);
+  const { ua: b, tr: tb } = await makeUa(t, { inboundAuth: () => ({ server, passwordOf: (u) => (u === 'alice' ? 's3cret' : undefined) }) });
+  const cseqs: number[] = [];
+  b.events.on('invite', (call) => {
+    cseqs.push(call.request.cseq.seq);
+    call.accept(SDP_B);
+  });
+  const good = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A, credentials: { username: 'alice', password: 's3cret' } });
+  const s = await new Promise<SessionDialog>((resolve) => good.events.on('accepted', (x) => resolve(x)));
+  t.same(cseqs, [2]);
+  await s.bye();
+  const bad = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A, credentials: { username: 'alice', password: 'wrong' } });
+  t.equal(await new Promise<number>((resolve) => bad.events.on('failed', (st) => resolve(st))), 401);
+});
+
+t.test('Protection: authorizeSource rejects with 403; OPTIONS outside a dialog gets 200 with Allow; pings report up and down', async (t) => {
+  const { ua: a } = await makeUa(t);
+  const { tr: tb } = await makeUa(t, { authorizeSource: () => 'reject' });
+  const call = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A });
+  t.equal(await new Promise<number>((resolve) => call.events.on('failed', (st) => resolve(st))), 403);
+  const states: string[] = [];
+  const up = new Promise<void>((resolve) => a.pingTargets({
+    targets: [{ id: 'b', uri: `sip:127.0.0.1:${tb.tcpPort};transport=tcp` }, { id: 'nobody', uri: 'sip:127.0.0.1:1;transport=tcp' }],
+    onTargetState: (id, state) => { states.push(`${id}:${state}`); if (states.length === 2) resolve(); },
+  }));
+  await up;
+  t.same(states.sort(), ['b:up', 'nobody:down']);
+});

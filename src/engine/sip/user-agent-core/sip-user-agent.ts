@@ -1,0 +1,214 @@
+/**
+ * @module SipUserAgent: the SIP layer's facade for the calls layer. It wires the UA core to the
+ * transport, keeps the live dialogs, applies inbound digest authentication and RFC 4028 policy,
+ * and creates the UAC and UAS handles.
+ */
+import { systemClock, type Clock } from '../../../common/clock.js';
+import type { DigestServer } from '../auth/digest-server.js';
+import { createResponse } from '../messages/response.js';
+import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
+import type { DialogHost } from '../dialogs/dialog-host.js';
+import type { SessionDialog } from '../dialogs/session-dialog.js';
+import { decideUasSessionTimer, MIN_SE_FLOOR } from '../dialogs/session-timer.js';
+import type { InviteServerTransaction } from '../transactions/invite-server-transaction.js';
+import { DEFAULT_TIMER_SETTINGS, type TimerSettings } from '../transactions/timers.js';
+import type { ClientTransactionUser } from '../transactions/transaction.js';
+import { InboundCall } from './inbound-call.js';
+import { OptionsPinger, type OptionsPingerOptions } from './options-pinger.js';
+import { OutboundCall, type InviteOptions, type OutboundCallHost } from './outbound-call.js';
+import { Registration, type RegistrationOptions } from './registration.js';
+import { targetFromUri, type SipProtocol, type SipSource, type SipTarget, type SipTransportPort } from './transport-port.js';
+import { TypedEvents } from './typed-events.js';
+import { randomToken, UserAgentCore } from './user-agent-core.js';
+import type { SourceVerdict } from './user-agent-core-delegate.js';
+
+/** Inbound digest authentication for one source (a carrier configured with it). */
+export interface InboundAuth {
+  server: DigestServer;
+  passwordOf(username: string): string | undefined;
+}
+
+/** Options of a {@link SipUserAgent}; everything but `transport` has a default. */
+export interface SipUserAgentOptions {
+  transport: SipTransportPort;
+  clock?: Clock;
+  /** T1, T2, T4 (RFC 3261 §17.1.1.1). */
+  timers?: TimerSettings;
+  /** Server and User-Agent header value. */
+  userAgent?: string;
+  /** User part of our Contact URI. */
+  contactUser?: string;
+  /** Decides, per source, whether an out-of-dialog INVITE is allowed, refused with 403, or dropped. */
+  authorizeSource?: (source: SipSource, request: SipRequest) => SourceVerdict;
+  /** Per-source rate limiting: return false to drop the request. */
+  admitRequest?: (source: SipSource, request: SipRequest) => boolean;
+  /** Digest challenge for INVITEs from sources configured with inbound authentication. */
+  inboundAuth?: (source: SipSource, request: SipRequest) => InboundAuth | undefined;
+  /** Our Min-SE (RFC 4028), default 90 s. */
+  minSessionExpires?: number;
+  /** Resolves a URI to a transport target (RFC 3263); default: numeric host, port and transport param. */
+  resolveTarget?: (uri: string) => SipTarget;
+}
+
+/** Events of a {@link SipUserAgent}. */
+export type SipUserAgentEvents = {
+  /** A new incoming call (100 Trying already sent): answer with progress/accept/reject. */
+  invite: [call: InboundCall];
+};
+
+/** Methods answered by the UA (the Allow header). */
+export const ALLOWED_METHODS = ['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'INFO', 'UPDATE', 'REFER', 'NOTIFY', 'PRACK'] as const;
+
+/** The SIP user agent: one per listening address set. */
+export class SipUserAgent implements OutboundCallHost, DialogHost {
+  readonly events = new TypedEvents<SipUserAgentEvents>();
+  readonly clock: Clock;
+  readonly timers: TimerSettings;
+  readonly userAgent: string;
+  readonly core: UserAgentCore;
+  readonly #o: SipUserAgentOptions;
+  readonly #sessions = new Map<string, SessionDialog>();
+  readonly #pending = new Map<InviteServerTransaction, InboundCall>();
+  readonly #pingers: OptionsPinger[] = [];
+
+  constructor(options: SipUserAgentOptions) {
+    this.#o = options;
+    this.clock = options.clock ?? systemClock;
+    this.timers = options.timers ?? DEFAULT_TIMER_SETTINGS;
+    this.userAgent = options.userAgent ?? 'voice-gateway';
+    this.core = new UserAgentCore({
+      transport: options.transport, clock: this.clock, timers: this.timers, userAgent: this.userAgent,
+      capabilities: {
+        methods: [...ALLOWED_METHODS],
+        extensions: ['timer', '100rel'],
+        contentTypes: ['application/sdp', 'message/sipfrag', 'application/dtmf-relay', 'multipart/mixed'],
+        answerContentTypes: ['application/sdp'],
+      },
+      ...(options.authorizeSource ? { authorizeSource: options.authorizeSource } : {}),
+      ...(options.admitRequest ? { admitRequest: options.admitRequest } : {}),
+    });
+    this.core.delegate = {
+      onInvite: (req, tx, source) => this.#onInvite(req, tx, source),
+      onDialogRequest: (id, req, tx) => {
+        const s = this.#sessions.get(id);
+        if (!s) return false;
+        s.receiveRequest(req, tx);
+        return true;
+      },
+      onDialogAck: (id, ack) => this.#sessions.get(id)?.receiveAck(ack),
+      onStray2xx: (id, res) => this.#sessions.get(id)?.receiveStray2xx(res),
+      onCancel: (tx, cancel) => {
+        const call = this.#pending.get(tx);
+        if (call) call.cancelled(cancel);
+        else tx.respond(createResponse(tx.request, 487, undefined, { toTag: randomToken() }));
+      },
+    };
+  }
+
+  /** Feeds a message received by the transport. */
+  receive(message: SipMessage, source: SipSource): void {
+    this.core.receive(message, source);
+  }
+
+  /** Number of live dialogs (a metric, and how the benchmark counts idle dialogs). */
+  get dialogCount(): number {
+    return this.#sessions.size;
+  }
+
+  /** Places a call: returns the UAC handle; listen to its events, then it starts. */
+  invite(options: InviteOptions): OutboundCall {
+    const call = new OutboundCall(options, this);
+    queueMicrotask(() => call.start());
+    return call;
+  }
+
+  /** Starts an outbound registration that refreshes itself until stopped. */
+  register(options: RegistrationOptions): Registration {
+    const r = new Registration(options, this);
+    r.start();
+    return r;
+  }
+
+  /** Starts OPTIONS pings to the given targets; state changes go to `onTargetState`. */
+  pingTargets(options: Omit<OptionsPingerOptions, 'from'> & { from?: string }): OptionsPinger {
+    const p = new OptionsPinger({ ...options, from: options.from ?? `sip:${this.#o.contactUser ?? 'gateway'}@${this.#o.transport.localAddress('UDP').host}` }, this);
+    this.#pingers.push(p);
+    p.start();
+    return p;
+  }
+
+  /** Stops pings and timers and forgets every transaction (shutdown). Dialogs are not BYEd here. */
+  dispose(): void {
+    for (const p of this.#pingers) p.stop();
+    this.core.dispose();
+  }
+
+  // DialogHost and OutboundCallHost.
+
+  contact(protocol: SipProtocol): string {
+    const a = this.#o.transport.localAddress(protocol);
+    const host = a.host.includes(':') ? `[${a.host}]` : a.host;
+    const transport = protocol === 'UDP' ? '' : `;transport=${protocol.toLowerCase()}`;
+    return `<sip:${this.#o.contactUser ?? 'gateway'}@${host}:${a.port}${transport}>`;
+  }
+
+  targetFor(uri: string): SipTarget {
+    return (this.#o.resolveTarget ?? targetFromUri)(uri);
+  }
+
+  sendRequest(request: SipRequest, target: SipTarget, user: ClientTransactionUser): void {
+    this.core.sendRequest(request, target, user);
+  }
+
+  sendStateless(message: SipMessage, target: SipTarget): void {
+    this.core.sendStateless(message, target);
+  }
+
+  optionsResponse(request: SipRequest): SipResponse {
+    return this.core.optionsResponse(request);
+  }
+
+  removeDialog(id: string): void {
+    this.#sessions.delete(id);
+  }
+
+  addSession(session: SessionDialog): void {
+    this.#sessions.set(session.id, session);
+  }
+
+  sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string {
+    const tx = this.core.sendRequest(request, target, { onResponse, onTimeout: () => onFailure(408), onTransportError: () => onFailure(503) });
+    return tx.id;
+  }
+
+  sendCancel(cancel: SipRequest, target: SipTarget, branch: string): void {
+    this.core.sendRequest(cancel, target, {}, branch);
+  }
+
+  #onInvite(req: SipRequest, tx: InviteServerTransaction, source: SipSource): void {
+    const reject = (status: number, headers: [string, string][] = []): void =>
+      tx.respond(createResponse(req, status, undefined, { toTag: randomToken(), headers: [['Server', this.userAgent], ...headers] }));
+    const auth = this.#o.inboundAuth?.(source, req);
+    if (auth) {
+      const verdict = auth.server.verify(req.headers.get('Authorization'), 'INVITE', (u) => auth.passwordOf(u));
+      if (!verdict.ok) {
+        return reject(401, auth.server.challenge(verdict.reason === 'stale').map((c) => ['WWW-Authenticate', c]));
+      }
+    }
+    const minSe = Math.max(this.#o.minSessionExpires ?? MIN_SE_FLOOR, MIN_SE_FLOOR);
+    const supportsTimer = /\btimer\b/i.test(req.headers.getAll('Supported').join(','));
+    const se = decideUasSessionTimer(req.headers.get('Session-Expires'), req.headers.get('Min-SE'), supportsTimer, minSe);
+    // RFC 4028 §9: too small an interval gets 422 with our Min-SE.
+    if (se.kind === 'reject-422') return reject(422, [['Min-SE', String(se.minSe)]]);
+    const call = new InboundCall(req, tx, source, this, this, se.sessionExpires);
+    this.#pending.set(tx, call);
+    // The pending entry lives until the call has its final response (then CANCEL gets 481 in the core).
+    const sweep = (): void => {
+      if (call.isFinal) this.#pending.delete(tx);
+      else this.clock.setTimeout(sweep, 4 * this.timers.T1);
+    };
+    this.clock.setTimeout(sweep, 4 * this.timers.T1);
+    if (this.events.has('invite')) this.events.emit('invite', call);
+    else call.reject(480);
+  }
+}
