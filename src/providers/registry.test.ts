@@ -1,5 +1,5 @@
 import t from 'tap';
-import { FakeClock } from '../common/clock.js';
+import { FakeClock, type Clock } from '../common/clock.js';
 import { startFakeProvider } from '../../test/support/fake-providers/fake-provider.js';
 import { PROVIDER_NAMES } from './provider-adapter.js';
 import { createProviderRegistry } from './registry.js';
@@ -51,14 +51,23 @@ t.test('contract 6: the time-out and the retry back-off run on the injected cloc
 t.test('contract 6: the retry waits for the back-off on the injected clock', async (t) => {
   const fake = await startFakeProvider('vapi', { agents: { a1: 'A' }, apiKey: 'key-1234567890', fail: { status: 502, times: 1 } });
   t.teardown(() => fake.close());
-  const clock = new FakeClock();
+  const fakeClock = new FakeClock();
+  const delays: number[] = [];
+  const clock: Clock = {
+    now: () => fakeClock.now(),
+    monotonic: () => fakeClock.monotonic(),
+    setTimeout: (fn, ms) => {
+      delays.push(ms);
+      return fakeClock.setTimeout(fn, ms);
+    },
+  };
   const vapi = createProviderRegistry({ vapi: { api_base_url: fake.url } }, { clock, retryBackoffMs: 1_000 }).get('vapi')!;
   const pending = vapi.verify({ externalAgentId: 'a1', apiKey: 'key-1234567890', region: 'us' });
-  while (fake.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
-  // Let the 502 arrive and the back-off start; no second request before the clock moves.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  t.equal(fake.requests.length, 1);
-  clock.advance(1_000);
+  // Timers: the first attempt's time-out, then the back-off once the 502 has been read.
+  while (delays.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  t.same(delays, [5_000, 1_000]);
+  t.equal(fake.requests.length, 1, 'no second request before the clock moves');
+  fakeClock.advance(1_000);
   t.same(await pending, { outcome: 'found', name: 'A' });
   t.equal(fake.requests.length, 2);
 });
