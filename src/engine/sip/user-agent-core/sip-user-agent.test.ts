@@ -6,7 +6,7 @@ import { DigestServer } from '../auth/digest-server.js';
 import { SipUserAgent, type SipUserAgentOptions } from './sip-user-agent.js';
 import type { SessionDialog } from '../dialogs/session-dialog.js';
 
-type TapTest = Parameters<Parameters<typeof t.test>[1]>[0];
+interface TapTest { teardown(fn: () => void | Promise<void>): void }
 
 const SDP_A = Buffer.from('v=0\r\no=a 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n');
 const SDP_B = Buffer.from('v=0\r\no=b 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0\r\na=sendrecv\r\n');
