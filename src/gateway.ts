@@ -11,6 +11,7 @@ import type { Logger } from './common/logger.js';
 import { SecretBox } from './common/secret-box.js';
 import type { Config } from './config/schema.js';
 import { loadMasterKey } from './config/master-key.js';
+import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 
@@ -26,6 +27,7 @@ export interface Gateway {
   httpPort: number;
   store: Store;
   secrets: SecretBox;
+  carriers: readonly CarrierConfig[];
   /** Stops taking new work, waits up to the drain time for work in flight, then closes. Idempotent. */
   stop(reason: string): Promise<void>;
 }
@@ -55,6 +57,7 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
+  const carriers = loadCarriers(config.carriers_file);
   const secrets = new SecretBox(loadMasterKey(config.secret_key, config.data_dir));
   const store = openStore(databasePath(config.data_dir), clock, {
     idleMs: config.auth.session_idle_minutes * 60_000,
@@ -78,7 +81,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const server = createServer(api.app.callback());
   server.keepAliveTimeout = 5_000;
   const httpPort = await listen(server, config.http.host, config.http.port);
-  logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir }, 'control API listening');
+  logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: carriers.map((c) => c.name) }, 'control API listening');
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
@@ -97,5 +100,5 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger.info('stopped');
   })());
 
-  return { httpPort, store, secrets, stop };
+  return { httpPort, store, secrets, carriers, stop };
 }

@@ -5,9 +5,12 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { startGateway } from './gateway.js';
 
 async function main(): Promise<void> {
-  let config;
+  let gateway;
+  let logger;
   try {
-    config = loadConfig();
+    const config = loadConfig();
+    logger = createLogger({ level: config.log_level });
+    gateway = await startGateway({ config, logger });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -15,8 +18,6 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.log_level });
-  const gateway = await startGateway({ config, logger });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     signals += 1;

@@ -19,8 +19,6 @@ export class CliError extends Error {
   }
 }
 
-const CARRIER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-
 function requireTenant(store: Store, tenantId: string): TenantId {
   const tenant = store.tenants.get(tenantId as TenantId);
   if (!tenant) throw new CliError('tenant_not_found', `no tenant ${tenantId}`);
@@ -48,9 +46,11 @@ export function revokeKey(store: Store, apiKey: string): unknown {
   return { revoked: true };
 }
 
-export function addNumber(store: Store, tenantId: string, phoneNumber: string, carrier: string | undefined): unknown {
+/** `knownCarriers`: the sandbox plus the carriers file's names; a number on another carrier could never ring. */
+export function addNumber(store: Store, tenantId: string, phoneNumber: string, carrier: string | undefined, knownCarriers: readonly string[]): unknown {
   if (!isE164(phoneNumber)) throw new CliError('invalid_number', `${phoneNumber} is not E.164 (+ then 2 to 15 digits)`, 2);
-  if (!carrier || !CARRIER_NAME.test(carrier)) throw new CliError('invalid_carrier', '--carrier NAME is required (lower-case letters, digits, - and _)', 2);
+  if (!carrier) throw new CliError('usage', '--carrier NAME is required', 2);
+  if (!knownCarriers.includes(carrier)) throw new CliError('unknown_carrier', `no carrier "${carrier}"; known: ${knownCarriers.join(', ')}`);
   const outcome = store.numbers.add(requireTenant(store, tenantId), phoneNumber, carrier);
   if (!outcome.ok) {
     throw new CliError(outcome.reason, outcome.reason === 'already_held' ? 'the tenant already holds this number' : 'another tenant holds this number on that carrier');

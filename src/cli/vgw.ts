@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { systemClock } from '../common/clock.js';
+import { loadCarriers, SANDBOX_CARRIER } from '../config/carriers.js';
 import { loadConfig } from '../config/load-config.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
 import { CliError, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
@@ -20,7 +21,7 @@ const USAGE = `usage:
   vgw number list [TENANT_ID]
 The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data).`;
 
-function run(store: Store, argv: string[]): unknown {
+function run(store: Store, argv: string[], knownCarriers: readonly string[]): unknown {
   const { positionals, values } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: { sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -33,7 +34,7 @@ function run(store: Store, argv: string[]): unknown {
     case 'tenant list': arity(2); return listTenants(store);
     case 'key create': arity(3); return createKey(store, a!, values.sandbox);
     case 'key revoke': arity(3); return revokeKey(store, a!);
-    case 'number add': arity(4); return addNumber(store, a!, b!, values.carrier);
+    case 'number add': arity(4); return addNumber(store, a!, b!, values.carrier, knownCarriers);
     case 'number list': if (positionals.length > 3) throw new CliError('usage', USAGE, 2); return listNumbers(store, a);
     default: throw new CliError('usage', USAGE, 2);
   }
@@ -49,7 +50,8 @@ function main(argv: string[]): number {
     const config = loadConfig();
     // Sessions are not touched by the CLI; the policy only has to be valid.
     store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 });
-    process.stdout.write(`${JSON.stringify(run(store, argv), null, 2)}\n`);
+    const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
+    process.stdout.write(`${JSON.stringify(run(store, argv, knownCarriers), null, 2)}\n`);
     return 0;
   } catch (err) {
     const known = err instanceof CliError;

@@ -71,6 +71,8 @@ t.test('contract 8: first start, CLI tenant, authenticated request, graceful sto
   const usage = await vgw(dataDir, 'number', 'add', tenant.id, '5550100', '--carrier', 'sandbox');
   t.equal(usage.code, 2);
   t.equal(JSON.parse(usage.stderr).error.code, 'invalid_number');
+  const unknownCarrier = await vgw(dataDir, 'number', 'add', tenant.id, '+15550101', '--carrier', 'nowhere');
+  t.equal(JSON.parse(unknownCarrier.stderr).error.code, 'unknown_carrier', 'a number must be on a carrier the gateway knows');
   const missing = await vgw(dataDir, 'key', 'create', 'ten_missing');
   t.equal(missing.code, 1);
   t.equal(JSON.parse(missing.stderr).error.code, 'tenant_not_found');
@@ -85,6 +87,18 @@ t.test('contract 8: first start, CLI tenant, authenticated request, graceful sto
   t.notMatch(again.output(), /sandbox key/, 'the sandbox key is shown only on the first start');
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');
+});
+
+t.test('contract 8: a broken carriers file stops the start with the carrier named', async (t) => {
+  const dir = t.testdir({ 'carriers.yaml': 'carriers:\n  - name: acme\n    inbound: { sources: [not-an-ip] }\n' });
+  const child = spawn(process.execPath, [...TSX, 'src/main.ts'], {
+    env: { ...process.env, VGW_DATA_DIR: dir, VGW_HTTP_PORT: '0', VGW_CARRIERS_FILE: `${dir}/carriers.yaml` }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const [code] = await once(child, 'exit');
+  t.equal(code, 78);
+  t.match(stderr, /carrier "acme": inbound\.sources has "not-an-ip"/);
 });
 
 t.test('contract 8: a bad setting stops the start with the key named', async (t) => {

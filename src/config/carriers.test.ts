@@ -1,0 +1,34 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { isAddressOrCidr, loadCarriers, parseCarriers } from './carriers.js';
+
+t.test('contract 8: the example carriers file is valid and fully defaulted', (t) => {
+  const carriers = loadCarriers(new URL('../../sbc-config/carriers.example.yaml', import.meta.url).pathname);
+  t.same(carriers.map((c) => c.name), ['telnyx', 'pbx-lab']);
+  const lab = carriers[1]!;
+  t.equal(lab.transfer, 'bridge', 'default transfer');
+  t.equal(lab.outbound?.from_format, 'e164', 'default From format');
+  t.equal(lab.inbound?.did_from, 'request_uri');
+  t.equal(lab.max_concurrent_calls, 1000);
+  t.ok(readFileSync(new URL('../../sbc-config/carriers.example.yaml', import.meta.url), 'utf8').includes('sandbox'));
+  t.same(loadCarriers(undefined), [], 'no file, no carriers');
+  t.end();
+});
+
+t.test('contract 8: mistakes name the carrier and the key', (t) => {
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    transfer: forward\n', 'c.yaml'), { message: /carrier "acme": carriers\.0\.transfer must be one of "bridge", "refer" \(in c\.yaml\)/ });
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    inbound: { sources: [10.0.0.300] }\n', 'c.yaml'), { message: /carrier "acme": inbound\.sources has "10\.0\.0\.300"/ });
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    outbound: { uri: gw.example.net }\n', 'c.yaml'), { message: /outbound\.uri must match pattern/ });
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n  - name: acme\n', 'c.yaml'), { message: /"acme" appears twice/ });
+  t.throws(() => parseCarriers('carriers:\n  - name: sandbox\n', 'c.yaml'), { message: /built in/ });
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    outbound: { uri: "sip:gw", from_format: national }\n', 'c.yaml'), { message: /country_code is required/ });
+  t.throws(() => parseCarriers('carriers: [', 'c.yaml'), { message: /not valid YAML/ });
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    colour: red\n', 'c.yaml'), { message: /colour is not a known field/ });
+  t.end();
+});
+
+t.test('addresses and CIDRs of both families', (t) => {
+  for (const ok of ['203.0.113.7', '203.0.113.0/24', '0.0.0.0/0', '2001:db8::1', '2001:db8::/32']) t.ok(isAddressOrCidr(ok), ok);
+  for (const bad of ['203.0.113.0/33', '2001:db8::/129', 'gw.example.net', '10.0.0.1/', '10.0.0.1/8/8', '']) t.notOk(isAddressOrCidr(bad), bad);
+  t.end();
+});

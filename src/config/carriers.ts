@@ -1,0 +1,114 @@
+/**
+ * @module The carriers file (contract section 8): the SIP trunks the gateway speaks to, validated
+ * at start with errors that name the carrier and the key. The `sandbox` carrier is built in.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { Type, type Static } from '@sinclair/typebox';
+import { parse as parseYaml } from 'yaml';
+import { compileValidator, StringEnum } from '../common/schema.js';
+import { ConfigError } from './load-config.js';
+
+export const SANDBOX_CARRIER = 'sandbox';
+
+const strict = { additionalProperties: false } as const;
+const Credentials = Type.Object({ username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }), realm: Type.Optional(Type.String()) }, strict);
+
+const CarrierSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    outbound: Type.Optional(Type.Object(
+      {
+        /** Where INVITEs go: a SIP URI; a host without a port is located with RFC 3263 (NAPTR/SRV). */
+        uri: Type.String({ pattern: '^sips?:' }),
+        auth: Type.Optional(Credentials),
+        /** How the From user part is written: `+15550100`, `15550100`, or national digits. */
+        from_format: StringEnum(['e164', 'e164_no_plus', 'national'], { default: 'e164' }),
+        /** Country code stripped from E.164 numbers to write them national (for `national`). */
+        country_code: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+        /** REGISTER to the carrier (for trunks that require registration), refreshed before expiry. */
+        register: Type.Optional(Type.Object({ expires_s: Type.Integer({ minimum: 60, default: 3600 }) }, strict)),
+      },
+      strict,
+    )),
+    inbound: Type.Optional(Type.Object(
+      {
+        /** Addresses or CIDRs allowed to send INVITEs. */
+        sources: Type.Array(Type.String(), { minItems: 1 }),
+        /** Challenge inbound INVITEs with digest (RFC 3261 22.4) using these credentials. */
+        auth: Type.Optional(Credentials),
+        /** Where the dialled number is read from. */
+        did_from: StringEnum(['request_uri', 'to'], { default: 'request_uri' }),
+      },
+      strict,
+    )),
+    codecs: Type.Array(StringEnum(['PCMU', 'PCMA', 'G722', 'telephone-event']), { default: ['PCMU', 'PCMA', 'telephone-event'], minItems: 1 }),
+    max_concurrent_calls: Type.Integer({ minimum: 1, default: 1000 }),
+    transfer: StringEnum(['bridge', 'refer'], { default: 'bridge' }),
+    /** OPTIONS keep-alive to the outbound target, in seconds (0 = off). */
+    options_ping_s: Type.Integer({ minimum: 0, default: 30 }),
+  },
+  strict,
+);
+
+const CarriersFileSchema = Type.Object({ carriers: Type.Array(CarrierSchema) }, strict);
+
+export type CarrierConfig = Static<typeof CarrierSchema>;
+
+/** An IPv4/IPv6 address or a CIDR block with a prefix length that fits its family. */
+export function isAddressOrCidr(value: string): boolean {
+  const [address, prefix, ...rest] = value.split('/');
+  if (rest.length > 0 || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const validate = compileValidator(CarriersFileSchema, { useDefaults: true });
+
+/** Parses and checks the carriers file text; `where` names it in errors. */
+export function parseCarriers(text: string, where: string): CarrierConfig[] {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`carriers: ${where} is not valid YAML: ${(err as Error).message}`);
+  }
+  const result = validate(raw ?? { carriers: [] });
+  const carriersOf = (raw as { carriers?: { name?: unknown }[] } | null)?.carriers;
+  if (!result.ok) {
+    throw new ConfigError(`carriers: ${result.issues.map((i) => {
+      const index = /^\/carriers\/(\d+)/.exec(i.path)?.[1];
+      const name = index !== undefined ? carriersOf?.[Number(index)]?.name : undefined;
+      const key = i.path.slice(1).replaceAll('/', '.');
+      return `${typeof name === 'string' ? `carrier "${name}": ` : ''}${key} ${i.message}`;
+    }).join('; ')} (in ${where})`);
+  }
+  const seen = new Set<string>();
+  for (const carrier of result.value.carriers) {
+    if (carrier.name === SANDBOX_CARRIER) throw new ConfigError(`carriers: "${SANDBOX_CARRIER}" is built in and cannot be configured (in ${where})`);
+    if (seen.has(carrier.name)) throw new ConfigError(`carriers: "${carrier.name}" appears twice (in ${where})`);
+    seen.add(carrier.name);
+    for (const source of carrier.inbound?.sources ?? []) {
+      if (!isAddressOrCidr(source)) throw new ConfigError(`carriers: carrier "${carrier.name}": inbound.sources has "${source}", which is not an IP address or CIDR (in ${where})`);
+    }
+    if (carrier.outbound?.from_format === 'national' && !carrier.outbound.country_code) {
+      throw new ConfigError(`carriers: carrier "${carrier.name}": outbound.country_code is required with from_format national (in ${where})`);
+    }
+  }
+  return result.value.carriers;
+}
+
+/** Reads the carriers file; no file means no carriers besides the sandbox. */
+export function loadCarriers(file: string | undefined): CarrierConfig[] {
+  if (!file) return [];
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`carriers: cannot read ${file}: ${(err as Error).message}`);
+  }
+  return parseCarriers(text, file);
+}
