@@ -119,6 +119,20 @@ export class SipHeaders {
     return first;
   }
 
+  /**
+   * Replaces the first element of a list header (stamping `received` on the top Via, RFC 3261
+   * 18.2.1), keeping the other elements of its field; false when the header is absent.
+   */
+  replaceFirstValue(name: string, value: string): boolean {
+    const key = headerKey(name);
+    const field = this.#fields.find((f) => f.key === key);
+    if (!field) return false;
+    const values = splitList(field.value);
+    values[0] = value;
+    field.value = values.join(', ');
+    return true;
+  }
+
   /** [name, value] pairs in order, names in wire spelling. */
   *entries(): IterableIterator<[string, string]> {
     for (const f of this.#fields) yield [f.name, f.value];

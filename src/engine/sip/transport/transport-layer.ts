@@ -1,0 +1,170 @@
+/** @module TransportLayer: owns the listening transports and gives the layer above send, receive and response routing. */
+import { systemClock, type Clock } from '../../../common/clock.js';
+import type { SipParseError } from '../grammar/parse-error.js';
+import type { ParseOutcome } from '../messages/parse.js';
+import { createResponse } from '../messages/response.js';
+import { serializeMessage } from '../messages/serialize.js';
+import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
+import { TokenBucketLimiter, type RateLimitOptions } from './rate-limiter.js';
+import { TcpTransport, TlsTransport, type TlsOptions } from './stream-transport.js';
+import { TransportError } from './transport-error.js';
+import {
+  familyOf, type Connection, type MessageSource, type SipEndpoint, type Transport, type TransportDelegate,
+  type TransportProtocol, type TransportTarget,
+} from './transport.js';
+import { UdpTransport } from './udp-transport.js';
+import { responseTarget, stampReceived } from './via-routing.js';
+
+/** One listening point. TLS needs `tls`. */
+export interface ListenOptions {
+  protocol: TransportProtocol;
+  host: string;
+  port: number;
+  tls?: TlsOptions;
+}
+
+/** What the layer above hears. Every method is optional except `onMessage`. */
+export interface TransportLayerDelegate {
+  /** A well-formed request (top Via already stamped, RFC 3261 18.2.1) or response. */
+  onMessage(message: SipMessage, source: MessageSource): void;
+  /** A malformed message: requests were answered (400/505/513) where possible, responses dropped. */
+  onMalformed?(error: SipParseError, source: MessageSource): void;
+  /** A packet dropped before parsing: over the rate limit or the maximum size. */
+  onDropped?(reason: 'rate-limit' | 'oversize', source: MessageSource): void;
+  onError?(error: TransportError): void;
+}
+
+export interface TransportLayerOptions {
+  listen: readonly ListenOptions[];
+  delegate: TransportLayerDelegate;
+  /** Largest message accepted, in octets (default 65,535). */
+  maxMessageSize?: number;
+  /** Idle TCP/TLS connections close after this long (default 5 minutes). */
+  idleTimeoutMs?: number;
+  /** Per-source-IP token bucket; absent = no limit. */
+  rateLimit?: RateLimitOptions;
+  /** TLS settings for outbound connections when no TLS listening point is configured. */
+  tlsClient?: TlsOptions;
+  clock?: Clock;
+}
+
+/**
+ * The transport layer of RFC 3261 18. Incoming requests get `received`/`rport` stamped before
+ * delivery; malformed requests are answered here, so the layers above only ever see messages
+ * that passed `parseMessage`. Responses are routed by their top Via (18.2.2).
+ */
+export class TransportLayer {
+  readonly #options: TransportLayerOptions;
+  readonly #transports: Transport[] = [];
+  readonly #limiter: TokenBucketLimiter | undefined;
+  readonly #clock: Clock;
+
+  constructor(options: TransportLayerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#limiter = options.rateLimit ? new TokenBucketLimiter(options.rateLimit, this.#clock) : undefined;
+    const delegate = this.#transportDelegate();
+    const common = { maxMessageSize: options.maxMessageSize ?? 65_535, delegate };
+    const stream = { ...common, clock: this.#clock, ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}) };
+    for (const l of options.listen) {
+      if (l.protocol === 'UDP') this.#transports.push(new UdpTransport({ ...common, host: l.host, port: l.port }));
+      else if (l.protocol === 'TCP') this.#transports.push(new TcpTransport({ ...stream, host: l.host, port: l.port }));
+      else {
+        const tls = l.tls ?? options.tlsClient;
+        if (!tls) throw new TransportError('TLS listening point without certificate and key', { protocol: 'TLS' });
+        this.#transports.push(new TlsTransport({ ...stream, host: l.host, port: l.port, tls }));
+      }
+    }
+  }
+
+  /** Binds every listening point; rejects with TransportError when one fails (the others are closed). */
+  async start(): Promise<void> {
+    try {
+      await Promise.all(this.#transports.map((t) => t.listen()));
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.#transports.map((t) => t.close()));
+  }
+
+  /** The bound address of the first listening point of `protocol` (and address family), for Via and Contact. */
+  listeningPoint(protocol: TransportProtocol, family?: 4 | 6): SipEndpoint | undefined {
+    return this.#transports.find((t) => t.protocol === protocol && (family === undefined || t.family === family))?.local;
+  }
+
+  /** Sends a message to an explicit target. Rejects with TransportError. Returns the connection used (TCP/TLS). */
+  async send(message: SipMessage, target: TransportTarget): Promise<Connection | undefined> {
+    return this.sendRaw(serializeMessage(message), target);
+  }
+
+  /** Sends prepared bytes (retransmissions reuse the serialized form). */
+  async sendRaw(data: Buffer, target: TransportTarget): Promise<Connection | undefined> {
+    const transport = this.#transportFor(target);
+    return transport.send(data, target);
+  }
+
+  /** RFC 3261 18.2.2: sends a response where its top Via says, over the request's connection when reliable. */
+  async sendResponse(response: SipResponse, source?: MessageSource): Promise<Connection | undefined> {
+    return this.send(response, responseTarget(response, source));
+  }
+
+  #transportFor(target: TransportTarget): Transport {
+    const family = familyOf(target.address);
+    const t = this.#transports.find((x) => x.protocol === target.protocol && x.family === family)
+      ?? this.#transports.find((x) => x.protocol === target.protocol);
+    if (!t) throw new TransportError(`no ${target.protocol} transport for ${target.address}`, { protocol: target.protocol, address: target.address, port: target.port });
+    return t;
+  }
+
+  #transportDelegate(): TransportDelegate {
+    const up = this.#options.delegate;
+    return {
+      admit: (source) => {
+        if (!this.#limiter || this.#limiter.admit(source.address)) return true;
+        up.onDropped?.('rate-limit', source);
+        return false;
+      },
+      onMessage: (outcome, source) => this.#onMessage(outcome, source),
+      onOversize: (_size, source) => up.onDropped?.('oversize', source),
+      onStreamError: (error, request, source) => {
+        up.onMalformed?.(error, source);
+        const answer = request ? this.#answerMalformed(request, error, source) : Promise.resolve();
+        void answer.finally(() => source.connection.close());
+      },
+      onError: (error) => up.onError?.(error),
+    };
+  }
+
+  #onMessage(outcome: ParseOutcome, source: MessageSource): void {
+    const up = this.#options.delegate;
+    if (!outcome.ok) {
+      up.onMalformed?.(outcome.error, source);
+      if (outcome.request) void this.#answerMalformed(outcome.request, outcome.error, source);
+      return;
+    }
+    const message = outcome.message;
+    if (message.kind === 'request') stampReceived(message, source);
+    up.onMessage(message, source);
+  }
+
+  /**
+   * RFC 3261 8.2 / 21.4.1: a malformed request is answered, never passed up; the answer goes back
+   * to the packet's source (the Via may be the malformed part). No answer to a malformed ACK (17.2.1).
+   */
+  async #answerMalformed(request: SipRequest, error: SipParseError, source: MessageSource): Promise<void> {
+    if (request.method === 'ACK') return;
+    const reason = error.status === 400 ? `Bad Request (${error.reason})` : undefined;
+    const response = createResponse(request, error.status, reason?.replace(/[\r\n]/g, ' '));
+    const target: TransportTarget = { protocol: source.protocol, address: source.address, port: source.port };
+    if (source.connection) target.connection = source.connection;
+    try {
+      await this.sendRaw(serializeMessage(response), target);
+    } catch (err) {
+      this.#options.delegate.onError?.(TransportError.from(err, 'answer to malformed request failed', target));
+    }
+  }
+}

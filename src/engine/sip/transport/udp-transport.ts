@@ -1,0 +1,87 @@
+/** @module UdpTransport: SIP over UDP datagrams (RFC 3261 18), IPv4 or IPv6 by bound address. */
+import { createSocket, type Socket } from 'node:dgram';
+import { parseMessage } from '../messages/parse.js';
+import { TransportError } from './transport-error.js';
+import {
+  familyOf, normalizeAddress, type Connection, type MessageSource, type SipEndpoint, type Transport,
+  type TransportOptions, type TransportTarget,
+} from './transport.js';
+
+/**
+ * One UDP socket. Each datagram is one message (RFC 3261 18.3: octets after Content-Length are
+ * ignored); datagrams above `maxMessageSize` are dropped unparsed.
+ */
+export class UdpTransport implements Transport {
+  readonly protocol = 'UDP' as const;
+  readonly family: 4 | 6;
+  readonly #options: TransportOptions;
+  readonly #socket: Socket;
+  #local: SipEndpoint;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+    this.family = familyOf(options.host);
+    this.#local = { address: options.host, port: options.port };
+    this.#socket = createSocket({ type: this.family === 6 ? 'udp6' : 'udp4', ipv6Only: this.family === 6 });
+    this.#socket.on('message', (msg, rinfo) => this.#receive(msg, { address: rinfo.address, port: rinfo.port }));
+    this.#socket.on('error', (err) => {
+      options.delegate.onError?.(TransportError.from(err, 'UDP socket error', { protocol: 'UDP' }));
+    });
+  }
+
+  get local(): SipEndpoint {
+    return this.#local;
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => {
+        reject(TransportError.from(err, 'UDP bind failed', { protocol: 'UDP', address: this.#options.host, port: this.#options.port }));
+      };
+      this.#socket.once('error', onError);
+      this.#socket.bind(this.#options.port, this.#options.host, () => {
+        this.#socket.off('error', onError);
+        const a = this.#socket.address();
+        this.#local = { address: a.address, port: a.port };
+        resolve();
+      });
+    });
+  }
+
+  #receive(msg: Buffer, from: SipEndpoint): void {
+    const source: MessageSource = { protocol: 'UDP', address: normalizeAddress(from.address), port: from.port, local: this.#local };
+    const delegate = this.#options.delegate;
+    if (delegate.admit && !delegate.admit(source)) return;
+    if (msg.length > this.#options.maxMessageSize) {
+      delegate.onOversize?.(msg.length, source);
+      return;
+    }
+    // Keep-alives (RFC 5626 uses STUN on UDP; some peers send bare CRLFs) carry no message.
+    if (isBlank(msg)) return;
+    delegate.onMessage(parseMessage(msg), source);
+  }
+
+  send(data: Buffer, target: TransportTarget): Promise<Connection | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#socket.send(data, target.port, target.address, (err) => {
+        if (err) reject(TransportError.from(err, 'UDP send failed', { protocol: 'UDP', address: target.address, port: target.port }));
+        else resolve(undefined);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      try {
+        this.#socket.close(() => resolve());
+      } catch {
+        resolve(); // already closed
+      }
+    });
+  }
+}
+
+function isBlank(msg: Buffer): boolean {
+  for (const b of msg) if (b !== 0x0d && b !== 0x0a && b !== 0x20 && b !== 0x00) return false;
+  return true;
+}
