@@ -1,0 +1,81 @@
+/**
+ * @module Running sipp against the gateway's SIP stack in interop tests and the benchmark: a free
+ * port, a sipp child process in a temporary folder (stopped by pid at teardown), and a gateway UA
+ * on real sockets.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { SipUserAgent, type SipUserAgentOptions } from '../../src/engine/sip/index.js';
+import { TestTransport } from './sip-test-transport.js';
+
+/** The folder holding the custom sipp scenarios. */
+export const SCENARIOS = join(import.meta.dirname, '..', 'interop', 'scenarios');
+
+/** A fixed SDP answer/offer for signalling tests (no media flows). */
+export const TEST_SDP = Buffer.from('v=0\r\no=gw 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n');
+
+/** A port free for both UDP and TCP on 127.0.0.1 at the time of the call. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => {
+        const a = s.address();
+        s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+      });
+    });
+    const udpFree = await new Promise<boolean>((resolve) => {
+      const u = createSocket('udp4');
+      u.once('error', () => resolve(false));
+      u.bind(port, '127.0.0.1', () => u.close(() => resolve(true)));
+    });
+    if (udpFree) return port;
+  }
+}
+
+/** Outcome of a sipp run. */
+export interface SippResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Teardown {
+  teardown(fn: () => void | Promise<void>): void;
+}
+
+/** A running sipp: its process and a promise of its exit. */
+export interface SippRun {
+  child: ChildProcess;
+  done: Promise<SippResult>;
+}
+
+/** Starts sipp with `args` in `cwd`; the teardown kills it by pid if it is still running. */
+export function startSipp(t: Teardown, cwd: string, args: readonly string[]): SippRun {
+  const child = spawn('sipp', [...args, '-nostdin'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => { stdout += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const done = new Promise<SippResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return { child, done };
+}
+
+/** A gateway user agent listening on UDP and TCP (same port number when `port` is given). */
+export async function startGatewayUa(t: Teardown, options: Partial<SipUserAgentOptions> = {}, port = 0): Promise<{ ua: SipUserAgent; transport: TestTransport }> {
+  const transport = new TestTransport();
+  await transport.listen(port, port);
+  const ua = new SipUserAgent({ transport, userAgent: 'voice-gateway-test', ...options });
+  transport.onReceive = (m, s) => ua.receive(m, s);
+  t.teardown(async () => {
+    ua.dispose();
+    await transport.close();
+  });
+  return { ua, transport };
+}
