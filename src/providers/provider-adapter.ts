@@ -67,7 +67,10 @@ export type VerifyOutcome = VerifyResult['outcome'];
  */
 export interface ProviderAdapter {
   readonly name: ProviderName;
-  /** Modes the platform offers, the first being the default (Retell offers only `sip_trunk`). */
+  /**
+   * Modes the platform offers (Retell offers only `sip_trunk`). The import default is
+   * `sip_trunk` whatever the provider, so every adapter offers it.
+   */
   readonly connectionModes: readonly ConnectionMode[];
   /** Region names a tenant may give; each picks both the API base URL and the SIP edge. */
   readonly regions: readonly string[];
@@ -91,7 +94,10 @@ export interface ProviderAdapter {
    * answer carries the per-call socket URL (Vapi, Ultravox).
    */
   defaultStreamingUrl(region: string, externalAgentId: string): string | null;
-  /** Live check that the agent exists on the account of `apiKey`. Never rejects. */
+  /**
+   * Live check that the agent exists on the account of `apiKey`. Every platform answer, time-out
+   * and network failure is an outcome; it rejects only on a caller bug (an unknown region).
+   */
   verify(input: VerifyInput): Promise<VerifyResult>;
 }
 

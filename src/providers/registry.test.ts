@@ -14,12 +14,12 @@ t.test('contract 6: the registry knows the required providers and refuses others
   t.end();
 });
 
-t.test('every adapter declares a default region among its regions and a default mode first', (t) => {
+t.test('contract 6: every adapter has a default region among its regions and offers sip_trunk, the import default', (t) => {
   const registry = createProviderRegistry();
   for (const name of registry.names()) {
     const adapter = registry.get(name)!;
     t.ok(adapter.regions.includes(adapter.defaultRegion), `${name} default region`);
-    t.ok(adapter.connectionModes.length > 0, `${name} offers a mode`);
+    t.ok(adapter.connectionModes.includes('sip_trunk'), `${name} offers sip_trunk`);
     for (const region of adapter.regions) t.type(adapter.endpoints(region), 'object');
   }
   t.end();

@@ -15,7 +15,7 @@ t.test('verify contract', (t) => providerContract(t, {
 
 t.test('contract 6: OpenAI Realtime bridges to the model socket; SIP needs the project URI', (t) => {
   t.same(adapter.regions, ['default']);
-  t.same(adapter.connectionModes, ['media_bridge', 'sip_trunk']);
+  t.same(adapter.connectionModes, ['sip_trunk', 'media_bridge']);
   t.equal(adapter.defaultSipTransport, 'tls');
   t.equal(adapter.defaultStreamingUrl('default', 'gpt-realtime'), 'wss://api.openai.com/v1/realtime?model=gpt-realtime');
   t.equal(adapter.defaultSipUri('default', { didNumber: '+15551234567', externalAgentId: 'gpt-realtime' }), null);

@@ -16,7 +16,7 @@ export const OPENAI_REGIONS = {
 
 const spec: PlatformSpec = {
   name: 'openai',
-  connectionModes: ['media_bridge', 'sip_trunk'],
+  connectionModes: ['sip_trunk', 'media_bridge'],
   regions: OPENAI_REGIONS,
   defaultRegion: 'default',
   // OpenAI documents its SIP edge with transport=tls only.

@@ -13,9 +13,9 @@ t.test('verify contract', (t) => providerContract(t, {
   agentId: '0b4d8c2e-1f3a-4e5b-9c6d-7e8f9a0b1c2d',
 }));
 
-t.test('contract 6: Ultravox bridges media by default and has no public SIP edge', (t) => {
+t.test('contract 6: Ultravox offers both modes and has no public SIP edge', (t) => {
   t.same(adapter.regions, ['default']);
-  t.same(adapter.connectionModes, ['media_bridge', 'sip_trunk']);
+  t.same(adapter.connectionModes, ['sip_trunk', 'media_bridge']);
   t.same(adapter.endpoints('default'), { apiBaseUrl: 'https://api.ultravox.ai' });
   t.equal(adapter.defaultSipUri('default', { didNumber: '+15551234567', externalAgentId: 'a' }), null, 'the SIP domain is per account');
   t.equal(adapter.defaultStreamingUrl('default', 'ag-1'), 'https://api.ultravox.ai/api/agents/ag-1/calls');

@@ -17,7 +17,7 @@ export const ULTRAVOX_REGIONS = {
 
 const spec: PlatformSpec = {
   name: 'ultravox',
-  connectionModes: ['media_bridge', 'sip_trunk'],
+  connectionModes: ['sip_trunk', 'media_bridge'],
   regions: ULTRAVOX_REGIONS,
   defaultRegion: 'default',
   // RFC 3261 §18: UDP is the transport every SIP element implements; Ultravox documents none.
