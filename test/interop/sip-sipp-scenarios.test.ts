@@ -1,0 +1,80 @@
+/** @module Custom sipp scenarios (test/interop/scenarios) against the gateway's SIP stack: CANCEL, hold/resume, BYE from either side, REFER, digest, 491 glare. */
+import t from 'tap';
+import { join } from 'node:path';
+import { needPeer, tempWorkdir } from '../support/peers.js';
+import { freePort, SCENARIOS, startGatewayUa, startSipp, TEST_SDP } from '../support/sip-sipp.js';
+import type { SessionDialog, SipUserAgent } from '../../src/engine/sip/index.js';
+
+/** Runs sipp as a UAC with a scenario against our UAS; returns sipp's exit code and output. */
+async function sippCalls(t: Tap, ua: { udpPort: number }, scenario: string, extra: string[] = []): Promise<{ code: number | null; out: string }> {
+  const cwd = tempWorkdir(t);
+  const run = startSipp(t, cwd, ['-sf', join(SCENARIOS, scenario), `127.0.0.1:${ua.udpPort}`, '-i', '127.0.0.1', '-p', String(await freePort()), '-m', '1', '-timeout', '30s', '-timeout_error', ...extra]);
+  const r = await run.done;
+  return { code: r.code, out: `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1500)}` };
+}
+
+type Tap = Parameters<typeof tempWorkdir>[0] & { teardown(fn: () => void | Promise<void>): void };
+
+/** Accepts every call and hands out the session. */
+function acceptAll(ua: SipUserAgent, onSession: (s: SessionDialog) => void = () => undefined): void {
+  ua.events.on('invite', (call) => {
+    call.progress(180);
+    const s = call.accept(TEST_SDP);
+    if (s) onSession(s);
+  });
+}
+
+t.test('RFC 3261 9.2: sipp cancels while ringing: 200 to CANCEL, 487 to INVITE', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const { ua, transport } = await startGatewayUa(t);
+  let cancelled = false;
+  ua.events.on('invite', (call) => {
+    call.progress(180);
+    call.events.on('cancel', () => { cancelled = true; });
+  });
+  const r = await sippCalls(t, transport, 'uac-cancel.xml');
+  t.equal(r.code, 0, r.out);
+  t.ok(cancelled, 'the UAS handle saw the CANCEL');
+});
+
+t.test('RFC 3264 / RFC 6337: sipp puts the call on hold (sendonly, answered recvonly) and resumes it', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const { ua, transport } = await startGatewayUa(t);
+  const offers: string[] = [];
+  acceptAll(ua, (s) => {
+    // The media layer owns SDP; here a stand-in answers a=sendonly with a=recvonly.
+    s.onOffer = (offer) => {
+      const dir = /a=(sendonly|recvonly|inactive|sendrecv)/.exec(offer.toString())?.[1] ?? 'sendrecv';
+      offers.push(dir);
+      const answer = { sendonly: 'recvonly', recvonly: 'sendonly', inactive: 'inactive', sendrecv: 'sendrecv' }[dir] ?? 'sendrecv';
+      return Buffer.from(TEST_SDP.toString().replace('a=sendrecv', `a=${answer}`));
+    };
+  });
+  const r = await sippCalls(t, transport, 'uac-hold-resume.xml');
+  t.equal(r.code, 0, r.out);
+  t.same(offers, ['sendonly', 'sendrecv']);
+});
+
+t.test('RFC 3261 15.1.1: the gateway ends the call with BYE after the ACK', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const { ua, transport } = await startGatewayUa(t);
+  const statuses: number[] = [];
+  acceptAll(ua, (s) => s.events.on('ack', () => void s.bye().then((st) => statuses.push(st))));
+  const r = await sippCalls(t, transport, 'uac-bye-from-gateway.xml');
+  t.equal(r.code, 0, r.out);
+  t.same(statuses, [200]);
+  t.equal(ua.dialogCount, 0);
+});
+
+t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with the subscription terminated', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const { ua, transport } = await startGatewayUa(t);
+  const targets: string[] = [];
+  acceptAll(ua, (s) => s.events.on('refer', (to, notifier) => {
+    targets.push(to);
+    setTimeout(() => notifier.notify(200, 'OK'), 50);
+  }));
+  const r = await sippCalls(t, transport, 'uac-refer.xml');
+  t.equal(r.code, 0, r.out);
+  t.match(targets, [/^sip:transfer-target@127\.0\.0\.1:\d+$/]);
+});
