@@ -46,6 +46,8 @@ export interface RtpSessionStats {
   latched: boolean;
   packetsSent: number;
   octetsSent: number;
+  /** RTP packets accepted from the far end, across all its SSRCs. */
+  packetsReceived: number;
   /** Packets dropped because they came from an address we are not latched to. */
   packetsRejected: number;
   reception: ReceptionSnapshot;
@@ -78,6 +80,7 @@ export class RtpSession {
   #latchedSsrc = 0;
   #lastRtpAtMs: number;
   #rejected = 0;
+  #accepted = 0;
   #timeoutTimer: TimerHandle | null = null;
   #rtcpTimer: TimerHandle | null = null;
   #timedOut = false;
@@ -158,6 +161,7 @@ export class RtpSession {
       latched: this.#latched,
       packetsSent: this.#reporter.packetsSent,
       octetsSent: this.#reporter.octetsSent,
+      packetsReceived: this.#accepted,
       packetsRejected: this.#rejected,
       reception: this.#reporter.receptionSnapshot(),
       remoteReport: this.#reporter.remote,
@@ -186,6 +190,7 @@ export class RtpSession {
       return;
     }
     this.#lastRtpAtMs = now;
+    this.#accepted++;
     if (this.#timedOut) {
       this.#timedOut = false;
       this.#armTimeout(this.#mediaTimeoutMs);
