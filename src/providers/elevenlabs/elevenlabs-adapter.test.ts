@@ -78,3 +78,13 @@ t.test('ElevenLabs: a 422 validation error is not taken for a missing agent (the
     { outcome: 'unavailable', reason: 'unexpected answer (422)' });
   t.equal(fake.requests.length, 1, 'a 4xx is not retried');
 });
+
+t.test('ElevenLabs: invalid_api_key in an error body is bad_credentials even on an unusual status', async (t) => {
+  const fake = await startFakeProvider('elevenlabs', {
+    agents: { agent_1: 'x' }, apiKey: KEY,
+    fail: { status: 400, times: 'always', body: { detail: { status: 'invalid_api_key', message: 'Invalid API key' } } },
+  });
+  t.teardown(() => fake.close());
+  const el = createProviderRegistry({ elevenlabs: { api_base_url: fake.url } }).get('elevenlabs')!;
+  t.same(await el.verify({ externalAgentId: 'agent_1', apiKey: KEY, region: 'eu' }), { outcome: 'bad_credentials' });
+});

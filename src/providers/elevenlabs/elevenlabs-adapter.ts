@@ -35,14 +35,15 @@ export const ELEVENLABS_REGIONS = {
 } as const;
 
 /**
- * ElevenLabs answers errors as `{"detail": {"status": "...", "message": "..."}}`; the statuses
- * `agent_not_found` and `invalid_api_key` decide whatever the HTTP status says.
+ * ElevenLabs answers errors as `{"detail": {"status": "...", "message": "..."}}`; on an error
+ * answer, `agent_not_found` and `invalid_api_key` decide whatever the HTTP status says.
  */
-function interpretElevenLabs(_status: number, body: unknown): VerifyResult | undefined {
+function interpretElevenLabs(status: number, body: unknown): VerifyResult | undefined {
+  if (status < 400) return undefined;
   const detail = typeof body === 'object' && body !== null ? (body as { detail?: unknown }).detail : undefined;
-  const status = stringMember(detail, 'status');
-  if (status === 'agent_not_found') return { outcome: 'not_found' };
-  if (status === 'invalid_api_key') return { outcome: 'bad_credentials' };
+  const detailStatus = stringMember(detail, 'status');
+  if (detailStatus === 'agent_not_found') return { outcome: 'not_found' };
+  if (detailStatus === 'invalid_api_key') return { outcome: 'bad_credentials' };
   return undefined;
 }
 

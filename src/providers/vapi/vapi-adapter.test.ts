@@ -36,7 +36,7 @@ t.test('contract 6: the Vapi streaming endpoint is the per-call creation URL of 
   t.end();
 });
 
-t.test('Vapi: an EU key is checked against the EU API', async (t) => {
+t.test('Vapi: the key goes to /assistant/{id}; a key the account does not hold is bad_credentials', async (t) => {
   const us = await startFakeProvider('vapi', { agents: {}, apiKey: 'us-key-000000000000' });
   t.teardown(() => us.close());
   const vapi = createProviderRegistry({ vapi: { api_base_url: us.url } }).get('vapi')!;
