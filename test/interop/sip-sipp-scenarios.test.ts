@@ -78,3 +78,22 @@ t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with t
   t.equal(r.code, 0, r.out);
   t.match(targets, [/^sip:transfer-target@127\.0\.0\.1:\d+$/]);
 });
+
+for (const code of [401, 407] as const) {
+  t.test(`RFC 3261 22.2 / RFC 2617: our UAC answers sipp's ${code} challenge with digest credentials and a new CSeq`, async (t) => {
+    if (!needPeer(t, 'sipp')) return;
+    const { ua } = await startGatewayUa(t);
+    const cwd = tempWorkdir(t);
+    const port = await freePort();
+    const run = startSipp(t, cwd, ['-sf', join(SCENARIOS, `uas-auth-${code}.xml`), '-i', '127.0.0.1', '-p', String(port), '-m', '1', '-timeout', '30s', '-timeout_error']);
+    await new Promise((r) => setTimeout(r, 300));
+    const call = ua.invite({ target: `sip:service@127.0.0.1:${port}`, from: 'sip:alice@127.0.0.1', sdp: TEST_SDP, credentials: { username: 'alice', password: 's3cret' } });
+    const session = await new Promise<SessionDialog>((resolve, reject) => {
+      call.events.on('accepted', (s) => resolve(s));
+      call.events.on('failed', (status) => reject(new Error(`call failed with ${status}`)));
+    });
+    t.equal(await session.bye(), 200);
+    const r = await run.done;
+    t.equal(r.code, 0, `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1000)}`);
+  });
+}
