@@ -19,3 +19,10 @@ declare module '@echogarden/speex-resampler-wasm' {
   const load: (moduleArg?: object) => Promise<SpeexResamplerModule>;
   export default load;
 }
+
+/** The same library built with WASM SIMD (Node 16.4+): about four times faster. */
+declare module '@echogarden/speex-resampler-wasm/simd' {
+  import type { SpeexResamplerModule } from '@echogarden/speex-resampler-wasm';
+  const load: (moduleArg?: object) => Promise<SpeexResamplerModule>;
+  export default load;
+}
