@@ -97,3 +97,23 @@ for (const code of [401, 407] as const) {
     t.equal(r.code, 0, `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1000)}`);
   });
 }
+
+t.test('RFC 3261 14.1 / 14.2: re-INVITE glare with sipp: we answer its re-INVITE 491, get 491 for ours, and retry after the back-off', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const { ua } = await startGatewayUa(t);
+  const cwd = tempWorkdir(t);
+  const port = await freePort();
+  const run = startSipp(t, cwd, ['-sf', join(SCENARIOS, 'uas-glare.xml'), '-i', '127.0.0.1', '-p', String(port), '-m', '1', '-timeout', '30s', '-timeout_error']);
+  await new Promise((r) => setTimeout(r, 300));
+  const call = ua.invite({ target: `sip:service@127.0.0.1:${port}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
+  const session = await new Promise<SessionDialog>((resolve, reject) => {
+    call.events.on('accepted', (s) => resolve(s));
+    call.events.on('failed', (status) => reject(new Error(`call failed with ${status}`)));
+  });
+  session.onOffer = (offer) => offer;
+  const outcome = await session.reinvite(TEST_SDP);
+  t.equal(outcome.status, 200, 'the retried re-INVITE succeeded');
+  t.equal(await session.bye(), 200);
+  const r = await run.done;
+  t.equal(r.code, 0, `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1200)}`);
+});
