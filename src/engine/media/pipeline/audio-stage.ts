@@ -15,10 +15,13 @@ export interface AudioSink {
   close(): void;
 }
 
-/** Something that produces PCM frames on demand, pulled by the 20 ms pacer. */
+/**
+ * Something that produces PCM on demand, pulled by the 20 ms pacer. The same contract as the
+ * bridge's generated-audio sources (hold music), so either can be paced onto a leg.
+ */
 export interface AudioSource {
-  /** The next frame; never null: sources return silence when they have nothing. */
-  readFrame(now: number): AudioFrame;
+  /** Fills `out` and returns the samples written; fewer than `out.length` means the source ended. */
+  read(out: Int16Array): number;
   describe(): string;
 }
 

@@ -1,5 +1,6 @@
 /** @module Tests of the agent playout buffer: pacing, underrun, bounds, barge-in flush and marks. */
 import t from 'tap';
+import type { AudioSource as PacedSource } from '../bridge/audio-source.js';
 import { PlayoutBuffer, type MarkOutcome } from './playout-buffer.js';
 
 /** A ramp, so every sample says where it came from. */
@@ -105,5 +106,16 @@ t.test('the ring wraps without losing or reordering samples', (t) => {
   }
   t.equal(b.stats.framesPlayed, 100);
   t.match(b.describe(), /playout\(8000 Hz/);
+  t.end();
+});
+
+t.test('the playout buffer is an AudioSource the pacer can pull like hold music', (t) => {
+  const b = new PlayoutBuffer();
+  const paced: PacedSource = b; // what the bridge's pacer and hold-music player pull from
+  const out = new Int16Array(160);
+  t.equal(paced.read(out), 160, 'an empty queue still yields a full frame of silence');
+  b.push(ramp(7, 160));
+  t.equal(b.read(out), 160);
+  t.same([...out], [...ramp(7, 160)]);
   t.end();
 });

@@ -94,24 +94,34 @@ export class PlayoutBuffer implements AudioSource, AudioSink {
   }
 
   /**
-   * Pulls one frame for the pacer. The result is reused by the next call. A trailing partial
-   * frame is held back while audio keeps arriving, and played padded with silence once the
-   * agent has gone quiet for a tick.
+   * Pulls one frame for the pacer, as an {@link AudioFrame} (reused by the next call) whose
+   * timestamp counts the samples played. See {@link PlayoutBuffer.read} for the rules.
    */
   readFrame(now: number): AudioFrame {
     const out = this.#frame;
+    this.read(out.pcm);
+    out.timestamp = this.#playedSamples >>> 0;
+    out.receivedAt = now;
+    this.#playedSamples += out.pcm.length;
+    return out;
+  }
+
+  /**
+   * Fills `out` (normally one frame) and always returns its full length: the agent's stream never
+   * ends, it only goes quiet, and an empty queue plays silence. A trailing partial frame is held
+   * back while audio keeps arriving, and played padded with silence once the agent has gone
+   * quiet for a tick.
+   */
+  read(out: Int16Array): number {
     const available = this.#writePos - this.#readPos;
-    const take = available >= this.frameSamples || !this.#pushedSinceRead ? Math.min(available, this.frameSamples) : 0;
-    if (take > 0) this.#copyOut(out.pcm, take);
-    if (take < this.frameSamples) out.pcm.fill(0, take);
+    const take = available >= out.length || !this.#pushedSinceRead ? Math.min(available, out.length) : 0;
+    if (take > 0) this.#copyOut(out, take);
+    if (take < out.length) out.fill(0, take);
     if (take === 0) this.stats.underruns++;
     else this.stats.framesPlayed++;
     this.#pushedSinceRead = false;
-    out.timestamp = this.#playedSamples >>> 0;
-    out.receivedAt = now;
-    this.#playedSamples += this.frameSamples;
     this.#fireMarks('played');
-    return out;
+    return out.length;
   }
 
   /** Drops all queued audio at once (barge-in); pending marks fire as 'flushed'. */
