@@ -21,6 +21,8 @@ export interface ListenOptions {
   host: string;
   port: number;
   tls?: TlsOptions;
+  /** Host to advertise in Via and Contact when bound to a wildcard or private address (public IP or name). */
+  advertisedHost?: string;
 }
 
 /** What the layer above hears. Every method is optional except `onMessage`. */
@@ -96,20 +98,36 @@ export class TransportLayer {
     return this.#transports.find((t) => t.protocol === protocol && (family === undefined || t.family === family))?.local;
   }
 
-  /** Sends a message to an explicit target. Rejects with TransportError. Returns the connection used (TCP/TLS). */
-  async send(message: SipMessage, target: TransportTarget): Promise<Connection | undefined> {
-    return this.sendRaw(serializeMessage(message), target);
+  /** Sends a message to an explicit target. Rejects with TransportError. */
+  async send(message: SipMessage, target: TransportTarget): Promise<void> {
+    await this.sendRaw(serializeMessage(message), target);
   }
 
-  /** Sends prepared bytes (retransmissions reuse the serialized form). */
+  /** Sends prepared bytes (retransmissions reuse the serialized form); resolves to the connection used (TCP/TLS). */
   async sendRaw(data: Buffer, target: TransportTarget): Promise<Connection | undefined> {
     const transport = this.#transportFor(target);
     return transport.send(data, target);
   }
 
   /** RFC 3261 18.2.2: sends a response where its top Via says, over the request's connection when reliable. */
-  async sendResponse(response: SipResponse, source?: MessageSource): Promise<Connection | undefined> {
-    return this.send(response, responseTarget(response, source));
+  async sendResponse(response: SipResponse, source?: MessageSource): Promise<void> {
+    await this.send(response, responseTarget(response, source));
+  }
+
+  /**
+   * The host and port to write into Via and Contact for `protocol`: the advertised host when
+   * configured, else the bound address. (Shape of the UA core's SipTransportPort.)
+   */
+  localAddress(protocol: TransportProtocol): { host: string; port: number } {
+    const index = this.#transports.findIndex((t) => t.protocol === protocol);
+    const t = this.#transports[index];
+    if (!t) throw new TransportError(`no ${protocol} listening point`, { protocol });
+    return { host: this.#options.listen[index]?.advertisedHost ?? t.local.address, port: t.local.port };
+  }
+
+  /** RFC 3261 17.1.1.2: TCP and TLS are reliable, so no retransmission timers run over them. */
+  isReliable(protocol: TransportProtocol): boolean {
+    return protocol !== 'UDP';
   }
 
   #transportFor(target: TransportTarget): Transport {
