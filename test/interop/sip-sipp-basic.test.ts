@@ -1,11 +1,12 @@
 /** @module sipp's built-in uac and uas scenarios against the gateway's SIP stack over UDP and TCP, with and without packet loss. */
 import t from 'tap';
-import { needPeer, tempWorkdir } from '../support/peers.js';
-import { freePort, startGatewayUa, startSipp, TEST_SDP } from '../support/sip-sipp.js';
+import type { SessionDialog } from '../../src/engine/sip/index.js';
+import { tempWorkdir } from '../support/peers.js';
+import { freePort, startGatewayUa, startSipp, TEST_SDP, needSipPeer } from '../support/sip-sipp.js';
 
 for (const transport of ['u1', 't1'] as const) {
   t.test(`RFC 3261 13/15: sipp uac calls our UAS over ${transport === 'u1' ? 'UDP' : 'TCP'}: INVITE, 100, 200, ACK, BYE, 200`, async (t) => {
-    if (!needPeer(t, 'sipp')) return;
+    if (!needSipPeer(t, 'sipp')) return;
     const { ua, transport: tr } = await startGatewayUa(t);
     let invites = 0;
     ua.events.on('invite', (call) => {
@@ -25,7 +26,7 @@ for (const transport of ['u1', 't1'] as const) {
 }
 
 t.test('RFC 3261 17: sipp uac with 10 % UDP loss still completes every call through retransmissions', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua, transport: tr } = await startGatewayUa(t, { timers: { T1: 100, T2: 400, T4: 500 } });
   ua.events.on('invite', (call) => call.accept(TEST_SDP));
   const cwd = tempWorkdir(t);
@@ -36,7 +37,7 @@ t.test('RFC 3261 17: sipp uac with 10 % UDP loss still completes every call thro
 });
 
 t.test('RFC 3261 13.2: our UAC calls sipp uas: INVITE, 180, 200, ACK, then our BYE', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua } = await startGatewayUa(t);
   const cwd = tempWorkdir(t);
   const sippPort = await freePort();
@@ -45,7 +46,7 @@ t.test('RFC 3261 13.2: our UAC calls sipp uas: INVITE, 180, 200, ACK, then our B
   const call = ua.invite({ target: `sip:service@127.0.0.1:${sippPort}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
   const progress: number[] = [];
   call.events.on('progress', (res) => progress.push(res.status));
-  const session = await new Promise<import('../../src/engine/sip/index.js').SessionDialog>((resolve, reject) => {
+  const session = await new Promise<SessionDialog>((resolve, reject) => {
     call.events.on('accepted', (s) => resolve(s));
     call.events.on('failed', (status) => reject(new Error(`failed ${status}`)));
   });

@@ -1,8 +1,8 @@
 /** @module Custom sipp scenarios (test/interop/scenarios) against the gateway's SIP stack: CANCEL, hold/resume, BYE from either side, REFER, digest, 491 glare. */
 import t from 'tap';
 import { join } from 'node:path';
-import { needPeer, tempWorkdir } from '../support/peers.js';
-import { freePort, SCENARIOS, startGatewayUa, startSipp, TEST_SDP } from '../support/sip-sipp.js';
+import { tempWorkdir } from '../support/peers.js';
+import { freePort, SCENARIOS, startGatewayUa, startSipp, TEST_SDP, needSipPeer } from '../support/sip-sipp.js';
 import type { SessionDialog, SipUserAgent } from '../../src/engine/sip/index.js';
 
 /** Runs sipp as a UAC with a scenario against our UAS; returns sipp's exit code and output. */
@@ -25,7 +25,7 @@ function acceptAll(ua: SipUserAgent, onSession: (s: SessionDialog) => void = () 
 }
 
 t.test('RFC 3261 9.2: sipp cancels while ringing: 200 to CANCEL, 487 to INVITE', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   let cancelled = false;
   ua.events.on('invite', (call) => {
@@ -38,7 +38,7 @@ t.test('RFC 3261 9.2: sipp cancels while ringing: 200 to CANCEL, 487 to INVITE',
 });
 
 t.test('RFC 3264 / RFC 6337: sipp puts the call on hold (sendonly, answered recvonly) and resumes it', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   const offers: string[] = [];
   acceptAll(ua, (s) => {
@@ -56,7 +56,7 @@ t.test('RFC 3264 / RFC 6337: sipp puts the call on hold (sendonly, answered recv
 });
 
 t.test('RFC 3261 15.1.1: the gateway ends the call with BYE after the ACK', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   const statuses: number[] = [];
   acceptAll(ua, (s) => s.events.on('ack', () => void s.bye().then((st) => statuses.push(st))));
@@ -67,7 +67,7 @@ t.test('RFC 3261 15.1.1: the gateway ends the call with BYE after the ACK', asyn
 });
 
 t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with the subscription terminated', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   const targets: string[] = [];
   acceptAll(ua, (s) => s.events.on('refer', (to, notifier) => {
@@ -81,7 +81,7 @@ t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with t
 
 for (const code of [401, 407] as const) {
   t.test(`RFC 3261 22.2 / RFC 2617: our UAC answers sipp's ${code} challenge with digest credentials and a new CSeq`, async (t) => {
-    if (!needPeer(t, 'sipp')) return;
+    if (!needSipPeer(t, 'sipp')) return;
     const { ua } = await startGatewayUa(t);
     const cwd = tempWorkdir(t);
     const port = await freePort();
@@ -99,7 +99,7 @@ for (const code of [401, 407] as const) {
 }
 
 t.test('RFC 3261 14.1 / 14.2: re-INVITE glare with sipp: we answer its re-INVITE 491, get 491 for ours, and retry after the back-off', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
+  if (!needSipPeer(t, 'sipp')) return;
   const { ua } = await startGatewayUa(t);
   const cwd = tempWorkdir(t);
   const port = await freePort();
