@@ -1,0 +1,141 @@
+/**
+ * @module Load generator for the media benchmark, in its own process: two endpoints per call, each
+ * sending 172-byte PCMU packets (12-byte RTP header + 160 bytes) at 50 packets/s through the relay
+ * to the other endpoint, phases spread evenly over the 20 ms period. The first payload bytes
+ * carry the send time, so the receiving endpoint measures one-way latency through the relay.
+ */
+import type { Socket } from 'node:dgram';
+import { bindUdp } from '../../src/engine/media/rtp/udp-socket.js';
+import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
+
+const PTIME_MS = 20;
+const PACKET_SIZE = 172;
+/** Latency histogram: 10 µs buckets up to 1 s. */
+const BUCKET_MS = 0.01;
+const BUCKETS = 100_000;
+
+interface Stream {
+  socket: Socket;
+  target: number;
+  phaseMs: number;
+  seq: number;
+  ssrc: number;
+}
+
+const streams: Stream[] = [];
+const histogram = new Uint32Array(BUCKETS + 1);
+let windowStart = Infinity;
+let windowEnd = Infinity;
+let sentInWindow = 0;
+let receivedInWindow = 0;
+let maxLatency = 0;
+let running = false;
+
+function onPacket(msg: Buffer): void {
+  if (msg.length < 20) return;
+  const sentAt = msg.readDoubleLE(12);
+  if (sentAt < windowStart || sentAt >= windowEnd) return;
+  const latency = performance.now() - sentAt;
+  receivedInWindow++;
+  if (latency > maxLatency) maxLatency = latency;
+  histogram[Math.min(BUCKETS, Math.floor(latency / BUCKET_MS))]!++;
+}
+
+async function open(calls: number): Promise<CallEndpoints[]> {
+  const out: CallEndpoints[] = [];
+  for (let i = 0; i < calls; i++) {
+    const caller = await bindUdp('127.0.0.1', 0);
+    const callee = await bindUdp('127.0.0.1', 0);
+    for (const s of [caller, callee]) s.on('message', onPacket);
+    out.push({ caller: caller.address().port, callee: callee.address().port });
+    streams.push({ socket: caller, target: 0, phaseMs: 0, seq: 0, ssrc: 2 * i + 1 });
+    streams.push({ socket: callee, target: 0, phaseMs: 0, seq: 0, ssrc: 2 * i + 2 });
+  }
+  return out;
+}
+
+function send(stream: Stream, now: number): void {
+  const packet = Buffer.allocUnsafe(PACKET_SIZE);
+  packet[0] = 0x80;
+  packet[1] = 0;
+  packet.writeUInt16BE(stream.seq & 0xffff, 2);
+  packet.writeUInt32BE((stream.seq * 160) >>> 0, 4);
+  packet.writeUInt32BE(stream.ssrc, 8);
+  packet.fill(0xff, 12);
+  packet.writeDoubleLE(now, 12);
+  stream.seq++;
+  if (now >= windowStart && now < windowEnd) sentInWindow++;
+  stream.socket.send(packet, stream.target, '127.0.0.1');
+}
+
+/** Sends every packet whose absolute deadline has passed, then sleeps until the next one. */
+function start(relay: RelayPorts[]): void {
+  relay.forEach((r, i) => {
+    streams[2 * i]!.target = r.callerTarget;
+    streams[2 * i + 1]!.target = r.calleeTarget;
+  });
+  streams.forEach((s, i) => (s.phaseMs = (i * PTIME_MS) / streams.length));
+  const t0 = performance.now();
+  let round = 0;
+  let k = 0;
+  running = true;
+  const tick = (): void => {
+    if (!running) return;
+    const now = performance.now();
+    while (t0 + round * PTIME_MS + streams[k]!.phaseMs <= now) {
+      send(streams[k]!, now);
+      if (++k === streams.length) {
+        k = 0;
+        round++;
+      }
+    }
+    setTimeout(tick, Math.max(0, t0 + round * PTIME_MS + streams[k]!.phaseMs - performance.now()));
+  };
+  tick();
+}
+
+function percentile(p: number, total: number): number {
+  let seen = 0;
+  for (let i = 0; i <= BUCKETS; i++) {
+    seen += histogram[i]!;
+    if (seen >= total * p) return (i + 0.5) * BUCKET_MS;
+  }
+  return BUCKETS * BUCKET_MS;
+}
+
+function report(): WindowResult {
+  return {
+    sent: sentInWindow,
+    received: receivedInWindow,
+    p50: percentile(0.5, receivedInWindow),
+    p99: percentile(0.99, receivedInWindow),
+    max: maxLatency,
+    windowMs: windowEnd - windowStart,
+  };
+}
+
+type Command = { type: 'open'; calls: number } | { type: 'start'; relay: RelayPorts[] } | { type: 'window'; ms: number } | { type: 'stop' };
+
+process.on('message', (msg: Command) => {
+  switch (msg.type) {
+    case 'open':
+      open(msg.calls).then((endpoints) => process.send?.({ type: 'endpoints', endpoints }), (err: Error) => process.send?.({ type: 'error', message: err.message }));
+      break;
+    case 'start':
+      start(msg.relay);
+      process.send?.({ type: 'started' });
+      break;
+    case 'window':
+      windowStart = performance.now();
+      windowEnd = windowStart + msg.ms;
+      // Packets sent at the end of the window get 500 ms to arrive before the count is taken.
+      setTimeout(() => process.send?.({ type: 'result', result: report() }), msg.ms + 500);
+      break;
+    case 'stop':
+      running = false;
+      for (const s of streams) s.socket.close();
+      process.disconnect?.();
+      break;
+  }
+});
+process.send?.({ type: 'ready' });
