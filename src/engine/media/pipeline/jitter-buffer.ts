@@ -45,7 +45,9 @@ function tsDiff(a: number, b: number): number {
 
 /**
  * Sits on a tap (never on the passthrough relay), so recording, VAD and agents see audio in
- * order and without holes. Frames are copied into a small pool of slots on arrival; the frame
+ * order and without holes. Frames are ordered by RTP timestamp, which for audio advances by the
+ * samples in each packet (RFC 3550 §5.1, RFC 3551 §4.1), so a gap in timestamps is exactly the
+ * audio lost, even where sequence numbers are not carried in the frame. Frames are copied into a small pool of slots on arrival; the frame
  * handed on is reused between calls, as the {@link AudioSink} contract allows.
  */
 export class TapJitterBuffer extends AudioStage {

@@ -64,6 +64,9 @@ const isoOf = (ms: number): string => new Date(ms).toISOString();
  * stereo in a small ring, and appends whole chunks to the file. Holes become silence. Writes are
  * buffered and serialised; the header's sizes are patched after each chunk, so a crash loses at
  * most one chunk plus the alignment window, and never fsyncs per frame.
+ *
+ * NOTE: a sender whose RTP clock runs slow against ours drifts late by its clock error (50 ppm
+ * is 3 ms a minute) until the disagreement passes `resyncMs` and the channel re-anchors.
  */
 export class StereoWavRecorder {
   readonly path: string;
