@@ -1,0 +1,49 @@
+/** @module baresip (a real UA with G.711 audio) calling the gateway's SIP stack and called by it; each call is completed and torn down. */
+import t from 'tap';
+import { tempWorkdir } from '../support/peers.js';
+import { startBaresip } from '../support/sip-baresip.js';
+import { freePort, needSipPeer, startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
+import type { SessionDialog } from '../../src/engine/sip/index.js';
+
+t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang up with BYE', async (t) => {
+  if (!needSipPeer(t, 'baresip')) return;
+  const { ua, transport } = await startGatewayUa(t);
+  const dir = tempWorkdir(t);
+  const bs = startBaresip(t, dir, await freePort(), await freePort());
+  await bs.waitFor(/baresip is ready/);
+  const acked = new Promise<SessionDialog>((resolve) => ua.events.on('invite', (call) => {
+    call.progress(180);
+    const s = call.accept(TEST_SDP);
+    s?.events.on('ack', () => resolve(s));
+  }));
+  await bs.command('dial', `sip:agent@127.0.0.1:${transport.udpPort}`);
+  const session = await acked;
+  await bs.waitFor(/established/i);
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(await session.bye(), 200, 'baresip answered our BYE');
+  await bs.waitFor(/terminated|closed/i);
+  t.equal(ua.dialogCount, 0);
+});
+
+t.test('RFC 3261 13/15: the gateway calls baresip (auto answer); baresip hangs up and we answer its BYE', async (t) => {
+  if (!needSipPeer(t, 'baresip')) return;
+  const { ua } = await startGatewayUa(t);
+  const dir = tempWorkdir(t);
+  const port = await freePort();
+  const bs = startBaresip(t, dir, port, await freePort());
+  await bs.waitFor(/baresip is ready/);
+  const call = ua.invite({ target: `sip:bob@127.0.0.1:${port}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
+  const session = await new Promise<SessionDialog>((resolve, reject) => {
+    call.events.on('accepted', (s, res) => {
+      t.match(res.body.toString(), /m=audio \d+ RTP\/AVP/, 'baresip answered with SDP');
+      resolve(s);
+    });
+    call.events.on('failed', (status) => reject(new Error(`call failed with ${status}`)));
+  });
+  await bs.waitFor(/established/i);
+  const ended = new Promise<string>((resolve) => session.events.on('terminated', (reason) => resolve(reason)));
+  await new Promise((r) => setTimeout(r, 500));
+  await bs.command('hangup');
+  t.equal(await ended, 'remote-bye');
+  t.equal(ua.dialogCount, 0);
+});
