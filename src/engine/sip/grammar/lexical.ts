@@ -124,8 +124,13 @@ export function splitOutside(s: string, sep: number): string[] {
 
 /** Port numbers: 1 to 5 digits, at most 65535. */
 export function parsePort(s: string): number {
-  if (s.length === 0 || s.length > 5 || !/^[0-9]+$/.test(s)) throw new SipParseError(`bad port "${s}"`);
-  const n = Number(s);
+  if (s.length === 0 || s.length > 5) throw new SipParseError(`bad port "${s.slice(0, 20)}"`);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const d = s.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) throw new SipParseError(`bad port "${s}"`);
+    n = n * 10 + d;
+  }
   if (n > 65535) throw new SipParseError(`port out of range "${s}"`);
   return n;
 }

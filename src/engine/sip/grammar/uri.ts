@@ -86,8 +86,12 @@ function parseSipParts(scheme: 'sip' | 'sips', rest: string): SipUri {
   return uri;
 }
 
-/** hostport = host [ ":" port ]; host = hostname / IPv4address / "[" IPv6address "]". Returns the next index. */
-export function parseHostPort(s: string, i: number, out: { host: string; port?: number }, stop = ';?'): number {
+/**
+ * hostport = host [ ":" port ]; host = hostname / IPv4address / "[" IPv6address "]". Scans up to
+ * the first `;` or `?` (or only `;` when `stopAtQuery` is false). Returns the next index.
+ */
+export function parseHostPort(s: string, i: number, out: { host: string; port?: number }, stopAtQuery = true): number {
+  const isStop = (c: number): boolean => c === 0x3b || (stopAtQuery && c === 0x3f);
   let j: number;
   if (s.charCodeAt(i) === 0x5b) {
     j = s.indexOf(']', i);
@@ -99,14 +103,18 @@ export function parseHostPort(s: string, i: number, out: { host: string; port?: 
     j++;
   } else {
     j = i;
-    while (j < s.length && stop.indexOf(s[j]!) < 0 && s.charCodeAt(j) !== 0x3a) j++;
+    while (j < s.length) {
+      const c = s.charCodeAt(j);
+      if (c === 0x3a || isStop(c)) break;
+      j++;
+    }
     const host = s.slice(i, j);
     if (!isHostname(host)) throw new SipParseError(`bad host "${host.slice(0, 40)}"`);
     out.host = host;
   }
   if (j < s.length && s.charCodeAt(j) === 0x3a) {
     let k = j + 1;
-    while (k < s.length && stop.indexOf(s[k]!) < 0) k++;
+    while (k < s.length && !isStop(s.charCodeAt(k))) k++;
     out.port = parsePort(s.slice(j + 1, k));
     j = k;
   }

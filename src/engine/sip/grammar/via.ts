@@ -48,10 +48,11 @@ export function parseVia(s: string): Via {
 function parseHostPortWs(s: string, i: number, via: Via): number {
   let end = i;
   while (end < s.length && s.charCodeAt(end) !== 0x3b) end++;
-  const sentBy = trimWs(s.slice(i, end)).replace(/[ \t]*:[ \t]*/g, ':');
+  let sentBy = trimWs(s.slice(i, end));
+  if (sentBy.indexOf(' ') >= 0 || sentBy.indexOf('\t') >= 0) sentBy = sentBy.replace(/[ \t]*:[ \t]*/g, ':');
   if (sentBy.length === 0) throw new SipParseError('Via without sent-by');
   if (/[ \t]/.test(sentBy)) throw new SipParseError('whitespace inside Via sent-by');
-  if (parseHostPort(sentBy, 0, via, ';') !== sentBy.length) throw new SipParseError('bad Via sent-by');
+  if (parseHostPort(sentBy, 0, via, false) !== sentBy.length) throw new SipParseError('bad Via sent-by');
   return end;
 }
 

@@ -60,8 +60,7 @@ export function headerKey(name: string): string {
 }
 
 /** The spelling to put on the wire for a header name. */
-export function canonicalName(name: string): string {
-  const key = headerKey(name);
+export function canonicalName(name: string, key = headerKey(name)): string {
   return CANONICAL[key] ?? (name.length === 1 ? key : name);
 }
 

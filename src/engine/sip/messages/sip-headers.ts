@@ -77,13 +77,14 @@ export class SipHeaders {
     const key = headerKey(name);
     const at = this.#fields.findIndex((f) => f.key === key);
     if (at < 0) return this.append(name, value);
-    this.#fields[at] = { name: canonicalName(name), key, value };
+    this.#fields[at] = { name: canonicalName(name, key), key, value };
     this.#fields = this.#fields.filter((f, i) => i <= at || f.key !== key);
     return this;
   }
 
   append(name: string, value: string): this {
-    this.#fields.push({ name: canonicalName(name), key: headerKey(name), value });
+    const key = headerKey(name);
+    this.#fields.push({ name: canonicalName(name, key), key, value });
     return this;
   }
 
@@ -91,7 +92,7 @@ export class SipHeaders {
   prepend(name: string, value: string): this {
     const key = headerKey(name);
     const at = this.#fields.findIndex((f) => f.key === key);
-    this.#fields.splice(at < 0 ? 0 : at, 0, { name: canonicalName(name), key, value });
+    this.#fields.splice(at < 0 ? 0 : at, 0, { name: canonicalName(name, key), key, value });
     return this;
   }
 
