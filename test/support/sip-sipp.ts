@@ -1,7 +1,7 @@
 /**
  * @module Running sipp against the gateway's SIP stack in interop tests and the benchmark: a free
  * port, a sipp child process in a temporary folder (stopped by pid at teardown), and a gateway UA
- * on real sockets.
+ * on the product's transport layer.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SipUserAgent, type SipUserAgentOptions } from '../../src/engine/sip/index.js';
 import { TestTransport } from './sip-test-transport.js';
+import { TransportLayer } from '../../src/engine/sip/transport/transport-layer.js';
 import { needPeer, type Peer } from './peers.js';
 
 /** The folder holding the custom sipp scenarios. */
@@ -68,8 +69,34 @@ export function startSipp(t: Teardown, cwd: string, args: readonly string[]): Si
   return { child, done };
 }
 
-/** A gateway user agent listening on UDP and TCP (same port number when `port` is given). */
-export async function startGatewayUa(t: Teardown, options: Partial<SipUserAgentOptions> = {}, port = 0): Promise<{ ua: SipUserAgent; transport: TestTransport }> {
+/** Ports of a gateway's listening points. */
+export interface GatewayPorts {
+  udpPort: number;
+  tcpPort: number;
+}
+
+/**
+ * A gateway user agent on the product's TransportLayer, listening on UDP and TCP on 127.0.0.1
+ * (port 0 each unless given).
+ */
+export async function startGatewayUa(t: Teardown, options: Partial<SipUserAgentOptions> = {}, port = 0): Promise<{ ua: SipUserAgent; transport: GatewayPorts }> {
+  let ua: SipUserAgent | undefined;
+  const layer = new TransportLayer({
+    listen: [{ protocol: 'UDP', host: '127.0.0.1', port }, { protocol: 'TCP', host: '127.0.0.1', port }],
+    delegate: { onMessage: (m, s) => ua?.receive(m, s) },
+  });
+  await layer.start();
+  ua = new SipUserAgent({ transport: layer, userAgent: 'voice-gateway-test', ...options });
+  const gateway = ua;
+  t.teardown(async () => {
+    gateway.dispose();
+    await layer.stop();
+  });
+  return { ua: gateway, transport: { udpPort: layer.localAddress('UDP').port, tcpPort: layer.localAddress('TCP').port } };
+}
+
+/** The same over the minimal test transport (for comparing against the product transport). */
+export async function startGatewayUaOnTestTransport(t: Teardown, options: Partial<SipUserAgentOptions> = {}, port = 0): Promise<{ ua: SipUserAgent; transport: TestTransport }> {
   const transport = new TestTransport();
   await transport.listen(port, port);
   const ua = new SipUserAgent({ transport, userAgent: 'voice-gateway-test', ...options });
