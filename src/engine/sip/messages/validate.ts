@@ -1,7 +1,6 @@
 /** @module Checks a parsed message against RFC 3261 8.1.1 / 8.2 before any layer above sees it. */
 import { SipParseError } from '../grammar/parse-error.js';
 import { parseUri } from '../grammar/uri.js';
-import { parseNameAddr } from '../grammar/name-addr.js';
 import { parseVia } from '../grammar/via.js';
 import { splitList } from './sip-headers.js';
 import type { SipMessage } from './sip-message.js';
@@ -14,7 +13,8 @@ const SINGLE = ['Call-ID', 'From', 'To', 'CSeq', 'Max-Forwards', 'Content-Type']
 
 /**
  * Returns the reason a message must be rejected (a request with 400) or dropped (a response), or
- * undefined when it is well formed. Max-Forwards is optional on receipt because RFC 2543 peers
+ * undefined when it is well formed; afterwards the message getters (Via, From, To, CSeq,
+ * Max-Forwards, Contact) cannot throw. Max-Forwards is optional on receipt because RFC 2543 peers
  * omit it (RFC 4475 3.4.1); when present it must be 0-255. Unknown URI schemes in From, To and
  * Contact are accepted (RFC 4475 3.3.4); in the Request-URI they are the UAS's 416 to give.
  */
@@ -28,8 +28,9 @@ export function validateMessage(m: SipMessage): SipParseError | undefined {
     void m.from;
     void m.to;
     void m.maxForwards;
+    void m.contacts;
     const cseq = m.cseq;
-    if (m.kind === 'request') return validateRequest(m.method, m.uri, cseq.method, m);
+    if (m.kind === 'request') return validateRequest(m.method, m.uri, cseq.method);
     return undefined;
   } catch (err) {
     if (err instanceof SipParseError) return err;
@@ -37,7 +38,7 @@ export function validateMessage(m: SipMessage): SipParseError | undefined {
   }
 }
 
-function validateRequest(method: string, uri: string, cseqMethod: string, m: SipMessage): SipParseError | undefined {
+function validateRequest(method: string, uri: string, cseqMethod: string): SipParseError | undefined {
   // RFC 3261 8.1.1.5 / RFC 4475 3.1.2.17: the CSeq method matches the request method.
   if (cseqMethod !== method) return new SipParseError('CSeq method does not match the request method');
   const ruri = parseUri(uri);
@@ -45,6 +46,5 @@ function validateRequest(method: string, uri: string, cseqMethod: string, m: Sip
   if ((ruri.scheme === 'sip' || ruri.scheme === 'sips') && ruri.headers.size > 0) {
     return new SipParseError('headers in Request-URI');
   }
-  for (const c of m.headers.getAll('Contact')) if (c !== '*') parseNameAddr(c);
   return undefined;
 }
