@@ -13,6 +13,7 @@ import type { Config } from './config/schema.js';
 import { loadMasterKey } from './config/master-key.js';
 import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
+import { createProviderRegistry } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 
 export interface GatewayOptions {
@@ -62,7 +63,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const store = openStore(databasePath(config.data_dir), clock, {
     idleMs: config.auth.session_idle_minutes * 60_000,
     absoluteMs: config.auth.session_absolute_hours * 3_600_000,
-  });
+  }, secrets);
   bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stdout.write(`${text}\n`)));
 
   const metrics = new Registry();
@@ -73,12 +74,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       cookieSecure: config.http.cookie_secure, allowedOrigins: config.http.allowed_origins,
       bodyLimitBytes: config.http.body_limit_bytes, rateLimitPerSecond: config.http.rate_limit_per_second,
       rateLimitBurst: config.http.rate_limit_burst, sessionMaxAgeSeconds: config.auth.session_absolute_hours * 3600,
-      trustProxy: config.http.trust_proxy,
+      trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
     },
-    store, logger, metrics,
+    store, logger, metrics, clock,
+    platforms: createProviderRegistry(config.providers, { clock }),
     readiness: { notReadyReason: () => (draining ? 'draining' : null) },
   });
-  const server = createServer(api.app.callback());
+  const handle = api.app.callback();
+  // Koa settles its own promise (errors become responses), so nothing is lost by void.
+  const server = createServer((req, res) => { void handle(req, res); });
   server.keepAliveTimeout = 5_000;
   const httpPort = await listen(server, config.http.host, config.http.port);
   logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: carriers.map((c) => c.name) }, 'control API listening');

@@ -7,6 +7,8 @@ import { parseArgs } from 'node:util';
 import { systemClock } from '../common/clock.js';
 import { loadCarriers, SANDBOX_CARRIER } from '../config/carriers.js';
 import { loadConfig } from '../config/load-config.js';
+import { loadMasterKey } from '../config/master-key.js';
+import { SecretBox } from '../common/secret-box.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
 import { CliError, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
 
@@ -49,7 +51,7 @@ function main(argv: string[]): number {
   try {
     const config = loadConfig();
     // Sessions are not touched by the CLI; the policy only has to be valid.
-    store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 });
+    store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)));
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
     process.stdout.write(`${JSON.stringify(run(store, argv, knownCarriers), null, 2)}\n`);
     return 0;

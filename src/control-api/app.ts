@@ -15,7 +15,12 @@ import { requestId } from './middleware/request-id.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import type { AnyRoute } from './route.js';
 import { buildRouter } from './router.js';
+import type { Clock } from '../common/clock.js';
+import type { AgentPlatforms } from './ports.js';
+import { agentRoutes } from './routes/agents/agents.routes.js';
 import { authRoutes } from './routes/auth/auth.routes.js';
+import { routeRoutes } from './routes/routes/routes.routes.js';
+import { sipCredentialRoutes } from './routes/sip-credentials/sip-credentials.routes.js';
 import { numberRoutes } from './routes/numbers/numbers.routes.js';
 import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
 import { tenantRoutes } from './routes/tenant/tenant.routes.js';
@@ -29,11 +34,15 @@ export interface ApiOptions {
   rateLimitBurst: number;
   sessionMaxAgeSeconds: number;
   trustProxy: boolean;
+  /** Allow agent addresses on loopback/private networks (development only). */
+  allowPrivateAgentUrls: boolean;
 }
 
 export interface AppDeps {
   options: ApiOptions;
-  store: Pick<Store, 'apiKeys' | 'sessions' | 'tenants' | 'numbers'>;
+  store: Store;
+  platforms: AgentPlatforms;
+  clock: Clock;
   logger: Logger;
   metrics: Registry;
   readiness: Readiness;
@@ -55,7 +64,10 @@ export function createApp(deps: AppDeps): ControlApi {
     ...systemRoutes({ readiness: deps.readiness, metrics: deps.metrics, openApiDocument }),
     ...authRoutes({ apiKeys: store.apiKeys, sessions: store.sessions, cookieSecure: options.cookieSecure, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds }),
     ...tenantRoutes({ tenants: store.tenants }),
-    ...numberRoutes({ numbers: store.numbers }),
+    ...numberRoutes({ store }),
+    ...agentRoutes({ store, platforms: deps.platforms, clock: deps.clock, allowPrivateUrls: options.allowPrivateAgentUrls }),
+    ...routeRoutes({ routes: store.routes }),
+    ...sipCredentialRoutes({ sipCredentials: store.sipCredentials }),
     ...(deps.routes ?? []),
   ];
   const router = buildRouter(routes, {

@@ -5,12 +5,19 @@ import { openDatabase, type Db } from './database.js';
 import { NumberRepository } from './number-repository.js';
 import { SessionRepository, type SessionPolicy } from './session-repository.js';
 import { TenantRepository } from './tenant-repository.js';
+import { AgentRepository } from './agent-repository.js';
+import { RouteRepository } from './route-repository.js';
+import { SipCredentialRepository } from './sip-credential-repository.js';
+import type { SecretBox } from '../common/secret-box.js';
 
 export { openDatabase, migrate, databasePath, type Db } from './database.js';
 export { ApiKeyRepository, looksLikeApiKey, type ApiKeyKind, type ApiKeyRecord } from './api-key-repository.js';
 export { SessionRepository, type SessionPolicy, type SessionPrincipal } from './session-repository.js';
 export { TenantRepository, type TenantRecord } from './tenant-repository.js';
 export { NumberRepository, type NumberRecord, type AddNumberOutcome } from './number-repository.js';
+export { AgentRepository, type AgentRecord, type AgentSettings, type ApiKeyChange } from './agent-repository.js';
+export { RouteRepository, type RouteRecord } from './route-repository.js';
+export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
 
 /** Every repository over one database, built once at start-up. */
@@ -20,10 +27,15 @@ export interface Store {
   apiKeys: ApiKeyRepository;
   sessions: SessionRepository;
   numbers: NumberRepository;
+  agents: AgentRepository;
+  routes: RouteRepository;
+  sipCredentials: SipCredentialRepository;
+  /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
+  transaction<T>(fn: () => T): T;
   close(): void;
 }
 
-export function openStore(file: string, clock: Clock, sessionPolicy: SessionPolicy): Store {
+export function openStore(file: string, clock: Clock, sessionPolicy: SessionPolicy, secrets: SecretBox): Store {
   const db = openDatabase(file);
   return {
     db,
@@ -31,6 +43,10 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     apiKeys: new ApiKeyRepository(db, clock),
     sessions: new SessionRepository(db, clock, sessionPolicy),
     numbers: new NumberRepository(db, clock),
+    agents: new AgentRepository(db, clock, secrets),
+    routes: new RouteRepository(db, clock),
+    sipCredentials: new SipCredentialRepository(db, clock, secrets),
+    transaction: (fn) => db.transaction(fn).immediate(),
     close: () => db.close(),
   };
 }

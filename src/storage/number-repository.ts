@@ -26,6 +26,9 @@ export class NumberRepository {
   readonly #insert;
   readonly #active;
   readonly #list;
+  readonly #heldBy;
+  readonly #latest;
+  readonly #release;
 
   constructor(db: Db, clock: Clock) {
     this.#db = db;
@@ -40,6 +43,31 @@ export class NumberRepository {
       `SELECT ${COLUMNS} FROM numbers WHERE (@tenant_id IS NULL OR tenant_id = @tenant_id) AND ${KEYSET_SQL}
         ORDER BY created_at DESC, id DESC LIMIT @limit`,
     );
+    this.#heldBy = db.prepare<[string, string], NumberRecord>(
+      `SELECT ${COLUMNS} FROM numbers WHERE tenant_id = ? AND phone_number = ? AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT 1`,
+    );
+    this.#latest = db.prepare<[string, string, string], NumberRecord>(
+      `SELECT ${COLUMNS} FROM numbers WHERE tenant_id = ? AND phone_number = ? AND carrier = ? ORDER BY status = 'active' DESC, created_at DESC LIMIT 1`,
+    );
+    this.#release = db.prepare<[string, string]>(`UPDATE numbers SET status = 'released', released_at = ? WHERE id = ? AND status = 'active'`);
+  }
+
+  /** The tenant's active holding of a number (on any carrier; the newest if on several). */
+  activeForTenant(tenantId: TenantId, phoneNumber: string): NumberRecord | undefined {
+    return this.#heldBy.get(tenantId, phoneNumber);
+  }
+
+  /**
+   * Marks the tenant's number on a carrier released. `not_found` when the tenant never held it;
+   * `already_released` when its latest holding is released. Run inside the release transaction.
+   */
+  release(tenantId: TenantId, phoneNumber: string, carrier: string): { outcome: 'released'; number: NumberRecord } | { outcome: 'not_found' | 'already_released' } {
+    const latest = this.#latest.get(tenantId, phoneNumber, carrier);
+    if (!latest) return { outcome: 'not_found' };
+    if (latest.status === 'released') return { outcome: 'already_released' };
+    const releasedAt = isoNow(this.#clock);
+    this.#release.run(releasedAt, latest.id);
+    return { outcome: 'released', number: { ...latest, status: 'released', released_at: releasedAt } };
   }
 
   add(tenantId: TenantId, phoneNumber: string, carrier: string): AddNumberOutcome {

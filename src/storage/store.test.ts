@@ -1,5 +1,7 @@
 import t from 'tap';
+import { randomBytes } from 'node:crypto';
 import { FakeClock } from '../common/clock.js';
+import { SecretBox } from '../common/secret-box.js';
 import type { TenantId } from '../common/ids.js';
 import { openStore } from './index.js';
 
@@ -7,7 +9,7 @@ const policy = { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 };
 
 t.test('contract 3: API keys are stored as hashes and revocation ends their sessions', (t) => {
   const clock = new FakeClock();
-  const store = openStore(':memory:', clock, policy);
+  const store = openStore(':memory:', clock, policy, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
   const tenant = store.tenants.create('Acme');
   const { apiKey, record } = store.apiKeys.create(tenant.id, 'live');
@@ -29,7 +31,7 @@ t.test('contract 3: API keys are stored as hashes and revocation ends their sess
 
 t.test('contract 3: sessions expire when idle and at their absolute limit', (t) => {
   const clock = new FakeClock();
-  const store = openStore(':memory:', clock, policy);
+  const store = openStore(':memory:', clock, policy, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
   const tenant = store.tenants.create('Acme');
   const { record } = store.apiKeys.create(tenant.id, 'live');
@@ -57,7 +59,7 @@ t.test('contract 3: sessions expire when idle and at their absolute limit', (t) 
 
 t.test('numbers: one holder at a time, listed newest first with a stable keyset cursor', (t) => {
   const clock = new FakeClock();
-  const store = openStore(':memory:', clock, policy);
+  const store = openStore(':memory:', clock, policy, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
   const a = store.tenants.create('A').id;
   const b = store.tenants.create('B').id;

@@ -18,11 +18,11 @@ async function startGateway(dataDir: string): Promise<Started> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
       if (m) { clearTimeout(timer); resolve(Number(m[1])); }
     });

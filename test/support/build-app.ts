@@ -6,10 +6,13 @@ import { inject, type InjectOptions, type Response } from 'light-my-request';
 import { Registry } from 'prom-client';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
 import { FakeClock } from '../../src/common/clock.js';
+import { SecretBox } from '../../src/common/secret-box.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createApp, type ApiOptions, type ControlApi } from '../../src/control-api/app.js';
 import type { AnyRoute } from '../../src/control-api/route.js';
+import { createProviderRegistry, type ProviderOverrides } from '../../src/providers/index.js';
 import { openStore, type Store, type TenantRecord } from '../../src/storage/index.js';
 
 export interface TestTenant {
@@ -32,22 +35,34 @@ export interface AppHarness {
 
 export const testApiOptions: ApiOptions = {
   cookieSecure: true, allowedOrigins: ['https://console.example.com'], bodyLimitBytes: 64 * 1024,
-  rateLimitPerSecond: 1000, rateLimitBurst: 1000, sessionMaxAgeSeconds: 8 * 3600, trustProxy: false,
+  rateLimitPerSecond: 1000, rateLimitBurst: 1000, sessionMaxAgeSeconds: 8 * 3600, trustProxy: false, allowPrivateAgentUrls: false,
 };
+
+export interface BuildAppOverrides {
+  options?: Partial<ApiOptions>;
+  routes?: (h: { store: Store; clock: FakeClock }) => AnyRoute[];
+  draining?: () => boolean;
+  /** Provider endpoint overrides (point them at fake providers); the public endpoints otherwise. */
+  providers?: ProviderOverrides;
+  /** A database file instead of :memory: (to inspect the raw file). */
+  dbFile?: string;
+}
 
 interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
 }
 
-export function buildApp(t: Teardown, overrides: { options?: Partial<ApiOptions>; routes?: (h: { store: Store; clock: FakeClock }) => AnyRoute[]; draining?: () => boolean } = {}): AppHarness {
+export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHarness {
   const clock = new FakeClock(Date.now());
-  const store = openStore(':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 });
+  const store = openStore(overrides.dbFile ?? ':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
   const logLines: string[] = [];
   const destination = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
   const logger = createLogger({ level: 'debug', destination });
   const api = createApp({
     options: { ...testApiOptions, ...overrides.options },
-    store, logger, metrics: new Registry(),
+    store, logger, clock, metrics: new Registry(),
+    // Verification waits on real sockets (fake providers on loopback), so the HTTP clock is real.
+    platforms: createProviderRegistry(overrides.providers ?? {}, { timeoutMs: 2_000, retryBackoffMs: 20 }),
     readiness: { notReadyReason: () => (overrides.draining?.() ? 'draining' : null) },
     routes: overrides.routes?.({ store, clock }) ?? [],
   });

@@ -3,14 +3,9 @@
  * resource answers exactly like one that does not exist, and changes nothing.
  */
 import type { InjectOptions } from 'light-my-request';
+import type { Test } from 'tap';
 import type { AppHarness, TestTenant } from './build-app.js';
 
-interface Assert {
-  equal(a: unknown, b: unknown, message?: string): void;
-  same(a: unknown, b: unknown, message?: string): void;
-  ok(v: unknown, message?: string): void;
-  test(name: string, fn: (t: Assert) => Promise<void>): unknown;
-}
 
 export interface IsolationCase {
   name: string;
@@ -27,7 +22,7 @@ export interface IsolationCase {
  * the one for a missing id, then the owner still gets `ownerStatus`. Cases are run intruder first,
  * so a write that leaked across tenants shows up as a changed owner result.
  */
-export async function assertTenantIsolation(t: Assert, h: AppHarness, owner: TestTenant, intruder: TestTenant, cases: IsolationCase[]): Promise<void> {
+export async function assertTenantIsolation(t: Test, h: AppHarness, owner: TestTenant, intruder: TestTenant, cases: IsolationCase[]): Promise<void> {
   for (const c of cases) {
     const withAuth = (o: InjectOptions, who: TestTenant): InjectOptions => ({ ...o, headers: { ...o.headers, ...who.auth } });
     const foreign = await h.request(withAuth(c.request, intruder));

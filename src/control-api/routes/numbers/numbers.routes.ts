@@ -1,9 +1,12 @@
 /** @module GET /v1/numbers: the tenant's phone numbers (added by the operator CLI), newest first. */
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../../../common/schema.js';
-import type { NumberRecord, NumberRepository } from '../../../storage/index.js';
+import { ApiError } from '../../../common/errors.js';
+import { E164_PATTERN } from '../../../common/phone-number.js';
+import type { NumberRecord, Store } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { DEFAULT_LIMIT, PageQuery, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
+import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 
 export const PhoneNumberSchema = Type.Object(
@@ -18,11 +21,21 @@ export const PhoneNumberSchema = Type.Object(
   component('PhoneNumber'),
 );
 
+const ReleaseSchema = Type.Object({
+  phone_number: Type.String(), carrier: Type.String(), status: Type.Literal('released'),
+  released_at: Type.String({ format: 'date-time' }), routes_removed: Type.Integer({ description: 'How many routes of the DID were removed.' }),
+});
+
 export const presentNumber = (n: NumberRecord) => ({
   id: n.id, phone_number: n.phone_number, carrier: n.carrier, status: n.status, created_at: n.created_at, released_at: n.released_at,
 });
 
-export function numberRoutes(deps: { numbers: Pick<NumberRepository, 'list'> }): AnyRoute[] {
+export interface NumberRouteDeps {
+  store: Pick<Store, 'numbers' | 'routes' | 'transaction'>;
+}
+
+export function numberRoutes(deps: NumberRouteDeps): AnyRoute[] {
+  const { store } = deps;
   return [
     defineRoute({
       method: 'GET', path: '/v1/numbers', operationId: 'listNumbers', tags: ['numbers'], auth: 'tenant',
@@ -30,8 +43,32 @@ export function numberRoutes(deps: { numbers: Pick<NumberRepository, 'list'> }):
       query: Type.Object(PageQuery, { additionalProperties: false }),
       responses: { 200: { description: 'A page of numbers.', schema: pageEnvelope(PhoneNumberSchema) } },
       handle({ principal, query }) {
-        const page = deps.numbers.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
+        const page = store.numbers.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
         return { status: 200, body: envelope(page.items.map(presentNumber), page.next) };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/v1/numbers/release', operationId: 'releaseNumber', tags: ['numbers'], auth: 'tenant',
+      summary: 'Release a phone number back to its carrier',
+      description: 'Removes the routes of that DID; calls in progress finish normally. New INVITEs to it get SIP 404.',
+      body: Type.Object({
+        phone_number: Type.String({ pattern: E164_PATTERN, description: 'E.164' }),
+        carrier: Type.String({ minLength: 1, maxLength: 63 }),
+      }, { additionalProperties: false }),
+      responses: { 200: { description: 'Released.', schema: ReleaseSchema } },
+      errors: { 404: 'The tenant never held that number on that carrier (`not_found`).', 409: 'Already released (`number_already_released`).' },
+      handle({ body, principal: { tenantId } }) {
+        const result = store.transaction(() => {
+          const released = store.numbers.release(tenantId, body.phone_number, body.carrier);
+          if (released.outcome !== 'released') return released;
+          return { ...released, routesRemoved: store.routes.deleteForDid(tenantId, body.phone_number, body.carrier) };
+        });
+        if (result.outcome !== 'released') {
+          if (result.outcome === 'not_found') throw problems.notFound('number held by this tenant on that carrier');
+          throw new ApiError(409, 'number_already_released', 'That number is already released.');
+        }
+        const { number, routesRemoved } = result;
+        return { status: 200, body: { phone_number: number.phone_number, carrier: number.carrier, status: 'released', released_at: number.released_at, routes_removed: routesRemoved } };
       },
     }),
   ];

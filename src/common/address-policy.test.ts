@@ -1,0 +1,21 @@
+import t from 'tap';
+import { isNonPublicAddress, isNonPublicHost } from './address-policy.js';
+
+t.test('contract 4 and 7: loopback, private, link-local and metadata ranges are refused in every form', (t) => {
+  const refused = [
+    '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
+    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',
+    '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::ffff:7f00:1', '0:0:0:0:0:ffff:a00:1', '[::1]', 'fe80::1%eth0',
+  ];
+  for (const a of refused) t.ok(isNonPublicAddress(a), `${a} is refused`);
+  const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'];
+  for (const a of allowed) t.notOk(isNonPublicAddress(a), `${a} is public`);
+  t.ok(isNonPublicAddress('not-an-ip'), 'a non-address is refused, not guessed');
+  t.end();
+});
+
+t.test('host pre-check: localhost names and literal private IPs, names left to resolution', (t) => {
+  for (const h of ['localhost', 'LOCALHOST.', 'api.localhost', '127.0.0.1', '[::1]', '10.0.0.7']) t.ok(isNonPublicHost(h), h);
+  for (const h of ['agent.example.com', '8.8.8.8', '[2606:4700::1]']) t.notOk(isNonPublicHost(h), h);
+  t.end();
+});

@@ -1,0 +1,28 @@
+/**
+ * @module What the control API needs from layers it may not import (providers): declared here,
+ * satisfied structurally by the provider registry, wired in main.
+ */
+
+export type PlatformVerifyResult =
+  | { outcome: 'found'; name?: string }
+  | { outcome: 'not_found' }
+  | { outcome: 'bad_credentials' }
+  | { outcome: 'unavailable'; reason: string }
+  | { outcome: 'not_supported' };
+
+/** One voice-agent platform as the inventory sees it. */
+export interface AgentPlatform {
+  readonly connectionModes: readonly string[];
+  readonly regions: readonly string[];
+  readonly defaultRegion: string;
+  readonly defaultSipTransport: 'udp' | 'tcp' | 'tls';
+  /** The region's endpoints: `sipHost` tells whether the platform has a SIP edge to default to. */
+  endpoints(region: string): { sipHost?: string; wsBaseUrl?: string; apiBaseUrl?: string };
+  defaultStreamingUrl(region: string, externalAgentId: string): string | null;
+  verify(input: { externalAgentId: string; apiKey: string; region: string }): Promise<PlatformVerifyResult>;
+}
+
+export interface AgentPlatforms {
+  get(name: string): AgentPlatform | undefined;
+  names(): readonly string[];
+}

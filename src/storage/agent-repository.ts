@@ -1,0 +1,123 @@
+/**
+ * @module Imported agents. The provider key is sealed at rest and leaves this module only as
+ * `api_key_set` / `api_key_last4`, or in clear through {@link AgentRepository.apiKey} at call time.
+ */
+import type { Clock } from '../common/clock.js';
+import { newAgentId, type AgentId, type SipCredentialId, type TenantId } from '../common/ids.js';
+import type { SecretBox } from '../common/secret-box.js';
+import { isoNow } from '../common/time.js';
+import type { Db } from './database.js';
+import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
+
+/** The fields a tenant sets on import and may change with PUT. */
+export interface AgentSettings {
+  name: string | null;
+  connection_mode: 'sip_trunk' | 'media_bridge';
+  region: string;
+  sip_credential_id: SipCredentialId | null;
+  sip_uri: string | null;
+  sip_transport: 'udp' | 'tcp' | 'tls' | null;
+  sip_region: string | null;
+  websocket_url: string | null;
+}
+
+export interface AgentRecord extends AgentSettings {
+  id: AgentId;
+  tenant_id: TenantId;
+  provider: string;
+  external_agent_id: string;
+  api_key_set: boolean;
+  api_key_last4: string | null;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What PUT does to the stored key: keep it, clear it, or replace it (verified by the caller). */
+export type ApiKeyChange = { kind: 'keep' } | { kind: 'clear' } | { kind: 'set'; value: string; verifiedAt: string | null };
+
+type Row = Omit<AgentRecord, 'api_key_set'> & { api_key_set: number };
+
+const SETTINGS = 'name, connection_mode, region, sip_credential_id, sip_uri, sip_transport, sip_region, websocket_url';
+const COLUMNS = `id, tenant_id, provider, external_agent_id, ${SETTINGS}, api_key_sealed IS NOT NULL AS api_key_set, api_key_last4, verified_at, created_at, updated_at`;
+const context = (id: string): string => `agents/${id}/api_key`;
+const toRecord = (row: Row): AgentRecord => ({ ...row, api_key_set: row.api_key_set === 1 });
+
+export class AgentRepository {
+  readonly #secrets: SecretBox;
+  readonly #clock: Clock;
+  readonly #insert;
+  readonly #get;
+  readonly #byExternal;
+  readonly #list;
+  readonly #update;
+  readonly #sealedKey;
+
+  constructor(db: Db, clock: Clock, secrets: SecretBox) {
+    this.#secrets = secrets;
+    this.#clock = clock;
+    this.#insert = db.prepare(
+      `INSERT INTO agents (id, tenant_id, provider, external_agent_id, ${SETTINGS}, api_key_sealed, api_key_last4, verified_at, created_at, updated_at)
+       VALUES (@id, @tenant_id, @provider, @external_agent_id, @name, @connection_mode, @region, @sip_credential_id, @sip_uri, @sip_transport,
+               @sip_region, @websocket_url, @api_key_sealed, @api_key_last4, @verified_at, @created_at, @created_at)`,
+    );
+    this.#get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND id = ?`);
+    this.#byExternal = db.prepare<[string, string, string], Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND provider = ? AND external_agent_id = ?`);
+    this.#list = db.prepare<[Record<string, unknown>], Row>(
+      `SELECT ${COLUMNS} FROM agents WHERE tenant_id = @tenant_id AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    );
+    this.#update = db.prepare(
+      `UPDATE agents SET name = @name, connection_mode = @connection_mode, region = @region, sip_credential_id = @sip_credential_id,
+              sip_uri = @sip_uri, sip_transport = @sip_transport, sip_region = @sip_region, websocket_url = @websocket_url,
+              api_key_sealed = CASE @key_kind WHEN 'keep' THEN api_key_sealed ELSE @api_key_sealed END,
+              api_key_last4 = CASE @key_kind WHEN 'keep' THEN api_key_last4 ELSE @api_key_last4 END,
+              verified_at = CASE @key_kind WHEN 'keep' THEN verified_at ELSE @verified_at END,
+              updated_at = @updated_at
+        WHERE tenant_id = @tenant_id AND id = @id`,
+    );
+    this.#sealedKey = db.prepare<[string, string], { api_key_sealed: string | null }>('SELECT api_key_sealed FROM agents WHERE tenant_id = ? AND id = ?');
+  }
+
+  /** Inserts an agent; run it inside a transaction when a route is created with it. */
+  insert(tenantId: TenantId, input: { provider: string; external_agent_id: string; settings: AgentSettings; apiKey: string | null; verifiedAt: string | null }): AgentRecord {
+    const id = newAgentId();
+    this.#insert.run({
+      id, tenant_id: tenantId, provider: input.provider, external_agent_id: input.external_agent_id, ...input.settings,
+      api_key_sealed: input.apiKey === null ? null : this.#secrets.seal(input.apiKey, context(id)),
+      api_key_last4: input.apiKey === null ? null : input.apiKey.slice(-4), verified_at: input.verifiedAt, created_at: isoNow(this.#clock),
+    });
+    return this.get(tenantId, id)!;
+  }
+
+  get(tenantId: TenantId, id: string): AgentRecord | undefined {
+    const row = this.#get.get(tenantId, id);
+    return row && toRecord(row);
+  }
+
+  findByExternalId(tenantId: TenantId, provider: string, externalAgentId: string): AgentRecord | undefined {
+    const row = this.#byExternal.get(tenantId, provider, externalAgentId);
+    return row && toRecord(row);
+  }
+
+  list(tenantId: TenantId, page: PageRequest): Page<AgentRecord> {
+    const rows = this.#list.all({ tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 });
+    const { items, next } = toPage(rows, page.limit);
+    return { items: items.map(toRecord), next };
+  }
+
+  update(tenantId: TenantId, id: AgentId, settings: AgentSettings, key: ApiKeyChange): AgentRecord | undefined {
+    const sealed = key.kind === 'set' ? this.#secrets.seal(key.value, context(id)) : null;
+    const changed = this.#update.run({
+      tenant_id: tenantId, id, ...settings, key_kind: key.kind, api_key_sealed: sealed,
+      api_key_last4: key.kind === 'set' ? key.value.slice(-4) : null, verified_at: key.kind === 'set' ? key.verifiedAt : null,
+      updated_at: isoNow(this.#clock),
+    }).changes;
+    return changed === 1 ? this.get(tenantId, id) : undefined;
+  }
+
+  /** The clear provider key, for call-time use only (signed URLs, call registration). */
+  apiKey(tenantId: TenantId, id: AgentId): string | null {
+    const sealed = this.#sealedKey.get(tenantId, id)?.api_key_sealed;
+    return sealed ? this.#secrets.open(sealed, context(id)) : null;
+  }
+}

@@ -1,0 +1,52 @@
+-- Imported agents, inbound routes (DID → agent) and stored SIP credentials.
+-- Secrets (provider keys, SIP passwords) are sealed with AES-256-GCM; see common/secret-box.ts.
+
+CREATE TABLE sip_credentials (
+  id               TEXT PRIMARY KEY,
+  tenant_id        TEXT NOT NULL REFERENCES tenants(id),
+  username         TEXT NOT NULL,
+  realm            TEXT,
+  password_sealed  TEXT NOT NULL,
+  created_at       TEXT NOT NULL
+);
+CREATE INDEX sip_credentials_tenant ON sip_credentials(tenant_id, created_at DESC, id DESC);
+
+CREATE TABLE agents (
+  id                 TEXT PRIMARY KEY,
+  tenant_id          TEXT NOT NULL REFERENCES tenants(id),
+  provider           TEXT NOT NULL,
+  external_agent_id  TEXT NOT NULL,
+  name               TEXT,
+  connection_mode    TEXT NOT NULL CHECK (connection_mode IN ('sip_trunk', 'media_bridge')),
+  region             TEXT NOT NULL,
+  sip_credential_id  TEXT REFERENCES sip_credentials(id),
+  sip_uri            TEXT,
+  sip_transport      TEXT CHECK (sip_transport IN ('udp', 'tcp', 'tls')),
+  sip_region         TEXT,
+  websocket_url      TEXT,
+  api_key_sealed     TEXT,
+  api_key_last4      TEXT,
+  verified_at        TEXT,
+  created_at         TEXT NOT NULL,
+  updated_at         TEXT NOT NULL,
+  UNIQUE (tenant_id, provider, external_agent_id)
+);
+CREATE INDEX agents_tenant ON agents(tenant_id, created_at DESC, id DESC);
+CREATE INDEX agents_sip_credential ON agents(sip_credential_id);
+
+-- Routes are kept after deletion (deleted_at): post-call webhooks attribute on the route a DID had
+-- at the time of the call.
+CREATE TABLE routes (
+  id              TEXT PRIMARY KEY,
+  tenant_id       TEXT NOT NULL REFERENCES tenants(id),
+  did_number      TEXT NOT NULL,
+  carrier         TEXT NOT NULL,
+  agent_provider  TEXT NOT NULL CHECK (agent_provider IN ('external_bridge')),
+  agent_id        TEXT NOT NULL REFERENCES agents(id),
+  created_at      TEXT NOT NULL,
+  deleted_at      TEXT
+);
+-- A DID on a carrier is bound by at most one live route (numbers have one holder at a time).
+CREATE UNIQUE INDEX routes_live_did ON routes(did_number, carrier) WHERE deleted_at IS NULL;
+CREATE INDEX routes_tenant ON routes(tenant_id, created_at DESC, id DESC);
+CREATE INDEX routes_agent ON routes(agent_id);
