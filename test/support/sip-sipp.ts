@@ -80,14 +80,15 @@ export interface GatewayPorts {
  * (port 0 each unless given).
  */
 export async function startGatewayUa(t: Teardown, options: Partial<SipUserAgentOptions> = {}, port = 0): Promise<{ ua: SipUserAgent; transport: GatewayPorts }> {
-  let ua: SipUserAgent | undefined;
+  // The layer needs its delegate before the UA exists, and the UA needs the layer.
+  const up: { ua?: SipUserAgent } = {};
   const layer = new TransportLayer({
     listen: [{ protocol: 'UDP', host: '127.0.0.1', port }, { protocol: 'TCP', host: '127.0.0.1', port }],
-    delegate: { onMessage: (m, s) => ua?.receive(m, s) },
+    delegate: { onMessage: (m, s) => up.ua?.receive(m, s) },
   });
   await layer.start();
-  ua = new SipUserAgent({ transport: layer, userAgent: 'voice-gateway-test', ...options });
-  const gateway = ua;
+  const gateway = new SipUserAgent({ transport: layer, userAgent: 'voice-gateway-test', ...options });
+  up.ua = gateway;
   t.teardown(async () => {
     gateway.dispose();
     await layer.stop();
