@@ -57,9 +57,12 @@ export class RtpPeer {
   }
 }
 
-/** A port pool on a range unlikely to collide with parallel test files; sessions skip busy ports anyway. */
+/**
+ * A port pool on a random range unlikely to collide with parallel test files (sessions skip busy
+ * ports anyway), above the 20000-31999 the media benchmark's relays use.
+ */
 export function testPortPool(size = 200): PortPool {
-  const base = 20000 + 2 * Math.floor(Math.random() * 10000);
+  const base = 40000 + 2 * Math.floor(Math.random() * 9000);
   return new PortPool({ min: base, max: base + size - 1 });
 }
 

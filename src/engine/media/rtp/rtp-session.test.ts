@@ -16,7 +16,7 @@ async function openSession(t: { teardown(fn: () => void): void }, options: Parti
 }
 
 t.test('RFC 3550 11: sessions bind an even RTP port and RTCP on the next; exhaustion is a value', async (t) => {
-  const base = 20000 + 2 * Math.floor(Math.random() * 10000);
+  const base = 40000 + 2 * Math.floor(Math.random() * 9000);
   const pool = new PortPool({ min: base, max: base + 1 });
   const one = await RtpSession.open({ clock: new FakeClock(), ports: pool, bindAddress: '127.0.0.1' });
   if (isPortsExhausted(one)) return t.fail('first session must open');
@@ -45,6 +45,13 @@ t.test('RFC 4961: the session sends to the SDP address, then latches to the firs
   session.send(serializeRtp(fields(2), ulaw), 1);
   await natPeer.waitFor(1);
   t.equal(sdpPeer.received.length, 1, 'nothing more to the SDP address');
+  session.setRemote({ address: '127.0.0.1', port: sdpPeer.port });
+  t.equal(session.remote?.port, natPeer.port, 'the same SDP address again keeps the latch');
+  const moved = await RtpPeer.open(t);
+  session.setRemote({ address: '127.0.0.1', port: moved.port });
+  t.equal(session.isLatched, false, 'a new SDP address (re-INVITE) unlatches');
+  session.send(serializeRtp(fields(3), ulaw), 1);
+  await moved.waitFor(1);
 });
 
 t.test('RFC 4961: re-latch only for a new SSRC or after the latched source went idle', async (t) => {

@@ -74,6 +74,7 @@ export class RtpSession {
   readonly #rtcpIntervalMs: number;
   readonly #relatchIdleMs: number;
   #remote: MediaAddress | null = null;
+  #sdpRemote: MediaAddress | null = null;
   #remoteRtcp: MediaAddress | null = null;
   #rtcpMux = false;
   #latched = false;
@@ -129,7 +130,14 @@ export class RtpSession {
   /** The far end from SDP: RTP address, and RTCP from a=rtcp (RFC 3605) or port+1, or the RTP port with rtcp-mux. */
   setRemote(rtp: MediaAddress, options: { rtcp?: MediaAddress; rtcpMux?: boolean } = {}): void {
     this.#rtcpMux = options.rtcpMux ?? false;
-    if (!this.#latched) this.#remote = rtp;
+    // A new address in SDP (a re-INVITE after transfer) starts over: send there and latch afresh.
+    // The same address again (a session refresh) keeps the latched NAT binding.
+    const previous = this.#sdpRemote;
+    if (previous === null || previous.address !== rtp.address || previous.port !== rtp.port) {
+      this.#latched = false;
+      this.#remote = rtp;
+    }
+    this.#sdpRemote = rtp;
     this.#remoteRtcp = this.#rtcpMux ? null : (options.rtcp ?? { address: rtp.address, port: rtp.port + 1 });
   }
 
