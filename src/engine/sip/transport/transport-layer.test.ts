@@ -221,3 +221,18 @@ t.test('socket failures become TransportError', async (t) => {
   const busy = new TransportLayer({ listen: [{ protocol: 'TCP', host: '127.0.0.1', port: a.layer.listeningPoint('TCP')!.port }], delegate: { onMessage: () => undefined } });
   await t.rejects(busy.start(), TransportError, 'EADDRINUSE is a TransportError');
 });
+
+t.test('RFC 3261 18.3 / 8.2: a malformed but framed TCP request gets 400 on its connection, which stays usable', async (t) => {
+  const b = await startLayer(t, [{ protocol: 'TCP', host: '127.0.0.1', port: 0 }]);
+  const socket = connect({ host: '127.0.0.1', port: b.layer.listeningPoint('TCP')!.port });
+  t.teardown(() => socket.destroy());
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const reply = new Promise<Buffer>((resolve) => socket.once('data', resolve));
+  // RFC 4475 3.1.2.17: CSeq method does not match the request method.
+  socket.write('OPTIONS sip:b@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:9;branch=z9hG4bKt\r\nFrom: <sip:a@x>;tag=1\r\nTo: <sip:b@x>\r\nCall-ID: t1\r\nCSeq: 1 INVITE\r\nContent-Length: 0\r\n\r\n');
+  const answer = parseMessage(await reply, { stream: true });
+  t.ok(answer.ok && answer.message.kind === 'response' && answer.message.status === 400);
+  const good = options('TCP', '127.0.0.1', 9, 'z9hG4bKgood');
+  socket.write(`OPTIONS sip:b@127.0.0.1 SIP/2.0\r\n${[...good.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\nContent-Length: 0\r\n\r\n`);
+  t.equal((await b.next()).message.topVia.branch, 'z9hG4bKgood', 'the next message on the connection is delivered');
+});
