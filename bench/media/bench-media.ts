@@ -4,7 +4,7 @@
  * process and the load generator in another; relay CPU comes from /proc/PID/stat over the steady
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
- * Environment: BENCH_CALLS (400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
+ * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
  * BENCH_TARGETS (ours,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -13,11 +13,11 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
-import { writePerformanceSection, type Summary } from './report.js';
+import { writePerformanceSection, type ConfigResult, type Summary } from './report.js';
 
 type Target = 'ours' | 'rtpengine' | 'direct';
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 400);
+const CALL_COUNTS = (process.env.BENCH_CALLS ?? '100,400').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
@@ -107,11 +107,11 @@ async function startRtpengine(endpoints: CallEndpoints[]): Promise<{ child: Chil
   return { child, relay };
 }
 
-async function runOnce(target: Target): Promise<RunResult> {
+async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const gen = forkTs('./load-gen.ts');
   await nextMessage(gen, 'ready');
   const opened = nextMessage<{ endpoints: CallEndpoints[] }>(gen, 'endpoints');
-  gen.send({ type: 'open', calls: CALLS });
+  gen.send({ type: 'open', calls });
   const { endpoints } = await opened;
   const started =
     target === 'ours' ? await startOurs(endpoints)
@@ -129,6 +129,11 @@ async function runOnce(target: Target): Promise<RunResult> {
   const relayCpuMs = pid ? cpuMs(pid) - relay0 : 0;
   const genCpuMs = cpuMs(gen.pid!) - gen0;
   const window = (await result).result;
+  if (target === 'ours' && started.child) {
+    const stats = nextMessage<{ totals: Record<string, number> }>(started.child, 'stats');
+    started.child.send({ type: 'stats' });
+    console.log(`  relay counters: ${JSON.stringify((await stats).totals)}`);
+  }
   gen.send({ type: 'stop' });
   started.child?.kill();
   await Promise.all([exited(gen), started.child ? exited(started.child) : Promise.resolve()]);
@@ -160,22 +165,26 @@ function summarize(target: Target, runs: RunResult[]): Summary {
 }
 
 async function main(): Promise<void> {
-  const runs: RunResult[] = [];
-  for (let run = 1; run <= RUNS; run++) {
-    for (const target of TARGETS) {
-      const r = await runOnce(target);
-      runs.push(r);
-      console.log(`run ${run} ${target.padEnd(9)} sent ${r.sent} recv ${r.received} relay ${(r.relayCpuMs / r.windowMs).toFixed(3)} core, ` +
-        `${((r.relayCpuMs / r.sent) * 1000).toFixed(3)} ms CPU/1000 pkts, p50 ${r.p50.toFixed(3)} ms p99 ${r.p99.toFixed(3)} ms, generator ${(r.genCpuMs / r.windowMs).toFixed(2)} core, load ${r.load.toFixed(1)}`);
+  const configs: ConfigResult[] = [];
+  for (const calls of CALL_COUNTS) {
+    const runs: RunResult[] = [];
+    for (let run = 1; run <= RUNS; run++) {
+      for (const target of TARGETS) {
+        const r = await runOnce(target, calls);
+        runs.push(r);
+        console.log(`${calls} calls, run ${run} ${target.padEnd(9)} sent ${r.sent} (skipped ${r.skipped}) recv ${r.received} relay ${(r.relayCpuMs / r.windowMs).toFixed(3)} core, ` +
+          `${((r.relayCpuMs / r.sent) * 1000).toFixed(3)} ms CPU/1000 pkts, p50 ${r.p50.toFixed(3)} ms p99 ${r.p99.toFixed(3)} ms, generator ${(r.genCpuMs / r.windowMs).toFixed(2)} core, load ${r.load.toFixed(1)}`);
+      }
     }
+    const summaries = TARGETS.map((t) => summarize(t, runs));
+    console.table(summaries.map(({ perRun: _perRun, ...s }) => s));
+    const ours = summaries.find((s) => s.target === 'ours');
+    const theirs = summaries.find((s) => s.target === 'rtpengine');
+    if (ours && theirs) console.log(`${calls} calls: CPU ratio ours/rtpengine ${(ours.cpuMsPer1000 / theirs.cpuMsPer1000).toFixed(2)}`);
+    configs.push({ calls, summaries });
   }
-  const summaries = TARGETS.map((t) => summarize(t, runs));
-  console.table(summaries.map(({ perRun: _perRun, ...s }) => s));
-  const ours = summaries.find((s) => s.target === 'ours');
-  const theirs = summaries.find((s) => s.target === 'rtpengine');
-  if (ours && theirs) console.log(`CPU ratio ours/rtpengine: ${(ours.cpuMsPer1000 / theirs.cpuMsPer1000).toFixed(2)}`);
   if (process.env.BENCH_NO_WRITE !== '1') {
-    writePerformanceSection({ calls: CALLS, runs: RUNS, windowS: WINDOW_S, warmupS: WARMUP_S, cpuModel: cpus()[0]?.model ?? 'unknown', summaries });
+    writePerformanceSection({ runs: RUNS, windowS: WINDOW_S, warmupS: WARMUP_S, cpuModel: cpus()[0]?.model ?? 'unknown', configs });
   }
 }
 

@@ -16,6 +16,8 @@ export interface RelayPorts {
 export interface WindowResult {
   sent: number;
   received: number;
+  /** Packets the generator could not send within a period of their due time (machine too busy). */
+  skipped: number;
   /** One-way latency through the relay, in milliseconds. */
   p50: number;
   p99: number;

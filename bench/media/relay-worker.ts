@@ -31,8 +31,25 @@ async function setup(calls: CallEndpoints[]): Promise<RelayPorts[]> {
   return out;
 }
 
-process.on('message', (msg: { type: 'setup'; calls: CallEndpoints[] }) => {
-  if (msg.type !== 'setup') return;
+/** Sums of the per-leg counters, so the orchestrator can tell relay loss from generator loss. */
+function totals(): Record<string, number> {
+  const sum: Record<string, number> = { received: 0, sent: 0, rejected: 0, dropped: 0 };
+  for (const bridge of bridges) {
+    for (const leg of Object.values(bridge.stats())) {
+      sum.received! += leg.packetsReceived;
+      sum.sent! += leg.packetsSent;
+      sum.rejected! += leg.packetsRejected;
+      sum.dropped! += leg.packetsDropped;
+    }
+  }
+  return sum;
+}
+
+process.on('message', (msg: { type: 'setup'; calls: CallEndpoints[] } | { type: 'stats' }) => {
+  if (msg.type === 'stats') {
+    process.send?.({ type: 'stats', totals: totals() });
+    return;
+  }
   setup(msg.calls).then(
     (relay) => process.send?.({ type: 'ready', relay }),
     (err: Error) => process.send?.({ type: 'error', message: err.message }),
