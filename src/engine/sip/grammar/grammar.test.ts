@@ -1,5 +1,6 @@
 import t from 'tap';
 import { formatUri, parseUri, unescapeUri } from './uri.js';
+import { uriEquals } from './uri-compare.js';
 import { formatNameAddr, parseNameAddr } from './name-addr.js';
 import { formatVia, parseVia } from './via.js';
 import { parseCSeq, parseMaxForwards } from './cseq.js';
@@ -88,5 +89,25 @@ t.test('hostile input: long runs of separators and quotes are linear, never hang
   t.throws(() => parseNameAddr(`"${'\\"'.repeat(50000)} <sip:a@b>`), SipParseError);
   t.throws(() => parseVia(`SIP/2.0/UDP h${';'.repeat(50000)}`), SipParseError);
   t.throws(() => parseNameAddr(`${'<'.repeat(50000)}`), SipParseError);
+  t.end();
+});
+
+t.test('RFC 3261 19.1.4: URI comparison examples', (t) => {
+  const eq = (a: string, b: string): boolean => uriEquals(parseUri(a), parseUri(b));
+  // Equivalent pairs from 19.1.4.
+  t.ok(eq('sip:%61lice@atlanta.com;transport=TCP', 'sip:alice@AtLanTa.CoM;Transport=tcp'));
+  t.ok(eq('sip:carol@chicago.com', 'sip:carol@chicago.com;newparam=5'));
+  t.ok(eq('sip:carol@chicago.com;security=on', 'sip:carol@chicago.com;newparam=5'));
+  t.ok(eq('sip:biloxi.com;transport=tcp;method=REGISTER?to=sip:bob%40biloxi.com', 'sip:biloxi.com;method=REGISTER;transport=tcp?to=sip:bob%40biloxi.com'));
+  t.ok(eq('sip:alice@atlanta.com?subject=project%20x&priority=urgent', 'sip:alice@atlanta.com?priority=urgent&subject=project%20x'));
+  // Non-equivalent pairs from 19.1.4.
+  t.notOk(eq('SIP:ALICE@AtLanTa.CoM;Transport=udp', 'sip:alice@AtLanTa.CoM;Transport=UDP'), 'usernames are case-sensitive');
+  t.notOk(eq('sip:bob@biloxi.com', 'sip:bob@biloxi.com:5060'), 'an explicit port differs');
+  t.notOk(eq('sip:bob@biloxi.com', 'sip:bob@biloxi.com;transport=udp'), 'transport in one only');
+  t.notOk(eq('sip:bob@biloxi.com', 'sip:bob@biloxi.com:6000;transport=tcp'));
+  t.notOk(eq('sip:carol@chicago.com', 'sip:carol@chicago.com?Subject=next%20meeting'), 'headers must match');
+  t.notOk(eq('sip:bob@phone21.boxesbybob.com', 'sip:bob@192.0.2.4'));
+  t.notOk(eq('sip:carol@chicago.com;security=on', 'sip:carol@chicago.com;security=off'));
+  t.notOk(eq('sip:a@b', 'sips:a@b'));
   t.end();
 });
