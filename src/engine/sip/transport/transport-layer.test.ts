@@ -236,3 +236,24 @@ t.test('RFC 3261 18.3 / 8.2: a malformed but framed TCP request gets 400 on its 
   socket.write(`OPTIONS sip:b@127.0.0.1 SIP/2.0\r\n${[...good.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\nContent-Length: 0\r\n\r\n`);
   t.equal((await b.next()).message.topVia.branch, 'z9hG4bKgood', 'the next message on the connection is delivered');
 });
+
+t.test('RFC 3261 18.1.1: with the size limit set, a large UDP request goes over TCP with its top Via rewritten', async (t) => {
+  const b = await startLayer(t, [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }, { protocol: 'TCP', host: '127.0.0.1', port: 0 }]);
+  const a = await startLayer(t, [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }, { protocol: 'TCP', host: '127.0.0.1', port: 0 }], { udpSizeLimitForTcp: 1300 });
+  const bUdp = b.layer.listeningPoint('UDP')!.port;
+  const bTcp = b.layer.listeningPoint('TCP')!.port;
+  const small = options('UDP', '127.0.0.1', a.layer.listeningPoint('UDP')!.port, 'z9hG4bKsmall');
+  await a.layer.send(small, { protocol: 'UDP', address: '127.0.0.1', port: bUdp });
+  t.equal((await b.next()).source.protocol, 'UDP', 'small requests stay on UDP');
+  const large = options('UDP', '127.0.0.1', a.layer.listeningPoint('UDP')!.port, 'z9hG4bKlarge');
+  large.body = Buffer.alloc(1400, 0x61);
+  large.headers.set('Content-Type', 'text/plain');
+  // Real peers listen on one port number for both (5060); here the ports differ, so the target names the TCP one.
+  await a.layer.send(large, { protocol: 'UDP', address: '127.0.0.1', port: bTcp });
+  const got = await b.next();
+  t.equal(got.source.protocol, 'TCP');
+  t.equal(got.message.topVia.protocol, 'TCP');
+  t.equal(got.message.topVia.branch, 'z9hG4bKlarge', 'same branch, same transaction');
+  t.equal(got.message.topVia.port, a.layer.listeningPoint('TCP')!.port, 'sent-by port is the TCP listening port');
+  t.equal(large.topVia.protocol, 'UDP', "the caller's request object is not modified");
+});

@@ -1,6 +1,7 @@
 /** @module TransportLayer: owns the listening transports and gives the layer above send, receive and response routing. */
 import { systemClock, type Clock } from '../../../common/clock.js';
 import type { SipParseError } from '../grammar/parse-error.js';
+import { formatVia } from '../grammar/via.js';
 import type { ParseOutcome } from '../messages/parse.js';
 import { createResponse } from '../messages/response.js';
 import { serializeMessage } from '../messages/serialize.js';
@@ -48,6 +49,12 @@ export interface TransportLayerOptions {
   /** TLS settings for outbound connections when no TLS listening point is configured. */
   tlsClient?: TlsOptions;
   clock?: Clock;
+  /**
+   * RFC 3261 18.1.1: requests larger than this many octets (1300 when the path MTU is unknown)
+   * go over TCP instead of UDP, with the top Via rewritten to TCP. Off when absent, because many
+   * carriers accept only UDP; enable it for peers known to listen on TCP.
+   */
+  udpSizeLimitForTcp?: number;
 }
 
 /**
@@ -100,7 +107,27 @@ export class TransportLayer {
 
   /** Sends a message to an explicit target. Rejects with TransportError. */
   async send(message: SipMessage, target: TransportTarget): Promise<void> {
-    await this.sendRaw(serializeMessage(message), target);
+    const data = serializeMessage(message);
+    const limit = this.#options.udpSizeLimitForTcp;
+    if (limit !== undefined && message.kind === 'request' && target.protocol === 'UDP' && data.length > limit && this.#hasProtocol('TCP')) {
+      await this.sendRaw(serializeMessage(this.#overTcp(message)), { ...target, protocol: 'TCP' });
+      return;
+    }
+    await this.sendRaw(data, target);
+  }
+
+  #hasProtocol(protocol: TransportProtocol): boolean {
+    return this.#transports.some((t) => t.protocol === protocol);
+  }
+
+  /** RFC 3261 18.1.1: the top Via names the transport actually used. The branch is kept, so the transaction still matches. */
+  #overTcp(request: SipRequest): SipRequest {
+    const copy = request.clone();
+    const via = copy.topVia;
+    const local = this.localAddress('TCP');
+    const sentBy = via.port !== undefined ? { ...via, port: local.port } : via;
+    copy.headers.replaceFirstValue('Via', formatVia({ ...sentBy, protocol: 'TCP', params: new Map(via.params) }));
+    return copy;
   }
 
   /** Sends prepared bytes (retransmissions reuse the serialized form); resolves to the connection used (TCP/TLS). */
