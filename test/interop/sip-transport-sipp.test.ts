@@ -9,6 +9,7 @@ import type { MessageSource, TransportProtocol } from '../../src/engine/sip/tran
 import { createResponse } from '../../src/engine/sip/messages/response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../../src/engine/sip/messages/sip-message.js';
 import type { SipTransportPort } from '../../src/engine/sip/user-agent-core/transport-port.js';
+import { SipUserAgent } from '../../src/engine/sip/index.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { freePort, startSipp, TEST_SDP } from '../support/sip-sipp.js';
 
@@ -77,5 +78,33 @@ for (const [protocol, flag] of [['UDP', 'u1'], ['TCP', 't1']] as const) {
     t.equal(uas.counts.INVITE, calls);
     t.equal(uas.counts.ACK, calls);
     t.equal(uas.counts.BYE, calls);
+  });
+}
+
+for (const [protocol, flag] of [['UDP', 'u1'], ['TCP', 't1']] as const) {
+  t.test(`RFC 3261 18 + 17: the gateway user agent on the TransportLayer answers sipp uac over ${protocol}`, async (t) => {
+    if (!needPeer({ skip: (m: string) => t.comment(`skip: ${m}`), fail: (m: string) => void t.fail(m), end: () => t.end() }, 'sipp')) return;
+    const layer: TransportLayer = new TransportLayer({
+      listen: [{ protocol, host: '127.0.0.1', port: 0 }],
+      delegate: { onMessage: (m, source) => ua.receive(m, source), onMalformed: (e) => t.fail(e.reason) },
+    });
+    const ua = new SipUserAgent({ transport: layer, userAgent: 'voice-gateway-test' });
+    await layer.start();
+    t.teardown(async () => {
+      ua.dispose();
+      await layer.stop();
+    });
+    let invites = 0;
+    ua.events.on('invite', (call) => {
+      invites++;
+      call.accept(TEST_SDP);
+    });
+    const cwd = tempWorkdir(t);
+    const sippPort = await freePort();
+    const run = startSipp(t, cwd, ['-sn', 'uac', `127.0.0.1:${layer.listeningPoint(protocol)!.port}`, '-t', flag, '-i', '127.0.0.1',
+      '-p', String(sippPort), '-m', '10', '-r', '20', '-d', '20', '-timeout', '30s', '-timeout_error']);
+    const r = await run.done;
+    t.equal(r.code, 0, `sipp completed every call (stderr: ${r.stderr.slice(0, 300)})`);
+    t.equal(invites, 10);
   });
 }
