@@ -1,0 +1,99 @@
+import t, { type Test } from 'tap';
+import { agentSessionContract, openFor, type AgentSessionSubject } from '../agent-session-contract.js';
+import { FakeCustomAgent } from '../../../test/support/fake-agent-servers/custom-agent-server.js';
+import { openCustomAgentSession, type CustomAgentSession } from './custom-agent-session.js';
+
+const subject: AgentSessionSubject = {
+  provider: 'custom',
+  open: openCustomAgentSession,
+  startFake: () => FakeCustomAgent.start(),
+  usesKey: false,
+};
+
+t.test('AgentSession contract', (t) => {
+  agentSessionContract(t, subject);
+  t.end();
+});
+
+async function started(t: Test) {
+  const fake = await FakeCustomAgent.start();
+  t.teardown(() => fake.core.close());
+  const { session, recorder } = openFor(t, subject, fake, { apiKey: undefined });
+  await session.start();
+  await fake.core.until(() => fake.events().includes('start'));
+  return { fake, session: session as CustomAgentSession, recorder };
+}
+
+t.test('contract section 5: connected, then start with the call as customParameters and µ-law 8000 mono', async (t) => {
+  const { fake, session } = await started(t);
+  const [connected, start] = fake.core.jsonMessages();
+  t.same(connected, { event: 'connected', protocol: 'Call', version: '1.0.0' });
+  t.match(start, {
+    event: 'start',
+    sequenceNumber: '1',
+    streamSid: session.streamSid,
+    start: {
+      streamSid: session.streamSid,
+      callSid: 'call_contract01',
+      tracks: ['inbound'],
+      customParameters: { call_id: 'call_contract01', call_control_id: 'v3:contract01', from: '+15550001111', to: '+15550002222', direction: 'inbound' },
+      mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+    },
+  });
+  t.match(session.streamSid, /^MZ[0-9a-f]{32}$/);
+});
+
+t.test('Twilio media: track inbound, chunk, timestamp and sequenceNumber are strings counting up', async (t) => {
+  const { fake, session } = await started(t);
+  session.sendAudio(Buffer.alloc(160, 0xff));
+  session.sendAudio(Buffer.alloc(160, 0x7f));
+  await fake.core.until(() => fake.events().filter((e) => e === 'media').length === 2);
+  const media = fake.core.jsonMessages().filter((m) => m.event === 'media');
+  t.match(media[0], { sequenceNumber: '2', streamSid: session.streamSid, media: { track: 'inbound', chunk: '1', timestamp: /^\d+$/ } });
+  t.match(media[1], { sequenceNumber: '3', media: { track: 'inbound', chunk: '2' } });
+});
+
+t.test('Twilio dtmf: a digit is sent on the inbound track; a non-digit is refused', async (t) => {
+  const { fake, session } = await started(t);
+  t.equal(session.sendDtmf('x'), false);
+  t.equal(session.sendDtmf('#'), true);
+  await fake.core.until(() => fake.events().includes('dtmf'));
+  t.match(fake.core.jsonMessages().find((m) => m.event === 'dtmf'), { streamSid: session.streamSid, dtmf: { track: 'inbound_track', digit: '#' } });
+});
+
+t.test('Twilio mark: the agent mark surfaces in order with audio and is echoed when played', async (t) => {
+  const { fake, session, recorder } = await started(t);
+  fake.sendAudio(Buffer.alloc(160, 1));
+  fake.sendMark('greeting-done');
+  await recorder.until(() => recorder.marks.length === 1);
+  t.equal(recorder.audio.length, 1, 'audio before the mark came first');
+  t.same(recorder.marks, ['greeting-done']);
+  session.markPlayed('greeting-done');
+  await fake.core.until(() => fake.events().includes('mark'));
+  t.match(fake.core.jsonMessages().find((m) => m.event === 'mark'), { streamSid: session.streamSid, mark: { name: 'greeting-done' } });
+});
+
+t.test('contract section 5: hold and unhold events bracket a pause in caller audio', async (t) => {
+  const { fake, session } = await started(t);
+  session.hold();
+  session.sendAudio(Buffer.alloc(160, 1));
+  session.unhold();
+  session.sendAudio(Buffer.alloc(160, 2));
+  await fake.core.until(() => fake.events().includes('media'));
+  t.same(fake.events().slice(2), ['hold', 'unhold', 'media']);
+  t.same(fake.receivedAudio(), Buffer.alloc(160, 2), 'held audio was not sent');
+});
+
+t.test('contract section 5: the call ending sends stop, then closes the socket', async (t) => {
+  const { fake, session } = await started(t);
+  session.close('caller hung up');
+  await fake.core.until(() => fake.core.closedWith !== undefined);
+  t.match(fake.core.jsonMessages().at(-1), { event: 'stop', streamSid: session.streamSid, stop: { callSid: 'call_contract01' } });
+});
+
+t.test('RFC 6455 §7.4.1: an abnormal close from the agent is reported as an error', async (t) => {
+  const { fake, recorder } = await started(t);
+  fake.core.closeSocket(1011, 'internal');
+  await recorder.until(() => recorder.closes.length > 0);
+  t.same(recorder.closes, [{ by: 'error', code: 1011, reason: 'internal' }]);
+});

@@ -1,0 +1,120 @@
+/**
+ * @module Provider `custom` in media_bridge (and POST /v1/calls `agent_ws_url`): the gateway is
+ * the WebSocket client and speaks the Twilio Media Streams message set (contract section 5;
+ * https://www.twilio.com/docs/voice/media-streams/websocket-messages), plus `hold`/`unhold`.
+ */
+import { randomBytes } from 'node:crypto';
+import { MULAW_8000, type AgentSessionOptions, type AudioFormat } from '../agent-session.js';
+import { SocketAgentSession } from '../socket-agent-session.js';
+import { recordField, stringField } from '../wire-json.js';
+
+/** DTMF digits a Twilio `dtmf` event may carry (RFC 4733 §3.2 events 0-15). */
+const DTMF_DIGITS = /^[0-9*#A-D]$/;
+
+/** A Twilio-style stream id: "MZ" and 32 hex digits. */
+function newStreamSid(): string {
+  return `MZ${randomBytes(16).toString('hex')}`;
+}
+
+/** The custom agent session. The agent closing its socket hangs up the call. */
+export class CustomAgentSession extends SocketAgentSession {
+  readonly inputFormat: AudioFormat = MULAW_8000;
+  readonly outputFormat: AudioFormat = MULAW_8000;
+  readonly streamSid = newStreamSid();
+  #sequence = 0;
+  #chunk = 0;
+  #startedAt = 0;
+
+  constructor(options: AgentSessionOptions) {
+    super('custom', options);
+  }
+
+  protected connect(): Promise<void> {
+    this.openSocket(this.options.endpoint.url);
+    return Promise.resolve();
+  }
+
+  protected onOpen(): void {
+    const { call } = this.options;
+    this.#startedAt = this.options.clock.monotonic();
+    this.#send('connected', { protocol: 'Call', version: '1.0.0' }, false);
+    this.#send('start', {
+      start: {
+        streamSid: this.streamSid,
+        callSid: call.callId,
+        tracks: ['inbound'],
+        customParameters: {
+          call_id: call.callId,
+          call_control_id: call.callControlId,
+          from: call.from,
+          to: call.to,
+          direction: call.direction,
+        },
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
+    });
+    // The protocol has no answer to `start`: the agent is ready once it has it.
+    this.ready();
+  }
+
+  protected onMessage(message: Record<string, unknown>): void {
+    const event = stringField(message, 'event');
+    switch (event) {
+      case 'media': {
+        const payload = stringField(recordField(message, 'media'), 'payload');
+        if (payload === undefined) this.log('warn', 'media event without payload; ignored');
+        else this.handlers.onAudio?.(Buffer.from(payload, 'base64'));
+        return;
+      }
+      case 'mark': {
+        const name = stringField(recordField(message, 'mark'), 'name');
+        if (name !== undefined) this.handlers.onMark?.(name);
+        return;
+      }
+      case 'clear':
+        this.handlers.onClearAudio?.();
+        return;
+      default:
+        this.log('debug', 'unexpected event ignored', { event: event ?? '(none)' });
+    }
+  }
+
+  protected writeAudio(frame: Buffer): void {
+    this.#chunk += 1;
+    const timestamp = Math.max(0, Math.round(this.options.clock.monotonic() - this.#startedAt));
+    this.#send('media', {
+      media: { track: 'inbound', chunk: String(this.#chunk), timestamp: String(timestamp), payload: frame.toString('base64') },
+    });
+  }
+
+  override sendDtmf(digit: string): boolean {
+    if (this.state !== 'ready' || !DTMF_DIGITS.test(digit)) return false;
+    return this.#send('dtmf', { dtmf: { track: 'inbound_track', digit } });
+  }
+
+  /** Echoes the agent's mark: the audio queued before it has played (Twilio `mark`). */
+  override markPlayed(name: string): void {
+    if (this.state === 'ready') this.#send('mark', { mark: { name } });
+  }
+
+  protected override onHoldChange(held: boolean): void {
+    this.#send(held ? 'hold' : 'unhold', {});
+  }
+
+  protected override beforeClose(): void {
+    const { callId } = this.options.call;
+    this.#send('stop', { stop: { accountSid: '', callSid: callId } });
+  }
+
+  /** Twilio numbers every message after `connected`; sequenceNumber is a string. */
+  #send(event: string, body: Record<string, unknown>, numbered = true): boolean {
+    if (!numbered) return this.sendJson({ event, ...body });
+    this.#sequence += 1;
+    return this.sendJson({ event, sequenceNumber: String(this.#sequence), streamSid: this.streamSid, ...body });
+  }
+}
+
+/** The `custom` session factory. */
+export function openCustomAgentSession(options: AgentSessionOptions): CustomAgentSession {
+  return new CustomAgentSession(options);
+}

@@ -1,0 +1,281 @@
+/**
+ * @module What every WebSocket agent adapter shares: connect time-out, failure classification,
+ * the session state machine, hold, and an idempotent close. Adapters add only their wire protocol.
+ */
+import WebSocket from 'ws';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { TimerHandle } from '../common/clock.js';
+import { InvariantError } from '../common/errors.js';
+import {
+  ProviderError,
+  type AgentCloseInfo,
+  type AgentSession,
+  type AgentSessionHandlers,
+  type AgentSessionOptions,
+  type AudioFormat,
+  type ProviderErrorKind,
+} from './agent-session.js';
+import { parseJsonObject } from './wire-json.js';
+
+/**
+ * Session states.
+ * ```
+ *   idle --start()--> connecting --platform ready--> ready --socket closed / close()--> closed
+ *                          |                                                            ^
+ *                          +--------- time-out, refusal, close() ----------------------+
+ * ```
+ * idle: built, nothing opened. connecting: HTTP steps and WebSocket handshake under way.
+ * ready: audio flows both ways. closed: terminal; every command is ignored.
+ */
+export type AgentSessionState = 'idle' | 'connecting' | 'ready' | 'closed';
+
+const EDGES: Record<AgentSessionState, readonly AgentSessionState[]> = {
+  idle: ['connecting', 'closed'],
+  connecting: ['ready', 'closed'],
+  ready: ['closed'],
+  closed: [],
+};
+
+/** The pure transition rule; throws InvariantError on an edge the diagram does not have. */
+export function nextAgentSessionState(from: AgentSessionState, to: AgentSessionState): AgentSessionState {
+  if (!EDGES[from].includes(to)) throw new InvariantError(`agent session: illegal transition ${from} -> ${to}`);
+  return to;
+}
+
+/** RFC 6455 §7.4.1: 1000 normal closure, 1001 going away. 1005 means no code was sent. */
+const NORMAL_CLOSE_CODES = new Set([1000, 1001, 1005]);
+/** Node socket errors that mean nobody answered. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Base of the WebSocket adapters. Subclasses implement the hooks; nothing else assigns state. */
+export abstract class SocketAgentSession implements AgentSession {
+  abstract readonly inputFormat: AudioFormat;
+  abstract readonly outputFormat: AudioFormat;
+  protected readonly provider: string;
+  protected readonly options: AgentSessionOptions;
+  protected readonly handlers: AgentSessionHandlers;
+  #state: AgentSessionState = 'idle';
+  #socket: WebSocket | undefined;
+  #timer: TimerHandle | undefined;
+  #held = false;
+  #waiter: { resolve: () => void; reject: (error: ProviderError) => void } | undefined;
+  readonly #abort = new AbortController();
+
+  constructor(provider: string, options: AgentSessionOptions) {
+    this.provider = provider;
+    this.options = options;
+    this.handlers = options.handlers;
+  }
+
+  get state(): AgentSessionState {
+    return this.#state;
+  }
+
+  start(): Promise<void> {
+    this.#transition('connecting');
+    return new Promise<void>((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+      const ms = this.options.connectTimeoutMs;
+      this.#timer = this.options.clock.setTimeout(() => this.failStart('unreachable', `not ready within ${ms} ms`), ms);
+      this.connect().catch((error: unknown) => {
+        if (error instanceof ProviderError) this.#fail(error);
+        else this.failStart('unreachable', `connect failed: ${describe(error)}`, error);
+      });
+    });
+  }
+
+  sendAudio(frame: Buffer): void {
+    if (this.#state !== 'ready' || this.#held) return;
+    this.writeAudio(frame);
+  }
+
+  sendDtmf(_digit: string): boolean {
+    return false;
+  }
+
+  hold(): void {
+    if (this.#held) return;
+    this.#held = true;
+    if (this.#state === 'ready') this.onHoldChange(true);
+  }
+
+  unhold(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    if (this.#state === 'ready') this.onHoldChange(false);
+  }
+
+  markPlayed(_name: string): void {}
+
+  close(reason: string): void {
+    if (this.#state === 'closed') return;
+    if (this.#state !== 'ready') {
+      this.failStart('unreachable', 'closed before the agent was ready');
+      if (this.#state === 'idle') this.#transition('closed');
+      return;
+    }
+    this.beforeClose(reason);
+    this.#transition('closed');
+    // RFC 6455 §5.5: a control frame payload is at most 125 bytes, 2 of them the code.
+    this.#socket?.close(1000, Buffer.from(reason).subarray(0, 123).toString());
+    this.handlers.onClose?.({ by: 'gateway', code: 1000, reason });
+  }
+
+  /** Does the HTTP steps, if any, then calls {@link openSocket}. Rejections fail start(). */
+  protected abstract connect(): Promise<void>;
+  /** The socket opened: send the greeting; call {@link ready} now or when the platform answers. */
+  protected abstract onOpen(): void;
+  /** One JSON text frame from the platform. */
+  protected abstract onMessage(message: Record<string, unknown>): void;
+  /** Puts one caller frame on the wire (only called when ready and not held). */
+  protected abstract writeAudio(frame: Buffer): void;
+
+  protected onBinary(data: Buffer): void {
+    this.log('debug', 'binary frame ignored', { bytes: data.length });
+  }
+
+  protected onHoldChange(_held: boolean): void {}
+
+  /** Last words before a gateway close (custom sends `stop`, Vapi `end-call`). */
+  protected beforeClose(_reason: string): void {}
+
+  /** Who ended the conversation, from the platform's close code. */
+  protected closedBy(code: number): AgentCloseInfo['by'] {
+    return NORMAL_CLOSE_CODES.has(code) ? 'agent' : 'error';
+  }
+
+  protected log(level: 'debug' | 'info' | 'warn', message: string, fields: Record<string, string | number | boolean> = {}): void {
+    this.options.log?.(level, `${this.provider}: ${message}`, { call_id: this.options.call.callId, ...fields });
+  }
+
+  /** The platform is ready for audio: start() resolves. */
+  protected ready(): void {
+    if (this.#state !== 'connecting') return;
+    this.#timer?.cancel();
+    this.#transition('ready');
+    this.log('info', 'agent session ready');
+    this.#waiter?.resolve();
+  }
+
+  /** start() rejects with a ProviderError of `kind`; the socket and any request are dropped. */
+  protected failStart(kind: ProviderErrorKind, message: string, cause?: unknown, status?: number): void {
+    this.#fail(new ProviderError(this.provider, kind, message, { cause, ...(status === undefined ? {} : { status }) }));
+  }
+
+  /** Abort signal of the start-up HTTP steps; fires when start() fails. */
+  protected get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** Opens the WebSocket. `url` may hold a token: it is never logged, only its host. */
+  protected openSocket(url: string, headers: Record<string, string> = {}, protocols: string[] = []): void {
+    if (this.#state !== 'connecting') return;
+    const socket = new WebSocket(url, protocols, { headers, handshakeTimeout: this.options.connectTimeoutMs });
+    this.#socket = socket;
+    this.log('debug', 'connecting', { host: new URL(url).host });
+    socket.on('open', () => this.onOpen());
+    socket.on('message', (data: Buffer, isBinary: boolean) => this.#onFrame(data, isBinary));
+    socket.on('unexpected-response', (request: ClientRequest, response: IncomingMessage) => {
+      const status = response.statusCode ?? 0;
+      response.resume();
+      request.destroy();
+      this.failStart(statusKind(status), `WebSocket upgrade answered ${status}`, undefined, status);
+    });
+    socket.on('error', (error: Error) => {
+      if (this.#state === 'connecting') this.failStart(errorKind(error), `socket error: ${describe(error)}`, error);
+      else this.log('warn', 'socket error', { error: describe(error) });
+    });
+    socket.on('close', (code: number, reason: Buffer) => this.#onSocketClose(code, reason.toString()));
+  }
+
+  /** Sends one JSON text frame; false when the socket is not open. */
+  protected sendJson(message: unknown): boolean {
+    return this.sendRaw(JSON.stringify(message));
+  }
+
+  protected sendRaw(data: string | Buffer): boolean {
+    if (this.#socket?.readyState !== WebSocket.OPEN) return false;
+    this.#socket.send(data, { binary: typeof data !== 'string' });
+    return true;
+  }
+
+  /** GETs or POSTs JSON under the start-up time-out. 4xx rejects as `rejected`, 5xx `unreachable`. */
+  protected async fetchJson(url: string, init: RequestInit, what: string): Promise<Record<string, unknown>> {
+    let response: Response;
+    try {
+      response = await fetch(url, { ...init, signal: this.signal });
+    } catch (error) {
+      throw new ProviderError(this.provider, 'unreachable', `${what}: no answer (${describe(error)})`, { cause: error });
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new ProviderError(this.provider, statusKind(response.status), `${what} answered ${response.status}`, { status: response.status });
+    }
+    const body = parseJsonObject(await response.text());
+    if (!body) throw new ProviderError(this.provider, 'protocol', `${what}: answer is not a JSON object`);
+    return body;
+  }
+
+  #onFrame(data: Buffer, isBinary: boolean): void {
+    if (this.#state === 'closed') return;
+    if (isBinary) {
+      this.onBinary(data);
+      return;
+    }
+    const message = parseJsonObject(data.toString('utf8'));
+    if (!message) {
+      if (this.#state === 'connecting') this.failStart('protocol', 'text frame is not a JSON object');
+      else this.log('warn', 'text frame is not a JSON object; ignored');
+      return;
+    }
+    this.onMessage(message);
+  }
+
+  #onSocketClose(code: number, reason: string): void {
+    if (this.#state === 'connecting') {
+      // RFC 6455 §7.4.1: 1008 is a policy refusal, the close a platform sends for a bad key.
+      this.failStart(code === 1008 ? 'rejected' : code === 1006 ? 'unreachable' : 'protocol', `closed with ${code} before ready`);
+      return;
+    }
+    if (this.#state !== 'ready') return;
+    this.#transition('closed');
+    const by = this.closedBy(code);
+    this.log(by === 'error' ? 'warn' : 'info', 'closed by the platform', { code, reason });
+    this.handlers.onClose?.({ by, code, reason });
+  }
+
+  #fail(error: ProviderError): void {
+    if (this.#state !== 'connecting') return;
+    this.#timer?.cancel();
+    this.#transition('closed');
+    this.#abort.abort();
+    this.#socket?.terminate();
+    this.log('warn', 'agent session failed to start', { kind: error.kind, error: error.message });
+    this.#waiter?.reject(error);
+  }
+
+  #transition(to: AgentSessionState): void {
+    this.#state = nextAgentSessionState(this.#state, to);
+  }
+}
+
+/** 4xx (except 408 and 429) is the platform saying no; the rest is the platform not answering. */
+function statusKind(status: number): ProviderErrorKind {
+  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return 'rejected';
+  if (status >= 500 || status === 408 || status === 429) return 'unreachable';
+  return 'protocol';
+}
+
+function errorKind(error: Error): ProviderErrorKind {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return 'unreachable';
+  // ws reports its own handshake time-out without a code.
+  return error.message.includes('handshake') ? 'unreachable' : 'protocol';
+}
+
+/** An error's code or message, without stack or URL. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return 'unknown error';
+  const code = (error as NodeJS.ErrnoException).code ?? (error.cause instanceof Error ? (error.cause as NodeJS.ErrnoException).code : undefined);
+  return code ?? error.name;
+}

@@ -1,0 +1,51 @@
+/**
+ * @module A fake agent for provider `custom`: the server side of the gateway's Twilio Media
+ * Streams protocol (contract section 5). It waits for `start`, records what the gateway sent,
+ * and can send `media`, `mark` and `clear`.
+ */
+import { FakeWsCore, type FakeAgentServer } from './fake-ws-server.js';
+
+export class FakeCustomAgent implements FakeAgentServer {
+  readonly core = new FakeWsCore();
+  readonly externalAgentId = 'custom-agent';
+  readonly apiKey = undefined;
+  readonly conversationId = undefined;
+  url = '';
+
+  static async start(): Promise<FakeCustomAgent> {
+    const fake = new FakeCustomAgent();
+    const port = await fake.core.listen();
+    fake.url = `ws://127.0.0.1:${port}/agent`;
+    return fake;
+  }
+
+  /** Events the gateway sent, by name, in order. */
+  events(): string[] {
+    return this.core.jsonMessages().map((m) => String(m.event));
+  }
+
+  streamSid(): string | undefined {
+    const start = this.core.jsonMessages().find((m) => m.event === 'start');
+    return typeof start?.streamSid === 'string' ? start.streamSid : undefined;
+  }
+
+  receivedAudio(): Buffer {
+    const payloads = this.core.jsonMessages().flatMap((m) => {
+      const media = m.media as { payload?: string } | undefined;
+      return m.event === 'media' && typeof media?.payload === 'string' ? [Buffer.from(media.payload, 'base64')] : [];
+    });
+    return Buffer.concat(payloads);
+  }
+
+  sendAudio(audio: Buffer): void {
+    this.core.send({ event: 'media', streamSid: this.streamSid(), media: { payload: audio.toString('base64') } });
+  }
+
+  sendMark(name: string): void {
+    this.core.send({ event: 'mark', streamSid: this.streamSid(), mark: { name } });
+  }
+
+  interrupt(): void {
+    this.core.send({ event: 'clear', streamSid: this.streamSid() });
+  }
+}
