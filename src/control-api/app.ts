@@ -16,7 +16,8 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import type { AnyRoute } from './route.js';
 import { buildRouter } from './router.js';
 import type { Clock } from '../common/clock.js';
-import type { AgentPlatforms } from './ports.js';
+import type { AgentPlatforms, LiveCallSessions } from './ports.js';
+import { callReadRoutes } from './routes/calls/calls.routes.js';
 import { agentRoutes } from './routes/agents/agents.routes.js';
 import { authRoutes } from './routes/auth/auth.routes.js';
 import { routeRoutes } from './routes/routes/routes.routes.js';
@@ -34,6 +35,8 @@ export interface ApiOptions {
   rateLimitBurst: number;
   sessionMaxAgeSeconds: number;
   trustProxy: boolean;
+  /** How long ended calls stay in `GET /v1/calls?state=ended`. */
+  callLiveWindowMs: number;
   /** Allow agent addresses on loopback/private networks (development only). */
   allowPrivateAgentUrls: boolean;
 }
@@ -42,6 +45,8 @@ export interface AppDeps {
   options: ApiOptions;
   store: Store;
   platforms: AgentPlatforms;
+  /** Live media state of calls in progress (the engine's registry); none when absent. */
+  liveSessions?: LiveCallSessions;
   clock: Clock;
   logger: Logger;
   metrics: Registry;
@@ -68,6 +73,10 @@ export function createApp(deps: AppDeps): ControlApi {
     ...agentRoutes({ store, platforms: deps.platforms, clock: deps.clock, allowPrivateUrls: options.allowPrivateAgentUrls }),
     ...routeRoutes({ routes: store.routes }),
     ...sipCredentialRoutes({ sipCredentials: store.sipCredentials }),
+    ...callReadRoutes({
+      calls: store.calls, transcripts: store.transcripts, clock: deps.clock, liveWindowMs: options.callLiveWindowMs,
+      sessions: deps.liveSessions ?? { sessionOf: () => null },
+    }),
     ...(deps.routes ?? []),
   ];
   const router = buildRouter(routes, {

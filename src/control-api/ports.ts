@@ -26,3 +26,9 @@ export interface AgentPlatforms {
   get(name: string): AgentPlatform | undefined;
   names(): readonly string[];
 }
+
+/** Live media state of calls in progress, from the engine's call registry. */
+export interface LiveCallSessions {
+  /** The session of a live call of that tenant, or null (ended, or not on this node). */
+  sessionOf(tenantId: string, callId: string): Record<string, unknown> | null;
+}

@@ -8,6 +8,8 @@ import { TenantRepository } from './tenant-repository.js';
 import { AgentRepository } from './agent-repository.js';
 import { RouteRepository } from './route-repository.js';
 import { SipCredentialRepository } from './sip-credential-repository.js';
+import { CallRepository } from './call-repository.js';
+import { TranscriptRepository } from './transcript-repository.js';
 import type { SecretBox } from '../common/secret-box.js';
 
 export { openDatabase, migrate, databasePath, type Db } from './database.js';
@@ -18,6 +20,8 @@ export { NumberRepository, type NumberRecord, type AddNumberOutcome } from './nu
 export { AgentRepository, type AgentRecord, type AgentSettings, type ApiKeyChange } from './agent-repository.js';
 export { RouteRepository, type RouteRecord } from './route-repository.js';
 export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
+export { CallRepository, type CallRecord, type CallListFilter, type CallDirection, type CallRecordState } from './call-repository.js';
+export { TranscriptRepository, type TranscriptTurn, type TranscriptSource } from './transcript-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
 
 /** Every repository over one database, built once at start-up. */
@@ -30,6 +34,8 @@ export interface Store {
   agents: AgentRepository;
   routes: RouteRepository;
   sipCredentials: SipCredentialRepository;
+  calls: CallRepository;
+  transcripts: TranscriptRepository;
   /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -46,6 +52,8 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     agents: new AgentRepository(db, clock, secrets),
     routes: new RouteRepository(db, clock),
     sipCredentials: new SipCredentialRepository(db, clock, secrets),
+    calls: new CallRepository(db),
+    transcripts: new TranscriptRepository(db, clock),
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => db.close(),
   };

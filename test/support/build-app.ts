@@ -35,7 +35,7 @@ export interface AppHarness {
 
 export const testApiOptions: ApiOptions = {
   cookieSecure: true, allowedOrigins: ['https://console.example.com'], bodyLimitBytes: 64 * 1024,
-  rateLimitPerSecond: 1000, rateLimitBurst: 1000, sessionMaxAgeSeconds: 8 * 3600, trustProxy: false, allowPrivateAgentUrls: false,
+  rateLimitPerSecond: 1000, rateLimitBurst: 1000, sessionMaxAgeSeconds: 8 * 3600, trustProxy: false, allowPrivateAgentUrls: false, callLiveWindowMs: 15 * 60_000,
 };
 
 export interface BuildAppOverrides {

@@ -1,0 +1,75 @@
+/** @module Reading calls: the live list and the detail of a live or completed call (contract section 4). */
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../../../common/clock.js';
+import { isoTime } from '../../../common/time.js';
+import type { CallRepository, TranscriptRepository } from '../../../storage/index.js';
+import { DEFAULT_LIMIT, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
+import type { LiveCallSessions } from '../../ports.js';
+import { problems } from '../../problem.js';
+import { defineRoute, type AnyRoute } from '../../route.js';
+import { IdParams } from '../agents/agents.schemas.js';
+import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall, presentCdr } from './calls.schemas.js';
+
+export interface CallRouteDeps {
+  calls: Pick<CallRepository, 'list' | 'get'>;
+  transcripts: Pick<TranscriptRepository, 'sources' | 'get'>;
+  sessions: LiveCallSessions;
+  clock: Clock;
+  /** How long ended calls stay in `state=ended` lists. */
+  liveWindowMs: number;
+}
+
+const TurnSchema = Type.Object({ role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), offset_s: Type.Number() });
+
+export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'GET', path: '/v1/calls', operationId: 'listCalls', tags: ['calls'], auth: 'tenant',
+      summary: "The tenant's live calls, newest first",
+      description: 'Without `state`: calls not yet ended. `state=ended`: calls that ended within the live window (15 minutes by default).',
+      query: ListCallsQuery,
+      responses: { 200: { description: 'A page of calls.', schema: pageEnvelope(CallSchema) } },
+      handle({ query, principal }) {
+        const endedSince = query.state === 'ended' ? isoTime(deps.clock.now() - deps.liveWindowMs) : undefined;
+        const page = deps.calls.list(principal.tenantId, { state: query.state, direction: query.direction, endedSince },
+          { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
+        return { status: 200, body: envelope(page.items.map(presentCall), page.next) };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/v1/calls/{id}', operationId: 'getCall', tags: ['calls'], auth: 'tenant',
+      summary: 'A live or completed call: session state, CDR, transcript and recording presence',
+      params: IdParams,
+      responses: { 200: { description: 'The call detail.', schema: CallDetailSchema } },
+      errors: { 404: 'No such call for this tenant (`not_found`).' },
+      handle({ params, principal }) {
+        const call = deps.calls.get(principal.tenantId, params.id);
+        if (!call) throw problems.notFound('call');
+        const sources = deps.transcripts.sources(principal.tenantId, call.id);
+        return {
+          status: 200,
+          body: {
+            ...presentCall(call),
+            session: call.state === 'ended' ? null : deps.sessions.sessionOf(principal.tenantId, call.id),
+            cdr: presentCdr(call),
+            transcript: { available: sources.length > 0, source: sources[0] ?? null },
+            recording: { available: call.recording_path !== null },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/v1/calls/{id}/transcript', operationId: 'getCallTranscript', tags: ['calls'], auth: 'tenant',
+      summary: "A call's transcript (the provider's when there is one, else the gateway's)",
+      params: IdParams,
+      responses: { 200: { description: 'The transcript.', schema: Type.Object({ call_id: Type.String(), source: Type.String(), turns: Type.Array(TurnSchema) }) } },
+      errors: { 404: 'No such call, or no transcript (`not_found`).' },
+      handle({ params, principal }) {
+        const source = deps.transcripts.sources(principal.tenantId, params.id)[0];
+        const turns = source && deps.transcripts.get(principal.tenantId, params.id, source);
+        if (!source || !turns) throw problems.notFound('transcript for that call');
+        return { status: 200, body: { call_id: params.id, source, turns } };
+      },
+    }),
+  ];
+}

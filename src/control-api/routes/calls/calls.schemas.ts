@@ -1,0 +1,78 @@
+/** @module Schemas of calls (contract section 4): the Call object, its detail, and the list query. */
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../../common/schema.js';
+import type { CallRecord } from '../../../storage/index.js';
+import { component } from '../../openapi/openapi-document.js';
+import { PageQuery } from '../../pagination.js';
+
+const Time = Type.String({ format: 'date-time' });
+const NullableTime = Type.Union([Time, Type.Null()]);
+
+export const CallSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['call_0mwrf…'] }),
+    call_control_id: Type.String({ description: 'Opaque token naming the call for transfer; never equal to the id.' }),
+    direction: StringEnum(['inbound', 'outbound']),
+    state: StringEnum(['initiated', 'ringing', 'active', 'ended']),
+    on_hold: Type.Boolean({ description: 'Hold is a flag of an active call, not a state.' }),
+    from: Type.String(), to: Type.String(), carrier: Type.String(), record: Type.Boolean(),
+    agent: Type.Union([
+      Type.Object({ type: Type.Literal('websocket'), url: Type.String() }),
+      Type.Object({ type: Type.Literal('imported'), agent_id: Type.String() }),
+    ]),
+    created_at: Time, answered_at: NullableTime, ended_at: NullableTime,
+    end_reason: Type.Union([Type.String(), Type.Null()]), sip_status: Type.Union([Type.Integer(), Type.Null()]),
+    transfer: Type.Union([Type.Object({ to: Type.String(), state: StringEnum(['dialing', 'connected', 'failed']), started_at: Time }), Type.Null()]),
+  },
+  component('Call'),
+);
+
+export const CdrSchema = Type.Object(
+  {
+    started_at: Time, answered_at: NullableTime, ended_at: Time,
+    duration_s: Type.Number({ description: 'From creation to end, in seconds (millisecond precision).' }),
+    billable_s: Type.Integer({ description: 'From answer to end, rounded up to whole seconds; 0 if never answered.' }),
+    end_reason: Type.String(), sip_status: Type.Union([Type.Integer(), Type.Null()]),
+    hangup_by: Type.Union([StringEnum(['caller', 'callee', 'agent', 'api', 'gateway']), Type.Null()]),
+  },
+  component('CallDetailRecord'),
+);
+
+export const CallDetailSchema = Type.Object({
+  ...CallSchema.properties,
+  session: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'Live media state; null once ended.' }),
+  cdr: Type.Union([CdrSchema, Type.Null()], { description: 'Null while the call is live.' }),
+  transcript: Type.Object({ available: Type.Boolean(), source: Type.Union([StringEnum(['provider', 'gateway']), Type.Null()]) }),
+  recording: Type.Object({ available: Type.Boolean() }),
+});
+
+export const ListCallsQuery = Type.Object(
+  {
+    state: Type.Optional(StringEnum(['initiated', 'ringing', 'active', 'ended'], { description: 'Without it: every live (not ended) call. `ended`: calls ended within the live window.' })),
+    direction: Type.Optional(StringEnum(['inbound', 'outbound'])),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
+
+export function presentCall(c: CallRecord) {
+  return {
+    id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
+    from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record,
+    agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
+    created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
+    transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,
+  };
+}
+
+/** The call detail record of an ended call (null while live). */
+export function presentCdr(c: CallRecord) {
+  if (c.state !== 'ended' || c.ended_at === null) return null;
+  const ended = Date.parse(c.ended_at);
+  return {
+    started_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at,
+    duration_s: Math.max(0, ended - Date.parse(c.created_at)) / 1000,
+    billable_s: c.answered_at === null ? 0 : Math.ceil(Math.max(0, ended - Date.parse(c.answered_at)) / 1000),
+    end_reason: c.end_reason ?? 'failed', sip_status: c.sip_status, hangup_by: c.hangup_by,
+  };
+}

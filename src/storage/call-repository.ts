@@ -1,0 +1,119 @@
+/**
+ * @module Call records: every attempt, written at each state change (never per packet), read by
+ * the list and detail endpoints and by recovery after a crash.
+ */
+import type { CallId, TenantId } from '../common/ids.js';
+import type { Db } from './database.js';
+import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
+
+export type CallDirection = 'inbound' | 'outbound';
+export type CallRecordState = 'initiated' | 'ringing' | 'active' | 'ended';
+
+export interface CallRecord {
+  id: CallId;
+  tenant_id: TenantId;
+  call_control_id: string;
+  direction: CallDirection;
+  state: CallRecordState;
+  on_hold: boolean;
+  from_number: string;
+  to_number: string;
+  carrier: string;
+  record: boolean;
+  agent_type: 'websocket' | 'imported';
+  agent_url: string | null;
+  agent_id: string | null;
+  created_at: string;
+  ringing_at: string | null;
+  answered_at: string | null;
+  ended_at: string | null;
+  end_reason: string | null;
+  sip_status: number | null;
+  hangup_by: 'caller' | 'callee' | 'agent' | 'api' | 'gateway' | null;
+  transfer_to: string | null;
+  transfer_state: 'dialing' | 'connected' | 'failed' | null;
+  transfer_started_at: string | null;
+  conversation_id: string | null;
+  recording_path: string | null;
+}
+
+type Row = Omit<CallRecord, 'on_hold' | 'record'> & { on_hold: number; record: number };
+const toRecord = (row: Row): CallRecord => ({ ...row, on_hold: row.on_hold === 1, record: row.record === 1 });
+const fromRecord = (c: CallRecord): Row => ({ ...c, on_hold: c.on_hold ? 1 : 0, record: c.record ? 1 : 0 });
+
+const COLUMNS = [
+  'id', 'tenant_id', 'call_control_id', 'direction', 'state', 'on_hold', 'from_number', 'to_number', 'carrier', 'record',
+  'agent_type', 'agent_url', 'agent_id', 'created_at', 'ringing_at', 'answered_at', 'ended_at', 'end_reason', 'sip_status',
+  'hangup_by', 'transfer_to', 'transfer_state', 'transfer_started_at', 'conversation_id', 'recording_path',
+] as const;
+const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at'].includes(c));
+
+export interface CallListFilter {
+  /** One state, or undefined for every live (not ended) call. */
+  state?: CallRecordState;
+  direction?: CallDirection;
+  /** For `state: 'ended'`: only calls that ended at or after this time (all of them when absent). */
+  endedSince?: string;
+}
+
+export class CallRepository {
+  readonly #insert;
+  readonly #save;
+  readonly #get;
+  readonly #byControlId;
+  readonly #listLive;
+  readonly #listState;
+  readonly #listEnded;
+  readonly #unfinished;
+
+  constructor(db: Db) {
+    this.#insert = db.prepare(`INSERT INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    this.#save = db.prepare(`UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`);
+    this.#get = db.prepare<[string, string], Row>(`SELECT * FROM calls WHERE tenant_id = ? AND id = ?`);
+    this.#byControlId = db.prepare<[string, string], Row>(`SELECT * FROM calls WHERE tenant_id = ? AND call_control_id = ?`);
+    // Three shapes so each is served by an index: live calls (few, sorted in memory), one live
+    // state (index order), and calls ended since the live window began (ended_at range).
+    const tail = `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+    this.#listLive = db.prepare<[Record<string, unknown>], Row>(
+      `SELECT * FROM calls WHERE tenant_id = @tenant_id AND state IN ('initiated', 'ringing', 'active') ${tail}`,
+    );
+    this.#listState = db.prepare<[Record<string, unknown>], Row>(`SELECT * FROM calls WHERE tenant_id = @tenant_id AND state = @state ${tail}`);
+    this.#listEnded = db.prepare<[Record<string, unknown>], Row>(
+      `SELECT * FROM calls WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' ${tail}`,
+    );
+    this.#unfinished = db.prepare<[], Row>(`SELECT * FROM calls WHERE state != 'ended'`);
+  }
+
+  insert(call: CallRecord): void {
+    this.#insert.run(fromRecord(call));
+  }
+
+  /** Writes the mutable fields of a call (a state change, hold, transfer, end). */
+  save(call: CallRecord): void {
+    this.#save.run(fromRecord(call));
+  }
+
+  get(tenantId: TenantId, id: string): CallRecord | undefined {
+    const row = this.#get.get(tenantId, id);
+    return row && toRecord(row);
+  }
+
+  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined {
+    const row = this.#byControlId.get(tenantId, callControlId);
+    return row && toRecord(row);
+  }
+
+  list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Page<CallRecord> {
+    const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...keysetParams(page.after), limit: page.limit + 1 };
+    const rows = filter.state === undefined ? this.#listLive.all(params)
+      : filter.state === 'ended' ? this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' })
+        : this.#listState.all({ ...params, state: filter.state });
+    const { items, next } = toPage(rows, page.limit);
+    return { items: items.map(toRecord), next };
+  }
+
+  /** Calls a crash left unfinished (every tenant's): recovery ends them at start-up. */
+  unfinished(): CallRecord[] {
+    return this.#unfinished.all().map(toRecord);
+  }
+}
