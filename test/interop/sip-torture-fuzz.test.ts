@@ -43,6 +43,7 @@ function mutate(seed: Buffer, rand: () => number): Buffer {
 /** Everything a layer above may touch on an accepted message. */
 function useAll(m: SipMessage): void {
   void [m.callId, m.cseq, m.from, m.to, m.topVia, m.vias, m.maxForwards, m.contacts];
+  for (const [name] of m.headers.entries()) m.headers.getAll(name);
   const again = parseMessage(serializeMessage(m));
   if (!again.ok) throw new Error(`accepted message does not survive serialization: ${again.error.reason}`);
 }

@@ -153,3 +153,10 @@ t.test('stream framing: oversized message gives 513 with the request, then nothi
   t.equal(bad.errors[0]?.[0].status, 400);
   t.end();
 });
+
+t.test('getAll never throws on unvalidated list headers with unbalanced quotes', (t) => {
+  const h = new SipHeaders().append('Require', '"100rel, timer').append('Supported', 'a, "b');
+  t.same(h.getAll('Require'), ['"100rel, timer']);
+  t.same(h.getAll('Supported'), ['a, "b']);
+  t.end();
+});

@@ -47,7 +47,7 @@ export class SipHeaders {
         out.push(f.value);
         continue;
       }
-      for (const v of splitList(f.value)) if (v.length > 0) out.push(v);
+      for (const v of splitListLenient(f.value)) if (v.length > 0) out.push(v);
     }
     return out;
   }
@@ -147,6 +147,18 @@ export class SipHeaders {
     const h = new SipHeaders();
     h.#fields = this.#fields.map((f) => ({ ...f }));
     return h;
+  }
+}
+
+/**
+ * Elements for reading: a value with an unbalanced quote is one element, so `getAll` never
+ * throws on headers that validation did not look at (Require, Supported, Allow...).
+ */
+function splitListLenient(value: string): string[] {
+  try {
+    return splitList(value);
+  } catch {
+    return [value];
   }
 }
 
