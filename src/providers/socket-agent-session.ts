@@ -77,7 +77,8 @@ export abstract class SocketAgentSession implements AgentSession {
       this.#waiter = { resolve, reject };
       const ms = this.options.connectTimeoutMs;
       this.#timer = this.options.clock.setTimeout(() => this.failStart('unreachable', `not ready within ${ms} ms`), ms);
-      this.connect().catch((error: unknown) => {
+      // Through a promise, so a connect() that throws fails start() like one that rejects.
+      Promise.resolve().then(() => this.connect()).catch((error: unknown) => {
         if (error instanceof ProviderError) this.#fail(error);
         else this.failStart('unreachable', `connect failed: ${describe(error)}`, error);
       });
