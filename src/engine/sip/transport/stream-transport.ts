@@ -114,7 +114,14 @@ abstract class StreamTransport implements Transport {
     const pending = this.#pending.get(key);
     if (pending) return pending;
     const attempt = new Promise<StreamConnection>((resolve, reject) => {
-      const socket = this.connectSocket(target);
+      let socket: Socket;
+      try {
+        socket = this.connectSocket(target);
+      } catch (err) {
+        // Invalid address or port: thrown synchronously by node:net and node:tls.
+        reject(TransportError.from(err, `${this.protocol} connect failed`, { protocol: this.protocol, address: target.address, port: target.port }));
+        return;
+      }
       const timer = this.clock.setTimeout(() => socket.destroy(new Error('connect timeout')), this.options.connectTimeoutMs ?? 10_000);
       socket.once(this.readyEvent, () => {
         timer.cancel();

@@ -257,3 +257,10 @@ t.test('RFC 3261 18.1.1: with the size limit set, a large UDP request goes over 
   t.equal(got.message.topVia.port, a.layer.listeningPoint('TCP')!.port, 'sent-by port is the TCP listening port');
   t.equal(large.topVia.protocol, 'UDP', "the caller's request object is not modified");
 });
+
+t.test('invalid targets reject with TransportError instead of throwing', async (t) => {
+  const a = await startLayer(t, [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }, { protocol: 'TCP', host: '127.0.0.1', port: 0 }]);
+  const req = options('UDP', '127.0.0.1', 1, 'z9hG4bKinv');
+  await t.rejects(a.layer.send(req, { protocol: 'UDP', address: '127.0.0.1', port: 70000 }), TransportError);
+  await t.rejects(a.layer.send(req, { protocol: 'TCP', address: '127.0.0.1', port: -1 }), TransportError);
+});

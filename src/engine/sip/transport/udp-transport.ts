@@ -62,11 +62,17 @@ export class UdpTransport implements Transport {
   }
 
   send(data: Buffer, target: TransportTarget): Promise<Connection | undefined> {
+    const where = { protocol: 'UDP' as const, address: target.address, port: target.port };
     return new Promise((resolve, reject) => {
-      this.#socket.send(data, target.port, target.address, (err) => {
-        if (err) reject(TransportError.from(err, 'UDP send failed', { protocol: 'UDP', address: target.address, port: target.port }));
-        else resolve(undefined);
-      });
+      try {
+        this.#socket.send(data, target.port, target.address, (err) => {
+          if (err) reject(TransportError.from(err, 'UDP send failed', where));
+          else resolve(undefined);
+        });
+      } catch (err) {
+        // Closed socket or invalid port: thrown synchronously by node:dgram.
+        reject(TransportError.from(err, 'UDP send failed', where));
+      }
     });
   }
 
