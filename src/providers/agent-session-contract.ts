@@ -95,12 +95,12 @@ export function openFor(
   t: Test,
   subject: AgentSessionSubject,
   fake: ContractAgentFake,
-  options: { apiKey?: string; clock?: Clock; url?: string } = {},
+  options: { apiKey?: string; clock?: Clock; url?: string; externalAgentId?: string } = {},
 ): { session: AgentSession; recorder: SessionRecorder } {
   const recorder = new SessionRecorder();
   const session = subject.open({
     call: { callId: 'call_contract01', callControlId: 'v3:contract01', from: '+15550001111', to: '+15550002222', direction: 'inbound' },
-    endpoint: { url: options.url ?? fake.url, externalAgentId: fake.externalAgentId },
+    endpoint: { url: options.url ?? fake.url, externalAgentId: options.externalAgentId ?? fake.externalAgentId },
     ...('apiKey' in options ? (options.apiKey === undefined ? {} : { apiKey: options.apiKey }) : { apiKey: KEY }),
     clock: options.clock ?? systemClock,
     log: recorder.log,
