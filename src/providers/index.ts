@@ -17,3 +17,23 @@ export {
 } from './provider-adapter.js';
 export { createProviderRegistry, type ProviderOverrides, type ProviderRegistry, type RegistryOptions } from './registry.js';
 export { DEFAULT_TIMEOUT_MS, DEFAULT_RETRY_BACKOFF_MS } from './http-verify.js';
+export {
+  MULAW_8000,
+  PCM16_16000,
+  ProviderError,
+  bytesPerMs,
+  type AgentCallInfo,
+  type AgentCloseInfo,
+  type AgentEndpoint,
+  type AgentLogLevel,
+  type AgentSession,
+  type AgentSessionFactory,
+  type AgentSessionHandlers,
+  type AgentSessionLog,
+  type AgentSessionOptions,
+  type AgentTranscript,
+  type AudioEncoding,
+  type AudioFormat,
+  type ProviderErrorKind,
+} from './agent-session.js';
+export { createStreamingRegistry, type StreamingRegistry } from './streaming-registry.js';
