@@ -160,6 +160,7 @@ function summarize(target: Target, runs: RunResult[]): Summary {
     max: median(mine.map((r) => r.max)),
     ppsIn: median(mine.map((r) => (r.sent / r.windowMs) * 1000)),
     load: median(mine.map((r) => r.load)),
+    skippedPct: median(mine.map((r) => (100 * r.skipped) / (r.sent + r.skipped))),
     perRun: mine.map((r) => ({ cpuMsPer1000: (r.relayCpuMs / r.sent) * 1000, deliveredPct: (100 * r.received) / r.sent, p99: r.p99 })),
   };
 }

@@ -42,6 +42,7 @@ t.test('RFC 4961: the session sends to the SDP address, then latches to the firs
   t.equal(got.length, 1);
   t.equal(session.isLatched, true);
   t.same(session.remote, { address: '127.0.0.1', port: natPeer.port });
+  t.match(session.describe(), /\(latched\)/);
   session.send(serializeRtp(fields(2), ulaw), 1);
   await natPeer.waitFor(1);
   t.equal(sdpPeer.received.length, 1, 'nothing more to the SDP address');

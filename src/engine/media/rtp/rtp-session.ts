@@ -176,6 +176,11 @@ export class RtpSession {
     };
   }
 
+  describe(): string {
+    const remote = this.#remote ? `${this.#remote.address}:${this.#remote.port}` : 'no remote';
+    return `rtp ${this.localPort} -> ${remote}${this.#latched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}`;
+  }
+
   /** Idempotent: stops timers, closes both sockets and returns the port to the pool. */
   close(): void {
     if (this.#closed) return;
