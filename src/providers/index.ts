@@ -37,3 +37,28 @@ export {
   type ProviderErrorKind,
 } from './agent-session.js';
 export { createStreamingRegistry, type StreamingRegistry } from './streaming-registry.js';
+export {
+  POST_CALL_LIMITS,
+  type PostCallParseResult,
+  type PostCallPayload,
+  type PostCallProvider,
+  type PostCallRecording,
+  type TranscriptTurn,
+} from './post-call-payload.js';
+export { parseElevenLabsWebhook } from './elevenlabs/post-call-webhook.js';
+export { parseRetellWebhook } from './retell/post-call-webhook.js';
+export { parseVapiWebhook } from './vapi/post-call-webhook.js';
+export {
+  verifyElevenLabsSignature,
+  verifyRetellSignature,
+  verifyVapiSignature,
+  type SignatureOutcome,
+  type VapiHmacPlan,
+} from './webhook-signatures.js';
+export {
+  downloadRecording,
+  type DownloadFailure,
+  type DownloadOptions,
+  type DownloadResult,
+} from './recording-download/download-recording.js';
+export type { Resolver, ResolvedAddress } from './recording-download/address-check.js';

@@ -23,7 +23,7 @@ export interface DownloadOptions {
   /** Defaults to node:dns `lookup(host, {all: true})`. */
   resolver?: Resolver;
   clock?: Clock;
-  /** Extra trust anchors (PEM). Production leaves this unset and uses the system store. */
+  /** Trust anchors (PEM) used instead of the system store. Production leaves this unset. */
   ca?: string | Buffer | readonly (string | Buffer)[];
   /**
    * @internal Test seam, never set outside tests: lets one (host, address) pair through the

@@ -21,7 +21,7 @@ export interface PinnedGetOptions {
   maxBytes: number;
   /** Aborted when the overall time cap is reached. */
   signal: AbortSignal;
-  /** Extra trust anchors (PEM); unset in production, where the system store applies. */
+  /** Trust anchors (PEM) replacing the system store; unset in production. */
   ca?: string | Buffer | readonly (string | Buffer)[];
 }
 
