@@ -23,10 +23,13 @@ import { PLAYED_DIGITS, uacPcapScenario, uasEchoScenario } from '../support/rtp-
 const SPEECH_PACKETS = 236;
 const PACKETS_PER_DIGIT = 10;
 
-/** An even UDP port with the next two free too (sipp's -mp uses port and port+2). */
+const taken = new Set<number>();
+
+/** An even UDP port with port+2 free too (sipp's -mp uses both), not handed out before. */
 async function freeMediaPort(): Promise<number> {
   for (;;) {
-    const port = 30000 + 2 * Math.floor(Math.random() * 14000);
+    const port = 32000 + 4 * Math.floor(Math.random() * 7000);
+    if (taken.has(port)) continue;
     const sockets = [createSocket('udp4'), createSocket('udp4')];
     const ok = await Promise.all(
       sockets.map((s, i) => new Promise<boolean>((resolve) => {
@@ -35,7 +38,10 @@ async function freeMediaPort(): Promise<number> {
       })),
     );
     sockets.forEach((s) => { try { s.close(); } catch { /* never bound */ } });
-    if (ok.every(Boolean)) return port;
+    if (ok.every(Boolean)) {
+      taken.add(port);
+      return port;
+    }
   }
 }
 

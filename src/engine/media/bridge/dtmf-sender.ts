@@ -66,10 +66,13 @@ export class DtmfSender {
     return rejected;
   }
 
+  /** Drops queued digits and stops at once (an event cut short has no end packets). */
   stop(): void {
+    const wasActive = this.#pacer.running;
     this.#pacer.stop();
     this.#queue.length = 0;
     this.#frames = [];
+    if (wasActive) this.onActiveChange(false);
   }
 
   #onFrame(): void {
