@@ -4,7 +4,7 @@ import { createStreamingRegistry } from './streaming-registry.js';
 
 t.test('streaming registry: the providers with a streaming protocol, and nothing for the others', (t) => {
   const registry = createStreamingRegistry();
-  t.same(registry.names(), ['custom', 'elevenlabs', 'openai', 'vapi']);
+  t.same(registry.names(), ['custom', 'elevenlabs', 'openai', 'ultravox', 'vapi']);
   t.equal(registry.get('retell'), undefined, 'Retell is SIP only');
   t.equal(registry.get('toString'), undefined, 'prototype names are not providers');
   t.equal(registry.get('nope'), undefined);

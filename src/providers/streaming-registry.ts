@@ -4,16 +4,15 @@ import { openCustomAgentSession } from './custom/custom-agent-session.js';
 import { openElevenLabsAgentSession } from './elevenlabs/elevenlabs-agent-session.js';
 import { openOpenAiRealtimeSession } from './openai/openai-realtime-session.js';
 import type { ProviderName } from './provider-adapter.js';
+import { openUltravoxAgentSession } from './ultravox/ultravox-agent-session.js';
 import { openVapiAgentSession } from './vapi/vapi-agent-session.js';
 
-/**
- * Streaming adapters by provider. Retell has no audio WebSocket any more (SIP only). Ultravox's
- * `serverWebSocket` medium has no adapter yet: its agents are reached over SIP.
- */
+/** Streaming adapters by provider. Retell has no audio WebSocket any more (SIP only). */
 const FACTORIES: Partial<Record<ProviderName, AgentSessionFactory>> = Object.freeze({
   custom: openCustomAgentSession,
   elevenlabs: openElevenLabsAgentSession,
   openai: openOpenAiRealtimeSession,
+  ultravox: openUltravoxAgentSession,
   vapi: openVapiAgentSession,
 });
 
