@@ -117,3 +117,45 @@ t.test('RFC 3261 14.1 / 14.2: re-INVITE glare with sipp: we answer its re-INVITE
   const r = await run.done;
   t.equal(r.code, 0, r.code === 0 ? 'sipp exit code 0' : `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1200)}`);
 });
+
+t.test('RFC 3262: a reliable 183 from sipp is acknowledged with PRACK (RAck) before the 200', async (t) => {
+  if (!needSipPeer(t, 'sipp')) return;
+  const { ua } = await startGatewayUa(t);
+  const cwd = tempWorkdir(t);
+  const port = await freePort();
+  const run = startSipp(t, cwd, ['-sf', join(SCENARIOS, 'uas-100rel.xml'), '-i', '127.0.0.1', '-p', String(port), '-m', '1', '-timeout', '30s', '-timeout_error']);
+  await new Promise((r) => setTimeout(r, 300));
+  const call = ua.invite({ target: `sip:service@127.0.0.1:${port}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
+  const early: string[] = [];
+  call.events.on('progress', (res) => early.push(`${res.status} ${res.body.length > 0 ? 'sdp' : ''}`.trim()));
+  const session = await new Promise<SessionDialog>((resolve, reject) => {
+    call.events.on('accepted', (s) => resolve(s));
+    call.events.on('failed', (status) => reject(new Error(`call failed with ${status}`)));
+  });
+  t.same(early, ['183 sdp'], 'early media SDP reached the caller');
+  t.equal(await session.bye(), 200);
+  const r = await run.done;
+  t.equal(r.code, 0, r.code === 0 ? 'sipp exit code 0' : `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1200)}`);
+});
+
+t.test('RFC 3261 10.2: outbound REGISTER answers the 401, and refreshes before the granted 4 s expire', async (t) => {
+  if (!needSipPeer(t, 'sipp')) return;
+  const { ua } = await startGatewayUa(t);
+  const cwd = tempWorkdir(t);
+  const port = await freePort();
+  const run = startSipp(t, cwd, ['-sf', join(SCENARIOS, 'uas-register.xml'), '-i', '127.0.0.1', '-p', String(port), '-m', '1', '-timeout', '30s', '-timeout_error']);
+  await new Promise((r) => setTimeout(r, 300));
+  const reg = ua.register({ registrar: `sip:127.0.0.1:${port}`, aor: 'sip:alice@sipp.test', credentials: { username: 'alice', password: 's3cret' }, expires: 60 });
+  const granted: number[] = [];
+  await new Promise<void>((resolve, reject) => {
+    reg.events.on('registered', (expires) => {
+      granted.push(expires);
+      if (granted.length === 2) resolve();
+    });
+    reg.events.on('failed', (status) => reject(new Error(`REGISTER failed with ${status}`)));
+  });
+  t.same(granted, [4, 4], 'registered, then refreshed');
+  const r = await run.done;
+  t.equal(r.code, 0, r.code === 0 ? 'sipp exit code 0' : `${r.stderr.slice(0, 400)} ${r.stdout.slice(-1200)}`);
+  reg.stop();
+});

@@ -45,6 +45,8 @@ export interface SessionDialogInit {
   auth?: DialogAuth;
   /** Negotiated session interval and who refreshes it (RFC 4028), if any. */
   sessionExpires?: { deltaSeconds: number; refresher: 'uac' | 'uas' };
+  /** The SDP we sent in the initial offer/answer exchange. */
+  localSdp?: Buffer;
 }
 
 /** A confirmed (or early) INVITE dialog and its in-dialog requests. */
@@ -54,6 +56,11 @@ export class SessionDialog {
   readonly events = new TypedEvents<SessionEvents>();
   /** Answers re-INVITE and UPDATE offers; without it they get 488. */
   onOffer: OfferHandler | undefined;
+  /**
+   * Our current session description (the last offer or answer we sent), re-sent unchanged by
+   * session refreshes (RFC 4028 §7.1: a refresh re-INVITE carries the same SDP).
+   */
+  localSdp: Buffer | undefined;
   readonly #host: DialogHost;
   readonly #auth: DialogAuth;
   #ended = false;
@@ -67,11 +74,12 @@ export class SessionDialog {
 
   constructor(init: SessionDialogInit) {
     this.dialog = init.dialog;
+    this.localSdp = init.localSdp;
     this.role = init.role;
     this.#host = init.host;
     this.#auth = init.auth;
     this.#sessionTimer = new SessionTimer(init.host.clock, init.role, {
-      refresh: () => void this.reinvite(undefined),
+      refresh: () => void this.reinvite(this.localSdp),
       expire: () => void this.#endWithBye('session-expired'),
     });
     if (init.sessionExpires) this.#sessionTimer.arm(init.sessionExpires);
@@ -205,6 +213,7 @@ export class SessionDialog {
     const se = this.#sessionTimer.onRefreshRequest(request);
     const headers: [string, string][] = [['Contact', this.#host.contact(protocol)], ['Server', this.#host.userAgent]];
     if (se) headers.push(['Session-Expires', se], ['Require', 'timer']);
+    this.localSdp = answer;
     const res = respond(200, { headers, body: answer, contentType: 'application/sdp' });
     if (request.method === 'INVITE') this.awaitAck(res, tx as InviteServerTransaction);
   }
@@ -240,11 +249,12 @@ export class SessionDialog {
   }
 
   /**
-   * Sends a re-INVITE with `sdp` as the offer (hold, resume, refresh when undefined: the previous
-   * offer is not kept, so a refresh carries no body). A 491 is retried after the §14.1 back-off.
-   * Resolves with the final response (or local 408/503).
+   * Sends a re-INVITE with `sdp` as the offer (hold, resume, or `localSdp` for a refresh). A 491
+   * is retried after the §14.1 back-off. Resolves with the final response (or local 408/503); the
+   * SDP answer is in the response body.
    */
   async reinvite(sdp: Buffer | undefined): Promise<InDialogOutcome> {
+    if (sdp) this.localSdp = sdp;
     for (let attempt = 0; attempt < 3; attempt++) {
       this.#outgoingInvite = true;
       const headers: [string, string][] = this.#sessionTimer.refreshHeaders();
@@ -260,6 +270,21 @@ export class SessionDialog {
       if (this.#ended) return outcome;
     }
     return { status: 408, reason: 'Request Timeout' };
+  }
+
+  /**
+   * Sends UPDATE (RFC 3311) with `sdp` as the offer, or without a body as a session refresh
+   * (RFC 4028 §7.1). Resolves with the final response.
+   */
+  async update(sdp?: Buffer): Promise<InDialogOutcome> {
+    if (sdp) this.localSdp = sdp;
+    const headers = this.#sessionTimer.refreshHeaders();
+    const { outcome } = await sendInDialog(this.dialog, this.#host, 'UPDATE', { headers, ...(sdp ? { body: sdp } : {}) }, this.#auth);
+    if ('headers' in outcome && outcome.status >= 200 && outcome.status < 300) {
+      this.dialog.refreshTarget(outcome.headers);
+      this.#sessionTimer.onRefreshResponse(outcome);
+    }
+    return outcome;
   }
 
   /** Sends INFO (for example application/dtmf-relay) and resolves with the final status. */

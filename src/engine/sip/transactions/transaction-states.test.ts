@@ -1,9 +1,9 @@
 /** @module Table-driven tests of every (state, event) pair and every state-to-state edge of the four §17 machines. */
 import t from 'tap';
-import { nextInviteClientState, INVITE_CLIENT_STATES, INVITE_CLIENT_EVENTS, INVITE_CLIENT_EDGES } from './invite-client-state.js';
-import { nextInviteServerState, INVITE_SERVER_STATES, INVITE_SERVER_EVENTS, INVITE_SERVER_EDGES } from './invite-server-state.js';
-import { nextNonInviteClientState, NON_INVITE_CLIENT_STATES, NON_INVITE_CLIENT_EVENTS, NON_INVITE_CLIENT_EDGES } from './non-invite-client-state.js';
-import { nextNonInviteServerState, NON_INVITE_SERVER_STATES, NON_INVITE_SERVER_EVENTS, NON_INVITE_SERVER_EDGES } from './non-invite-server-state.js';
+import { nextInviteClientState, INVITE_CLIENT_STATES, INVITE_CLIENT_EVENTS, INVITE_CLIENT_EDGES } from './invite-client-transaction.js';
+import { nextInviteServerState, INVITE_SERVER_STATES, INVITE_SERVER_EVENTS, INVITE_SERVER_EDGES } from './invite-server-transaction.js';
+import { nextNonInviteClientState, NON_INVITE_CLIENT_STATES, NON_INVITE_CLIENT_EVENTS, NON_INVITE_CLIENT_EDGES } from './non-invite-client-transaction.js';
+import { nextNonInviteServerState, NON_INVITE_SERVER_STATES, NON_INVITE_SERVER_EVENTS, NON_INVITE_SERVER_EDGES } from './non-invite-server-transaction.js';
 import { assertEdge, type EdgeGraph } from './transaction-state.js';
 
 interface Machine<S extends string, E extends string> {

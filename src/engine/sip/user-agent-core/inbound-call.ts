@@ -19,6 +19,8 @@ export type InboundCallEvents = {
 /** Hands an accepted dialog to the UA so later requests find it. */
 export interface InboundCallRegistrar {
   addSession(session: SessionDialog): void;
+  /** The call has its final response (accepted, rejected or cancelled). */
+  callFinished(tx: InviteServerTransaction): void;
 }
 
 /** An incoming INVITE waiting for the application's decision. */
@@ -68,6 +70,7 @@ export class InboundCall {
   accept(sdp: Buffer): SessionDialog | undefined {
     if (this.#final) return undefined;
     this.#final = true;
+    this.#registrar.callFinished(this.#tx);
     const res = this.#response(200, sdp);
     if (this.#sessionExpires) {
       res.headers.append('Session-Expires', formatSessionExpires(this.#sessionExpires));
@@ -75,7 +78,7 @@ export class InboundCall {
     }
     const dialog = Dialog.fromUas(this.request, this.#localTag, 'Confirmed');
     const session = new SessionDialog({
-      dialog, host: this.#host, role: 'uas',
+      dialog, host: this.#host, role: 'uas', localSdp: sdp,
       ...(this.#sessionExpires?.refresher ? { sessionExpires: { deltaSeconds: this.#sessionExpires.deltaSeconds, refresher: this.#sessionExpires.refresher } } : {}),
     });
     this.#registrar.addSession(session);
@@ -88,6 +91,7 @@ export class InboundCall {
   reject(status = 486, reason?: string): void {
     if (this.#final || status < 300) return;
     this.#final = true;
+    this.#registrar.callFinished(this.#tx);
     this.#tx.respond(createResponse(this.request, status, reason, { toTag: this.#localTag, headers: [['Server', this.#host.userAgent]] }));
   }
 
@@ -95,6 +99,7 @@ export class InboundCall {
   cancelled(cancel: SipRequest): void {
     if (this.#final) return;
     this.#final = true;
+    this.#registrar.callFinished(this.#tx);
     this.#tx.respond(createResponse(this.request, 487, undefined, { toTag: this.#localTag }));
     this.events.emit('cancel', cancel);
   }

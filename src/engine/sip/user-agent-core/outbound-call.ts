@@ -175,7 +175,7 @@ export class OutboundCall {
     dialog.localSeq = Math.max(dialog.localSeq, this.#cseq, this.#earlySeq);
     const se = parseSessionExpires(res.headers.get('Session-Expires'));
     const session = new SessionDialog({
-      dialog, host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}),
+      dialog, host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}), ...(this.#o.sdp ? { localSdp: this.#o.sdp } : {}),
       ...(se ? { sessionExpires: { deltaSeconds: se.deltaSeconds, refresher: se.refresher ?? 'uac' } } : {}),
     });
     this.#host.addSession(session);

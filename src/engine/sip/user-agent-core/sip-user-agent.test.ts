@@ -152,3 +152,30 @@ t.test('Protection: authorizeSource rejects with 403; OPTIONS outside a dialog g
   await up;
   t.same(states.sort(), ['b:up', 'nobody:down']);
 });
+
+t.test('RFC 3261 8.2.2.2: a second copy of an INVITE on another branch (merged request) gets 482', async (t) => {
+  const { createSocket } = await import('node:dgram');
+  const { ua: b, tr: tb } = await makeUa(t);
+  const calls: string[] = [];
+  b.events.on('invite', (call) => {
+    calls.push(call.callId);
+    call.progress(180);
+  });
+  const sock = createSocket('udp4');
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
+  t.teardown(() => sock.close());
+  const statuses: string[] = [];
+  sock.on('message', (m) => statuses.push(`${/branch=(\w+)/.exec(m.toString())?.[1] ?? ''}:${m.toString().split(' ')[1] ?? ''}`));
+  const port = sock.address().port;
+  const invite = (branch: string): string => [
+    'INVITE sip:bob@127.0.0.1 SIP/2.0', `Via: SIP/2.0/UDP 127.0.0.1:${port};branch=${branch}`, 'Max-Forwards: 70',
+    'From: <sip:alice@127.0.0.1>;tag=merge1', 'To: <sip:bob@127.0.0.1>', 'Call-ID: merged@test', 'CSeq: 7 INVITE',
+    `Contact: <sip:alice@127.0.0.1:${port}>`, 'Content-Length: 0', '', '',
+  ].join('\r\n');
+  sock.send(invite('z9hG4bKpathA'), tb.udpPort, '127.0.0.1');
+  await new Promise((r) => setTimeout(r, 100));
+  sock.send(invite('z9hG4bKpathB'), tb.udpPort, '127.0.0.1');
+  await new Promise((r) => setTimeout(r, 200));
+  t.same(calls, ['merged@test'], 'only the first copy reached the application');
+  t.ok(statuses.includes('z9hG4bKpathB:482'), `482 on the second branch (got ${statuses.join(', ')})`);
+});

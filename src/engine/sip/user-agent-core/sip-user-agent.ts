@@ -140,6 +140,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
   /** Stops pings and timers and forgets every transaction (shutdown). Dialogs are not BYEd here. */
   dispose(): void {
     for (const p of this.#pingers) p.stop();
+    this.#pending.clear();
     this.core.dispose();
   }
 
@@ -176,6 +177,11 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     this.#sessions.set(session.id, session);
   }
 
+  /** An inbound call got its final response: a CANCEL can no longer match it (the core answers 481). */
+  callFinished(tx: InviteServerTransaction): void {
+    this.#pending.delete(tx);
+  }
+
   sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string {
     const tx = this.core.sendRequest(request, target, { onResponse, onTimeout: () => onFailure(408), onTransportError: () => onFailure(503) });
     return tx.id;
@@ -202,12 +208,6 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     if (se.kind === 'reject-422') return reject(422, [['Min-SE', String(se.minSe)]]);
     const call = new InboundCall(req, tx, source, this, this, se.sessionExpires);
     this.#pending.set(tx, call);
-    // The pending entry lives until the call has its final response (then CANCEL gets 481 in the core).
-    const sweep = (): void => {
-      if (call.isFinal) this.#pending.delete(tx);
-      else this.clock.setTimeout(sweep, 4 * this.timers.T1);
-    };
-    this.clock.setTimeout(sweep, 4 * this.timers.T1);
     if (this.events.has('invite')) this.events.emit('invite', call);
     else call.reject(480);
   }
