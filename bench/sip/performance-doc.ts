@@ -1,0 +1,78 @@
+/** @module Writes the "SIP signalling" section of docs/PERFORMANCE.md from a benchmark run, leaving other sections alone. */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { RunResult } from './bench-sip.js';
+
+const HEADING = '## SIP signalling (`npm run bench:sip`)';
+const DOC = join(import.meta.dirname, '..', '..', 'docs', 'PERFORMANCE.md');
+
+/** Cores, CPU model, Node version and date. */
+export function machineDescription(): string {
+  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  return `${availableParallelism()} cores (nproc), ${model}, Node ${process.version}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Figures of one benchmark run. */
+export interface SipBenchReport {
+  machine: string;
+  sweep: RunResult[];
+  held: RunResult | undefined;
+  perDialogBytes: number;
+  idleDialogs: number;
+  sweepSeconds: number;
+  holdSeconds: number;
+}
+
+function row(r: RunResult): string {
+  return `| ${r.rate} | ${r.seconds} | ${r.successful} | ${r.failed} | ${r.retransmissions} | ${r.p50} | ${r.p99} | ${r.cpu.toFixed(0)} % |`;
+}
+
+function verdicts(r: SipBenchReport): string[] {
+  const out: string[] = [];
+  const h = r.held;
+  out.push(h && h.rate >= 500
+    ? `- Rate: **met** (${h.rate} calls/s held for ${h.seconds} s with zero failed calls; target 500).`
+    : `- Rate: **not met** (highest rate held ${h ? `${h.rate} calls/s` : 'none'}; target 500).`);
+  out.push(h && h.p99 < 20
+    ? `- INVITE-to-200 p99: **met** (${h.p99} ms at ${h.rate} calls/s; target under 20 ms).`
+    : `- INVITE-to-200 p99: **not met** (${h ? `${h.p99} ms` : 'n/a'}; target under 20 ms).`);
+  out.push(r.perDialogBytes < 10 * 1024
+    ? `- Idle dialog memory: **met** (${(r.perDialogBytes / 1024).toFixed(2)} KiB per dialog; target under 10 KB).`
+    : `- Idle dialog memory: **not met** (${(r.perDialogBytes / 1024).toFixed(2)} KiB per dialog; target under 10 KB).`);
+  return out;
+}
+
+/** Replaces (or appends) the SIP section of docs/PERFORMANCE.md. */
+export function writePerformanceSection(r: SipBenchReport): void {
+  const section = [
+    HEADING,
+    '',
+    `Machine: ${r.machine}. sipp 3.6.1 built-in \`uac\` scenario over UDP on 127.0.0.1 (INVITE, 100, 200, ACK, BYE, 200; call length 0), against the SIP stack on the product TransportLayer answering every INVITE at once with a fixed SDP, in one Node process. sipp runs on the same 2 cores. Latency is sipp's \`-trace_rtt\` response time from INVITE to 200 (millisecond resolution); CPU is the gateway process's user+system time over the run's wall time, in percent of one core.`,
+    '',
+    `Sweep (${r.sweepSeconds} s per rate, stopping at the first failure), then the best passing rate held for ${r.holdSeconds} s:`,
+    '',
+    '| calls/s | seconds | successful | failed | sipp retransmissions | p50 ms | p99 ms | gateway CPU |',
+    '|---|---|---|---|---|---|---|---|',
+    ...r.sweep.map(row),
+    ...(r.held ? ['', 'Held:', '', '| calls/s | seconds | successful | failed | sipp retransmissions | p50 ms | p99 ms | gateway CPU |', '|---|---|---|---|---|---|---|---|', row(r.held)] : []),
+    '',
+    `Idle confirmed dialogs: ${r.idleDialogs} held open by sipp (\`-d 600000\`), measured after their INVITE transactions ended (Timer L, 32 s) and a forced GC: **${(r.perDialogBytes / 1024).toFixed(2)} KiB of heap per dialog** (about ${((r.perDialogBytes * 1000) / 1024 / 1024).toFixed(1)} MiB per 1,000 dialogs).`,
+    '',
+    'Against the targets:',
+    '',
+    ...verdicts(r),
+    '',
+  ].join('\n');
+  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Performance\n\nMeasured figures, each section written by its benchmark.\n';
+  const start = current.indexOf(HEADING);
+  let next: string;
+  if (start < 0) {
+    next = `${current.trimEnd()}\n\n${section}`;
+  } else {
+    const after = current.indexOf('\n## ', start + HEADING.length);
+    next = `${current.slice(0, start)}${section}${after < 0 ? '' : `\n${current.slice(after + 1)}`}`;
+  }
+  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
+}
