@@ -64,15 +64,19 @@ export function testPki(): TestPki {
   }
 }
 
-/** Starts the server on 127.0.0.1 port 0; it and every open connection are closed at teardown. */
-export async function startHttpsFixture(t: Test, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<HttpsFixture> {
+/** Starts the server on 127.0.0.1 (or `listenHost`) port 0; it and every open connection are closed at teardown. */
+export async function startHttpsFixture(
+  t: Test,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  listenHost = '127.0.0.1',
+): Promise<HttpsFixture> {
   const { ca, key, cert } = testPki();
   const requests: string[] = [];
   const server: Server = createServer({ key, cert }, (req, res) => {
     requests.push(`${req.headers.host ?? ''} ${req.url ?? ''}`);
     handler(req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listenHost, resolve));
   t.teardown(() => new Promise<void>((resolve) => {
     server.closeAllConnections();
     server.close(() => resolve());

@@ -198,3 +198,18 @@ t.test('HTTP errors and DNS failures are values', async (t) => {
   const noLocation = await downloadRecording(h.fx.url('/redirect?to='), h.options());
   t.same(noLocation.ok ? 'downloaded' : noLocation.reason, 'http_status');
 });
+
+t.test('contract 7: an IPv6 answer is checked and pinned the same way', async (t) => {
+  const fx = await startHttpsFixture(t, (_req, res) => res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(AUDIO), '::1');
+  const lookups: string[] = [];
+  const options: DownloadOptions = {
+    allowedHosts: ['*.recordings.test'], maxBytes: 64 * 1024, timeoutMs: 10_000, maxRedirects: 0, clock: new FakeClock(), ca: fx.ca,
+    resolver: (host) => { lookups.push(host); return Promise.resolve([{ address: '::1', family: 6 }]); },
+  };
+  const refused = await downloadRecording(fx.url('/ok', 'v6.recordings.test'), options);
+  t.same(refused.ok ? 'downloaded' : refused.reason, 'address_refused', '::1 is loopback');
+  const r = await downloadRecording(fx.url('/ok', 'v6.recordings.test'), { ...options, unsafeAllowAddressForTests: (host, a) => host === 'v6.recordings.test' && a === '::1' });
+  t.equal(r.ok && r.bytes.equals(AUDIO), true, 'fetched over IPv6 from the pinned ::1');
+  t.same(lookups, ['v6.recordings.test', 'v6.recordings.test']);
+  t.equal(fx.requests.length, 1);
+});
