@@ -213,3 +213,11 @@ t.test('contract 7: an IPv6 answer is checked and pinned the same way', async (t
   t.same(lookups, ['v6.recordings.test', 'v6.recordings.test']);
   t.equal(fx.requests.length, 1);
 });
+
+t.test('an allow-listed IP literal is checked like any answer; TLS then verifies the IP in the certificate', async (t) => {
+  const h = await harness(t);
+  const url = `https://127.0.0.1:${h.fx.port}/ok`;
+  const r = await downloadRecording(url, h.options({ unsafeAllowAddressForTests: (host, a) => host === '127.0.0.1' && a === host }));
+  t.equal(r.ok && r.bytes.equals(AUDIO), true);
+  t.same(h.lookups, [], 'a literal is not resolved');
+});
