@@ -97,3 +97,24 @@ t.test('RFC 6455 §7.4.1: an abnormal close from the agent is reported as an err
   await recorder.until(() => recorder.closes.length > 0);
   t.same(recorder.closes, [{ by: 'error', code: 1011, reason: 'internal' }]);
 });
+
+t.test('close() before the agent is ready rejects start and reports no onClose', async (t) => {
+  const fake = await FakeCustomAgent.start();
+  t.teardown(() => fake.core.close());
+  const { session, recorder } = openFor(t, subject, fake, { apiKey: undefined });
+  const starting = session.start().then(() => undefined, (e: unknown) => e);
+  session.close('caller gave up');
+  t.match(await starting, { name: 'ProviderError', provider: 'custom' });
+  t.same(recorder.closes, []);
+  session.sendAudio(Buffer.alloc(160));
+  t.equal(session.sendDtmf('1'), false, 'commands after close do nothing');
+});
+
+t.test('a text frame that is not JSON is logged and ignored; the session stays up', async (t) => {
+  const { fake, session, recorder } = await started(t);
+  fake.core.socket?.send('not json');
+  fake.sendAudio(Buffer.alloc(160, 3));
+  await recorder.until(() => recorder.audio.length === 1);
+  t.ok(recorder.logs.some((l) => l.startsWith('warn') && l.includes('not a JSON object')));
+  t.equal(session.sendDtmf('5'), true);
+});

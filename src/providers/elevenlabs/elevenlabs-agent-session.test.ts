@@ -35,6 +35,13 @@ t.test('ElevenLabs signed URL: the key goes only in xi-api-key to get-signed-url
   t.notOk(JSON.stringify(upgrade?.headers).includes(KEY), 'no key on the WebSocket upgrade');
 });
 
+t.test('ElevenLabs signed URL: the signed URL token never reaches the log callback', async (t) => {
+  const { recorder, session } = await started(t);
+  session.close('done');
+  t.ok(recorder.logs.length > 0);
+  t.notOk(recorder.logs.some((l) => l.includes('conversation_signature') || l.includes('sig-0123456789')));
+});
+
 t.test('ElevenLabs public agent: no key means the documented URL, with no HTTP step', async (t) => {
   const { fake } = await started(t, {});
   t.equal(fake.core.http.length, 1);
