@@ -117,3 +117,14 @@ t.test('ElevenLabs signed URL: a refused key rejects start with the status and n
   t.match(error, { kind: 'rejected', status: 401 });
   t.notMatch(String((error as Error).message), /xi_other_key/);
 });
+
+t.test('ElevenLabs: tentative_user_transcript is a caller partial, user_transcript the final', async (t) => {
+  const { fake, recorder } = await started(t);
+  fake.core.send({ type: 'tentative_user_transcript', tentative_user_transcription_event: { user_transcript: 'I ne', event_id: 1 } });
+  fake.sendTranscript('caller', 'I need help');
+  await recorder.until(() => recorder.transcripts.length === 2);
+  t.same(recorder.transcripts, [
+    { role: 'caller', text: 'I ne', final: false },
+    { role: 'caller', text: 'I need help', final: true },
+  ]);
+});

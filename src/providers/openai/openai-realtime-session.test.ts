@@ -111,3 +111,33 @@ t.test('OpenAI Realtime: without a key start rejects before any connection', asy
   t.match(error, { kind: 'rejected' });
   t.equal(fake.core.http.length, 0);
 });
+
+t.test('OpenAI Realtime: a 503 on the upgrade rejects start as unreachable', async (t) => {
+  const fake = await FakeOpenAiRealtime.start({ apiKey: KEY });
+  t.teardown(() => fake.core.close());
+  fake.core.checkUpgrade(() => 503);
+  const { session } = openFor(t, subject, fake, { apiKey: KEY });
+  const error = await session.start().then(() => undefined, (e: unknown) => e);
+  t.match(error, { kind: 'unreachable', status: 503 });
+});
+
+t.test('OpenAI Realtime: an error event answering session.update rejects start as protocol', async (t) => {
+  const fake = await FakeOpenAiRealtime.start({ apiKey: KEY });
+  t.teardown(() => fake.core.close());
+  fake.core.onFrame = () => fake.core.send({ type: 'error', event_id: 'event_e', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'bad format' } });
+  const { session, recorder } = openFor(t, subject, fake, { apiKey: KEY });
+  const error = await session.start().then(() => undefined, (e: unknown) => e);
+  t.match(error, { kind: 'protocol', message: /invalid_value/ });
+  t.same(recorder.closes, []);
+});
+
+t.test('OpenAI Realtime: transcript deltas surface as partials of their role', async (t) => {
+  const { fake, recorder } = await started(t);
+  fake.core.send({ type: 'response.output_audio_transcript.delta', item_id: fake.itemId, delta: 'Hel' });
+  fake.core.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'item_user', delta: 'Hi' });
+  await recorder.until(() => recorder.transcripts.length === 2);
+  t.same(recorder.transcripts, [
+    { role: 'agent', text: 'Hel', final: false },
+    { role: 'caller', text: 'Hi', final: false },
+  ]);
+});
