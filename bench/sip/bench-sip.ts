@@ -7,7 +7,7 @@
  * (default 15), BENCH_SIP_HOLD_SECONDS (default 60), BENCH_SIP_IDLE_DIALOGS (default 2000).
  */
 import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
@@ -104,6 +104,7 @@ function line(r: RunResult): string {
 }
 
 async function main(): Promise<void> {
+  const loadAtStart = loadavg()[0] ?? 0;
   const { ua, transport } = await startGatewayUa(scope);
   ua.events.on('invite', (call) => call.accept(TEST_SDP));
   const sweep: RunResult[] = [];
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
   const perDialog = await idleDialogCost(ua, transport.udpPort, IDLE_DIALOGS);
   console.log(`idle dialog: ${(perDialog / 1024).toFixed(2)} KiB each over ${IDLE_DIALOGS}`);
   for (const fn of teardowns.reverse()) await fn();
-  if (process.env.BENCH_SIP_NO_DOC !== '1') writePerformanceSection({ machine: machineDescription(), sweep, held, perDialogBytes: perDialog, idleDialogs: IDLE_DIALOGS, sweepSeconds: SWEEP_SECONDS, holdSeconds: HOLD_SECONDS });
+  if (process.env.BENCH_SIP_NO_DOC !== '1') writePerformanceSection({ machine: machineDescription(), sweep, held, perDialogBytes: perDialog, idleDialogs: IDLE_DIALOGS, sweepSeconds: SWEEP_SECONDS, holdSeconds: HOLD_SECONDS, loadAverages: [loadAtStart, loadavg()[0] ?? 0] });
 }
 
 await main();

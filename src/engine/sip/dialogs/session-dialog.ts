@@ -212,7 +212,7 @@ export class SessionDialog {
     const protocol = this.#host.targetFor(this.dialog.nextHopUri()).protocol;
     const se = this.#sessionTimer.onRefreshRequest(request);
     const headers: [string, string][] = [['Contact', this.#host.contact(protocol)], ['Server', this.#host.userAgent]];
-    if (se) headers.push(['Session-Expires', se], ['Require', 'timer']);
+    if (se) headers.push(['Session-Expires', se], ...(se.includes('refresher=uac') ? [['Require', 'timer'] as [string, string]] : []));
     this.localSdp = answer;
     const res = respond(200, { headers, body: answer, contentType: 'application/sdp' });
     if (request.method === 'INVITE') this.awaitAck(res, tx as InviteServerTransaction);

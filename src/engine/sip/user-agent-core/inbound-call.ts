@@ -74,7 +74,8 @@ export class InboundCall {
     const res = this.#response(200, sdp);
     if (this.#sessionExpires) {
       res.headers.append('Session-Expires', formatSessionExpires(this.#sessionExpires));
-      res.headers.append('Require', 'timer');
+      // RFC 4028 §9: Require: timer only when the UAC is the refresher (it then supports timer).
+      if (this.#sessionExpires.refresher === 'uac') res.headers.append('Require', 'timer');
     }
     const dialog = Dialog.fromUas(this.request, this.#localTag, 'Confirmed');
     const session = new SessionDialog({

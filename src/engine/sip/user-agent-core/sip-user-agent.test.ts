@@ -179,3 +179,25 @@ t.test('RFC 3261 8.2.2.2: a second copy of an INVITE on another branch (merged r
   t.same(calls, ['merged@test'], 'only the first copy reached the application');
   t.ok(statuses.includes('z9hG4bKpathB:482'), `482 on the second branch (got ${statuses.join(', ')})`);
 });
+
+t.test('RFC 4028 7.4 / 9 / 10: 422 raises Session-Expires to Min-SE; the refresher re-INVITEs at half the interval with its SDP', async (t) => {
+  const clock = new FakeClock(Date.now());
+  const { ua: a } = await makeUa(t, { clock });
+  const { ua: b, tr: tb } = await makeUa(t, { minSessionExpires: 120 });
+  const seen: string[] = [];
+  const refreshed = new Promise<string>((resolve) => b.events.on('invite', (call) => {
+    seen.push(call.request.headers.get('Session-Expires') ?? '');
+    const s = call.accept(SDP_B);
+    if (s) s.onOffer = (offer) => { resolve(offer.toString()); return SDP_B; };
+  }));
+  const call = a.invite({ target: `sip:bob@127.0.0.1:${tb.tcpPort};transport=tcp`, from: 'sip:alice@127.0.0.1', sdp: SDP_A, sessionExpires: 90 });
+  const failed = new Promise<number>((resolve) => call.events.on('failed', (st) => resolve(st)));
+  const accepted = await Promise.race([new Promise<SessionDialog>((resolve) => call.events.on('accepted', (s, res) => {
+    t.equal(res.headers.get('Session-Expires'), '120;refresher=uac');
+    resolve(s);
+  })), failed.then((st) => { throw new Error(`failed ${st}`); })]);
+  t.same(seen, ['120'], 'the INVITE that reached the application carried the raised interval');
+  clock.advance(60_000);
+  t.equal(await refreshed, SDP_A.toString(), 'the refresh re-INVITE carried our SDP');
+  await accepted.bye();
+});

@@ -80,7 +80,9 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
       transport: options.transport, clock: this.clock, timers: this.timers, userAgent: this.userAgent,
       capabilities: {
         methods: [...ALLOWED_METHODS],
-        extensions: ['timer', '100rel'],
+        // RFC 3262 as a UAS (sending reliable provisionals) is not implemented, so 100rel is not
+        // listed: an INVITE that requires it gets 420 (§8.2.2.3) instead of a broken promise.
+        extensions: ['timer'],
         contentTypes: ['application/sdp', 'message/sipfrag', 'application/dtmf-relay', 'multipart/mixed'],
         answerContentTypes: ['application/sdp'],
       },
