@@ -79,7 +79,10 @@ export interface AgentCloseInfo {
 export interface AgentSessionHandlers {
   /** Agent audio in {@link AgentSession.outputFormat}; chunk size is the platform's. */
   onAudio?(frame: Buffer): void;
-  /** Barge-in: drop every queued agent frame now. */
+  /**
+   * Barge-in: drop every queued agent frame now. Marks queued among the dropped audio count as
+   * played: the gateway echoes them through {@link AgentSession.markPlayed} (Twilio does the same).
+   */
   onClearAudio?(): void;
   /**
    * The agent placed a mark after the audio given so far. When the audio queued before it has
