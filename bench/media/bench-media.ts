@@ -5,7 +5,7 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone.
+ * BENCH_TARGETS (ours,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -15,13 +15,13 @@ import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 import { writePerformanceSection, type ConfigResult, type Summary } from './report.js';
 
-type Target = 'ours' | 'rtpengine' | 'direct';
+type Target = 'ours' | 'naive' | 'rtpengine' | 'direct';
 
 const CALL_COUNTS = (process.env.BENCH_CALLS ?? '100,400').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,rtpengine,direct').split(',') as Target[];
+const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,naive,rtpengine,direct').split(',') as Target[];
 const NG_PORT = 22222;
 const CLK_TCK = 100;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -67,8 +67,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Starts our relay worker and bridges every call. */
-async function startOurs(endpoints: CallEndpoints[]): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
-  const child = forkTs('./relay-worker.ts', true);
+async function startOurs(endpoints: CallEndpoints[], worker = './relay-worker.ts'): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
+  const child = forkTs(worker, true);
   await nextMessage(child, 'started');
   const ready = nextMessage<{ relay: RelayPorts[] }>(child, 'ready');
   child.send({ type: 'setup', calls: endpoints });
@@ -115,6 +115,7 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const { endpoints } = await opened;
   const started =
     target === 'ours' ? await startOurs(endpoints)
+      : target === 'naive' ? await startOurs(endpoints, './naive-relay-worker.ts')
       : target === 'rtpengine' ? await startRtpengine(endpoints)
         : { child: null, relay: endpoints.map((e) => ({ callerTarget: e.callee, calleeTarget: e.caller })) };
   gen.send({ type: 'start', relay: started.relay });

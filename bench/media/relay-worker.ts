@@ -11,7 +11,9 @@ const ports = new PortPool({ min: 20000, max: 27999 });
 const bridges: MediaBridge[] = [];
 
 async function openSession(remotePort: number): Promise<RtpSession> {
-  const session = await RtpSession.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0 });
+  // BENCH_RTCP_MS=0 turns RTCP reports off, to isolate their cost.
+  const rtcpIntervalMs = Number(process.env.BENCH_RTCP_MS ?? 5000);
+  const session = await RtpSession.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0, rtcpIntervalMs });
   if (isPortsExhausted(session)) throw new Error('relay ran out of ports');
   session.setRemote({ address: '127.0.0.1', port: remotePort });
   return session;
