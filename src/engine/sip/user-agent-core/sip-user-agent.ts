@@ -148,6 +148,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
 
   // DialogHost and OutboundCallHost.
 
+  /** Our Contact header value for `protocol` (the listening address, with `transport` for TCP/TLS). */
   contact(protocol: SipProtocol): string {
     const a = this.#o.transport.localAddress(protocol);
     const host = a.host.includes(':') ? `[${a.host}]` : a.host;
@@ -155,26 +156,32 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     return `<sip:${this.#o.contactUser ?? 'gateway'}@${host}:${a.port}${transport}>`;
   }
 
+  /** The transport target for a URI, through `resolveTarget` when configured. */
   targetFor(uri: string): SipTarget {
     return (this.#o.resolveTarget ?? targetFromUri)(uri);
   }
 
+  /** Sends a request in a new client transaction. @internal */
   sendRequest(request: SipRequest, target: SipTarget, user: ClientTransactionUser): void {
     this.core.sendRequest(request, target, user);
   }
 
+  /** Sends outside any transaction (the ACK for a 2xx). @internal */
   sendStateless(message: SipMessage, target: SipTarget): void {
     this.core.sendStateless(message, target);
   }
 
+  /** The 200 to an OPTIONS request (§11.2). @internal */
   optionsResponse(request: SipRequest): SipResponse {
     return this.core.optionsResponse(request);
   }
 
+  /** Forgets an ended dialog. @internal */
   removeDialog(id: string): void {
     this.#sessions.delete(id);
   }
 
+  /** Registers a dialog so in-dialog requests find it. @internal */
   addSession(session: SessionDialog): void {
     this.#sessions.set(session.id, session);
   }
@@ -184,11 +191,13 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     this.#pending.delete(tx);
   }
 
+  /** Sends an INVITE in a client transaction; returns its branch. @internal */
   sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string {
     const tx = this.core.sendRequest(request, target, { onResponse, onTimeout: () => onFailure(408), onTransportError: () => onFailure(503) });
     return tx.id;
   }
 
+  /** Sends a CANCEL on its INVITE's branch (§9.1). @internal */
   sendCancel(cancel: SipRequest, target: SipTarget, branch: string): void {
     this.core.sendRequest(cancel, target, {}, branch);
   }
