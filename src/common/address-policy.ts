@@ -1,7 +1,9 @@
 /**
  * @module Which IP addresses a user-supplied URL may make the gateway connect to. Loopback,
- * private, link-local (cloud metadata at 169.254.169.254 included), CGNAT, multicast, reserved and
- * unspecified ranges are refused, in IPv4, IPv6 and IPv4-mapped IPv6 forms.
+ * private, link-local (cloud metadata at 169.254.169.254 included), CGNAT, multicast, reserved,
+ * documentation and unspecified ranges are refused, in IPv4 and IPv6, and so are IPv6 forms that
+ * carry a refused IPv4 address: IPv4-mapped and IPv4-compatible (RFC 4291 2.5.5), SIIT (RFC 6145),
+ * NAT64 (RFC 6052) and 6to4 (RFC 3056). Teredo and site-local space are refused outright.
  */
 import { BlockList, isIP } from 'node:net';
 
@@ -12,19 +14,37 @@ for (const [net, prefix] of [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 128], ['::1', 128], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 32], ['2001:db8::', 32],
+  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) blocked.addSubnet(net, prefix, 'ipv6');
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d or ::ffff:xxxx:xxxx) IPv6 address. */
-function unmapIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const hi = parseInt(hex[1]!, 16);
-  const lo = parseInt(hex[2]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit words of an IPv6 address (dotted tails folded in), or undefined. */
+function ipv6Words(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
+  const headWords = head ? head.split(':') : [];
+  const tailWords = tail ? tail.split(':') : [];
+  const fill = tail === undefined ? 0 : 8 - headWords.length - tailWords.length;
+  const words = [...headWords, ...Array<string>(Math.max(0, fill)).fill('0'), ...tailWords].map((w) => parseInt(w, 16));
+  return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : undefined;
+}
+
+const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/** The IPv4 address an IPv6 address carries in a mapping, translation or tunnel form, if any. */
+function embeddedIpv4(w: number[]): string | undefined {
+  const zeros = (from: number, to: number): boolean => w.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && w[5] === 0xffff) return v4(w[6]!, w[7]!); // ::ffff:a.b.c.d (mapped)
+  if (zeros(0, 6)) return v4(w[6]!, w[7]!); // ::a.b.c.d (IPv4-compatible, deprecated)
+  if (zeros(0, 4) && w[4] === 0xffff && w[5] === 0) return v4(w[6]!, w[7]!); // ::ffff:0:a.b.c.d (SIIT)
+  if (w[0] === 0x64 && w[1] === 0xff9b && zeros(2, 6)) return v4(w[6]!, w[7]!); // 64:ff9b::/96 (NAT64)
+  if (w[0] === 0x2002) return v4(w[1]!, w[2]!); // 2002::/16 (6to4)
+  return undefined;
 }
 
 /** True when `address` (a literal IP) is one the gateway must not connect to for a user. */
@@ -33,8 +53,11 @@ export function isNonPublicAddress(address: string): boolean {
   const family = isIP(bare);
   if (family === 0) return true; // not an address at all: refuse rather than guess
   if (family === 4) return blocked.check(bare, 'ipv4');
-  const mapped = unmapIpv4(bare);
-  return mapped !== undefined ? blocked.check(mapped, 'ipv4') : blocked.check(bare, 'ipv6');
+  const words = ipv6Words(bare);
+  if (!words) return true;
+  const inner = embeddedIpv4(words);
+  if (inner !== undefined && blocked.check(inner, 'ipv4')) return true;
+  return blocked.check(bare, 'ipv6');
 }
 
 /**

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { systemClock, type Clock } from '../../common/clock.js';
 import { isNonPublicHost } from '../../common/address-policy.js';
-import { isRefusedAddress, systemResolver, type ResolvedAddress, type Resolver } from './address-check.js';
+import { isNonPublicAddress } from '../../common/address-policy.js';
+import { systemResolver, type ResolvedAddress, type Resolver } from './address-check.js';
 import { isAllowedHost, normalizeHost } from './host-allow-list.js';
 import { pinnedGet, type HopResult } from './pinned-get.js';
 
@@ -86,7 +87,7 @@ async function resolveChecked(host: string, options: DownloadOptions, signal: Ab
   }
   if (answers.length === 0) return { ok: false, reason: 'dns_failed', detail: 'no addresses' };
   for (const { address } of answers) {
-    if (isRefusedAddress(address) && !allow(address)) return { ok: false, reason: 'address_refused', detail: address };
+    if (isNonPublicAddress(address) && !allow(address)) return { ok: false, reason: 'address_refused', detail: address };
   }
   const first = answers[0]!;
   const family = isIP(first.address);
