@@ -114,11 +114,13 @@ host. What the run recorded above shows, and why:
 - A V8 CPU profile of the relay (\`BENCH_PROFILE=/tmp/prof npm run bench:media\`) puts about 60 % of
   its busy time in \`doSend\` (sendmsg, which on loopback also carries the receiving socket's
   delivery), 10-15 % in native receive work and under 10 % in our JavaScript (latching, RTCP
-  statistics, sequencer rewrite, the bridge's checks). Turning RTCP reports off
-  (\`BENCH_RTCP_MS=0\`) did not close the gap to the naive forwarder. Why the measured gap (20-30 %)
-  is larger than what the profile attributes to our code is not explained yet (TODO(issue-4));
-  candidates: the second socket each session keeps for RTCP, two \`performance.now()\` calls per
-  packet (about 160 ns each on this host) and the per-packet Buffer accessors.
+  statistics, sequencer rewrite, the bridge's checks). Measured in-process, the bridge's forwarding
+  path (everything from the session's packet callback to the socket send) costs about 1 µs of CPU
+  per packet above a plain \`socket.send\` of the same packet (7.7 against 6.9 µs). Turning RTCP
+  reports off (\`BENCH_RTCP_MS=0\`) did not close the gap to the naive forwarder either. Why the
+  gap measured across processes (20-30 %) is larger than our code's share is not explained yet
+  (TODO(issue-4)); candidates are the second (RTCP) socket each session holds, which doubles the
+  sockets the process polls, and run-to-run noise on this host.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are read per
   wake-up, and falls further for a relay starved of CPU. Ratios mean something only between targets
   of one run, which is why targets are interleaved; single runs vary by about 15 % on this shared
