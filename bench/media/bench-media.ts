@@ -5,7 +5,8 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone.
+ * BENCH_TARGETS (ours,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone;
+ * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -13,7 +13,9 @@ const bridges: MediaBridge[] = [];
 async function openSession(remotePort: number): Promise<RtpSession> {
   // BENCH_RTCP_MS=0 turns RTCP reports off, to isolate their cost.
   const rtcpIntervalMs = Number(process.env.BENCH_RTCP_MS ?? 5000);
-  const session = await RtpSession.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0, rtcpIntervalMs });
+  // BENCH_MUX_ONLY=1 binds no separate RTCP socket per session.
+  const muxOnly = process.env.BENCH_MUX_ONLY === '1';
+  const session = await RtpSession.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0, rtcpIntervalMs, muxOnly });
   if (isPortsExhausted(session)) throw new Error('relay ran out of ports');
   session.setRemote({ address: '127.0.0.1', port: remotePort });
   return session;

@@ -119,8 +119,9 @@ host. What the run recorded above shows, and why:
   per packet above a plain \`socket.send\` of the same packet (7.7 against 6.9 µs). Turning RTCP
   reports off (\`BENCH_RTCP_MS=0\`) did not close the gap to the naive forwarder either. Why the
   gap measured across processes (20-30 %) is larger than our code's share is not explained yet
-  (TODO(issue-4)); candidates are the second (RTCP) socket each session holds, which doubles the
-  sockets the process polls, and run-to-run noise on this host.
+  (TODO(issue-4)). Binding no separate RTCP socket per session (\`BENCH_MUX_ONLY=1\`) left ours at
+  1.1-1.3 times the naive forwarder in two runs, so the extra sockets are not the cause either;
+  run-to-run noise on this host is of the same order.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are read per
   wake-up, and falls further for a relay starved of CPU. Ratios mean something only between targets
   of one run, which is why targets are interleaved; single runs vary by about 15 % on this shared

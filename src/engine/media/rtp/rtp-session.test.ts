@@ -145,3 +145,19 @@ t.test('RFC 5761: with rtcp-mux, RTCP on the RTP port is not passed on as media'
   const h = parseRtpHeader(serializeRtp(fields(1), ulaw)) as RtpHeader;
   t.equal(h.payloadType, 0);
 });
+
+t.test('RFC 5761: a mux-only session binds no port+1 and reports on the RTP port', async (t) => {
+  const clock = new FakeClock();
+  const session = await openSession(t, { clock, muxOnly: true, rtcpIntervalMs: 5000 });
+  const peer = await RtpPeer.open(t);
+  session.setRemote({ address: '127.0.0.1', port: peer.port });
+  await peer.sendRtp(session.localPort, fields(1), ulaw);
+  await peer.sendRtp(session.localPort, fields(2), ulaw);
+  await settle();
+  clock.advance(8000);
+  await peer.waitFor(1);
+  const report = peer.received[0]!;
+  t.equal(report.port, session.localPort, 'sent from the RTP port');
+  t.equal(report.data[1], 201, 'an RR about the stream we received');
+  t.match(session.describe(), /rtcp-mux/);
+});

@@ -20,6 +20,11 @@ export interface RtpSessionOptions {
   mediaTimeoutMs?: number;
   /** Mean RTCP report interval (RFC 3550 §6.2 recommends 5 s minimum); 0 disables. */
   rtcpIntervalMs?: number;
+  /**
+   * Bind no RTCP socket on port+1: RTCP goes out and comes in on the RTP port (RFC 5761), as for
+   * legs that require rtcp-mux. Port+1 stays reserved in the pool either way.
+   */
+  muxOnly?: boolean;
   /** A latched source silent this long may be replaced by a new one (see {@link RtpSession}). */
   relatchIdleMs?: number;
   cname?: string;
@@ -66,7 +71,7 @@ export class RtpSession {
   readonly localPort: number;
   readonly sequencer: RtpSequencer;
   readonly #rtp: Socket;
-  readonly #rtcp: Socket;
+  readonly #rtcp: Socket | null;
   readonly #clock: Clock;
   readonly #ports: PortPool;
   readonly #reporter: RtcpReporter;
@@ -87,7 +92,7 @@ export class RtpSession {
   #timedOut = false;
   #closed = false;
 
-  private constructor(rtp: Socket, rtcp: Socket, port: number, options: RtpSessionOptions) {
+  private constructor(rtp: Socket, rtcp: Socket | null, port: number, options: RtpSessionOptions) {
     this.#rtp = rtp;
     this.#rtcp = rtcp;
     this.localPort = port;
@@ -101,10 +106,10 @@ export class RtpSession {
     this.#relatchIdleMs = options.relatchIdleMs ?? 1000;
     this.#lastRtpAtMs = this.#clock.monotonic();
     rtp.on('message', this.#onRtpDatagram);
-    rtcp.on('message', this.#onRtcpDatagram);
+    rtcp?.on('message', this.#onRtcpDatagram);
     // A send to an unreachable port surfaces as an async socket error: media is best effort.
     rtp.on('error', () => undefined);
-    rtcp.on('error', () => undefined);
+    rtcp?.on('error', () => undefined);
     if (this.#mediaTimeoutMs > 0) this.#armTimeout(this.#mediaTimeoutMs);
     if (this.#rtcpIntervalMs > 0) this.#armRtcp();
   }
@@ -117,7 +122,7 @@ export class RtpSession {
       let rtp: Socket | null = null;
       try {
         rtp = await bindUdp(options.bindAddress, port);
-        const rtcp = await bindUdp(options.bindAddress, port + 1);
+        const rtcp = options.muxOnly ? null : await bindUdp(options.bindAddress, port + 1);
         return new RtpSession(rtp, rtcp, port, options);
       } catch {
         rtp?.close();
@@ -129,7 +134,7 @@ export class RtpSession {
 
   /** The far end from SDP: RTP address, and RTCP from a=rtcp (RFC 3605) or port+1, or the RTP port with rtcp-mux. */
   setRemote(rtp: MediaAddress, options: { rtcp?: MediaAddress; rtcpMux?: boolean } = {}): void {
-    this.#rtcpMux = options.rtcpMux ?? false;
+    this.#rtcpMux = (options.rtcpMux ?? false) || this.#rtcp === null;
     // A new address in SDP (a re-INVITE after transfer) starts over: send there and latch afresh.
     // The same address again (a session refresh) keeps the latched NAT binding.
     const previous = this.#sdpRemote;
@@ -188,7 +193,7 @@ export class RtpSession {
     this.#timeoutTimer?.cancel();
     this.#rtcpTimer?.cancel();
     this.#rtp.close();
-    this.#rtcp.close();
+    this.#rtcp?.close();
     this.#ports.release(this.localPort);
   }
 
@@ -260,6 +265,6 @@ export class RtpSession {
     if (target === null) return;
     const report = this.#reporter.buildReport(this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
     if (report === null) return;
-    (this.#rtcpMux ? this.#rtp : this.#rtcp).send(report, target.port, target.address);
+    (this.#rtcpMux || this.#rtcp === null ? this.#rtp : this.#rtcp).send(report, target.port, target.address);
   }
 }
