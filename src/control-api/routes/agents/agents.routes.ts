@@ -2,13 +2,12 @@
  * @module The agent inventory (contract section 6): import with live verification and an optional
  * route, read, list and update. Agent and route are created in one transaction.
  */
-import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../../common/clock.js';
 import { ApiError } from '../../../common/errors.js';
 import type { TenantId } from '../../../common/ids.js';
 import { isoNow } from '../../../common/time.js';
 import type { AgentRecord, AgentSettings, ApiKeyChange, RouteRecord, Store } from '../../../storage/index.js';
-import { DEFAULT_LIMIT, PageQuery, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
+import { listRoute } from '../../pagination.js';
 import type { AgentPlatform, AgentPlatforms } from '../../ports.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
@@ -91,15 +90,9 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
         return { status: 200, body: { ...presentAgent(agent), route: route && presentRoute(route) } };
       },
     }),
-    defineRoute({
-      method: 'GET', path: '/v1/agents', operationId: 'listAgents', tags: ['agents'], auth: 'tenant',
-      summary: "The tenant's agents, newest first",
-      query: Type.Object(PageQuery, { additionalProperties: false }),
-      responses: { 200: { description: 'A page of agents.', schema: pageEnvelope(AgentSchema) } },
-      handle({ query, principal }) {
-        const page = store.agents.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
-        return { status: 200, body: envelope(page.items.map(presentAgent), page.next) };
-      },
+    listRoute({
+      path: '/v1/agents', operationId: 'listAgents', tag: 'agents', summary: "The tenant's agents, newest first",
+      item: AgentSchema, list: (tenantId, page) => store.agents.list(tenantId, page), present: presentAgent,
     }),
     defineRoute({
       method: 'GET', path: '/v1/agents/{id}', operationId: 'getAgent', tags: ['agents'], auth: 'tenant',

@@ -5,7 +5,7 @@ import { ApiError } from '../../../common/errors.js';
 import { E164_PATTERN } from '../../../common/phone-number.js';
 import type { NumberRecord, Store } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
-import { DEFAULT_LIMIT, PageQuery, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
+import { listRoute } from '../../pagination.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 
@@ -37,15 +37,9 @@ export interface NumberRouteDeps {
 export function numberRoutes(deps: NumberRouteDeps): AnyRoute[] {
   const { store } = deps;
   return [
-    defineRoute({
-      method: 'GET', path: '/v1/numbers', operationId: 'listNumbers', tags: ['numbers'], auth: 'tenant',
-      summary: "The tenant's phone numbers, newest first",
-      query: Type.Object(PageQuery, { additionalProperties: false }),
-      responses: { 200: { description: 'A page of numbers.', schema: pageEnvelope(PhoneNumberSchema) } },
-      handle({ principal, query }) {
-        const page = store.numbers.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
-        return { status: 200, body: envelope(page.items.map(presentNumber), page.next) };
-      },
+    listRoute({
+      path: '/v1/numbers', operationId: 'listNumbers', tag: 'numbers', summary: "The tenant's phone numbers, newest first",
+      item: PhoneNumberSchema, list: (tenantId, page) => store.numbers.list(tenantId, page), present: presentNumber,
     }),
     defineRoute({
       method: 'POST', path: '/v1/numbers/release', operationId: 'releaseNumber', tags: ['numbers'], auth: 'tenant',

@@ -1,7 +1,6 @@
 /** @module Inbound routes (DID → agent): list, read, delete. Routes are created by agent import. */
-import { Type } from '@sinclair/typebox';
 import type { RouteRepository } from '../../../storage/index.js';
-import { DEFAULT_LIMIT, PageQuery, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
+import { listRoute } from '../../pagination.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { presentRoute } from '../agents/agents.routes.js';
@@ -9,15 +8,9 @@ import { IdParams, RouteSchema } from '../agents/agents.schemas.js';
 
 export function routeRoutes(deps: { routes: Pick<RouteRepository, 'list' | 'get' | 'delete'> }): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'GET', path: '/v1/routes', operationId: 'listRoutes', tags: ['routes'], auth: 'tenant',
-      summary: "The tenant's inbound routes, newest first",
-      query: Type.Object(PageQuery, { additionalProperties: false }),
-      responses: { 200: { description: 'A page of routes.', schema: pageEnvelope(RouteSchema) } },
-      handle({ query, principal }) {
-        const page = deps.routes.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
-        return { status: 200, body: envelope(page.items.map(presentRoute), page.next) };
-      },
+    listRoute({
+      path: '/v1/routes', operationId: 'listRoutes', tag: 'routes', summary: "The tenant's inbound routes, newest first",
+      item: RouteSchema, list: (tenantId, page) => deps.routes.list(tenantId, page), present: presentRoute,
     }),
     defineRoute({
       method: 'GET', path: '/v1/routes/{id}', operationId: 'getRoute', tags: ['routes'], auth: 'tenant',

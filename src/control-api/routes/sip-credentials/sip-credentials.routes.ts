@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../common/errors.js';
 import type { SipCredentialRecord, SipCredentialRepository } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
-import { DEFAULT_LIMIT, PageQuery, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
+import { listRoute } from '../../pagination.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
@@ -30,15 +30,9 @@ export function sipCredentialRoutes(deps: { sipCredentials: Pick<SipCredentialRe
         return { status: 201, body: present(created) };
       },
     }),
-    defineRoute({
-      method: 'GET', path: '/v1/sip-credentials', operationId: 'listSipCredentials', tags: ['sip-credentials'], auth: 'tenant',
-      summary: "The tenant's SIP credentials, newest first",
-      query: Type.Object(PageQuery, { additionalProperties: false }),
-      responses: { 200: { description: 'A page of credentials.', schema: pageEnvelope(SipCredentialSchema) } },
-      handle({ query, principal }) {
-        const page = deps.sipCredentials.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
-        return { status: 200, body: envelope(page.items.map(present), page.next) };
-      },
+    listRoute({
+      path: '/v1/sip-credentials', operationId: 'listSipCredentials', tag: 'sip-credentials', summary: "The tenant's SIP credentials, newest first",
+      item: SipCredentialSchema, list: (tenantId, page) => deps.sipCredentials.list(tenantId, page), present,
     }),
     defineRoute({
       method: 'GET', path: '/v1/sip-credentials/{id}', operationId: 'getSipCredential', tags: ['sip-credentials'], auth: 'tenant',

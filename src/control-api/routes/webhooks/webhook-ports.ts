@@ -1,0 +1,72 @@
+/**
+ * @module What the post-call webhook endpoint needs from the providers layer (payload parsers,
+ * signature checks, the safe recording downloader), declared here because control-api may not
+ * import providers. The provider functions satisfy these types structurally; the composition root
+ * (gateway.ts) and the test harness pass them in.
+ */
+
+/** Providers whose post-call webhooks are ingested: the fixed path segments of the endpoint. */
+export const WEBHOOK_PROVIDERS = ['elevenlabs', 'retell', 'vapi'] as const;
+export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
+
+/** A normalized post-call payload (the providers layer's `PostCallPayload`). */
+export interface PostCallEvent {
+  kind: 'post_call';
+  provider: string;
+  event: string;
+  conversationId: string;
+  agentId: string | null;
+  agentNumber: string | null;
+  remoteNumber: string | null;
+  direction: 'inbound' | 'outbound' | null;
+  /** Epoch milliseconds. */
+  startedAt: number | null;
+  endedAt: number | null;
+  turns: readonly { role: 'caller' | 'agent'; text: string; offsetS: number | null }[];
+  recording: { inline?: Buffer; url?: string; mediaType: string } | null;
+  failureReason: string | null;
+  raw: unknown;
+}
+
+export type PostCallParse = PostCallEvent | { kind: 'ignored'; reason: string } | { kind: 'invalid'; reason: string };
+
+export type SignatureOutcome = 'valid' | 'invalid' | 'stale' | 'missing';
+
+/** The downloader's limits the endpoint decides from configuration. */
+export interface RecordingDownloadLimits {
+  allowedHosts: readonly string[];
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+export type RecordingDownload =
+  | { ok: true; bytes: Buffer; mediaType: string; sha256: string }
+  | { ok: false; reason: string; detail: string };
+
+export interface WebhookPorts {
+  parsers: Record<WebhookProvider, (json: unknown) => PostCallParse>;
+  signatures: {
+    elevenlabs(rawBody: string, header: string | undefined, secret: string, nowMs: number): SignatureOutcome;
+    retell(rawBody: string, header: string | undefined, secret: string, nowMs: number): SignatureOutcome;
+    vapi(rawBody: string, signature: string | undefined, timestamp: string | undefined, plan: { secret: string }, nowMs: number): SignatureOutcome;
+  };
+  /** Never throws for anything the URL or the remote server does (the safe downloader's contract). */
+  downloadRecording(url: string, limits: RecordingDownloadLimits): Promise<RecordingDownload>;
+}
+
+/** The webhook settings, compiled from configuration. */
+export interface WebhookOptions {
+  /** A call's end must lie within this of now. */
+  attributionWindowMs: number;
+  /** Signing secrets; a provider without one is not checked. */
+  secrets: Partial<Record<WebhookProvider, string>>;
+  /** Recording hosts allowed per provider (exact names or `*.suffix`); empty means never download. */
+  recordingHosts: Record<WebhookProvider, readonly string[]>;
+  downloadMaxBytes: number;
+  downloadTimeoutMs: number;
+  downloadMaxRedirects: number;
+  /** The data folder; recordings go under `<dataDir>/recordings/<tenant>/`. */
+  dataDir: string;
+  bodyLimitBytes: number;
+}
