@@ -13,7 +13,11 @@ import type { Config } from './config/schema.js';
 import { loadMasterKey } from './config/master-key.js';
 import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
-import { createProviderRegistry } from './providers/index.js';
+import type { WebhookOptions, WebhookPorts } from './control-api/routes/webhooks/webhook-ports.js';
+import {
+  createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
+  verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature,
+} from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 
 export interface GatewayOptions {
@@ -48,6 +52,31 @@ function bootstrapSandboxTenant(store: Store, announce: (text: string) => void):
   ].join('\n'));
 }
 
+/** The post-call webhook's settings, compiled from the `webhooks` and `http` sections. */
+function webhookOptions(config: Readonly<Config>): WebhookOptions {
+  const { webhooks } = config;
+  const secret = (name: string): string | undefined => webhooks.secrets[name];
+  return {
+    attributionWindowMs: webhooks.attribution_window_minutes * 60_000,
+    secrets: { elevenlabs: secret('elevenlabs'), retell: secret('retell'), vapi: secret('vapi') },
+    recordingHosts: webhooks.recording_hosts,
+    downloadMaxBytes: webhooks.download_max_bytes,
+    downloadTimeoutMs: webhooks.download_timeout_seconds * 1000,
+    downloadMaxRedirects: webhooks.download_max_redirects,
+    dataDir: config.data_dir,
+    bodyLimitBytes: config.http.webhook_body_limit_bytes,
+  };
+}
+
+/** The providers layer's webhook functions, handed to the control API through its ports. */
+function webhookPorts(clock: Clock): WebhookPorts {
+  return {
+    parsers: { elevenlabs: parseElevenLabsWebhook, retell: parseRetellWebhook, vapi: parseVapiWebhook },
+    signatures: { elevenlabs: verifyElevenLabsSignature, retell: verifyRetellSignature, vapi: verifyVapiSignature },
+    downloadRecording: (url, limits) => downloadRecording(url, { ...limits, clock }),
+  };
+}
+
 function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -80,6 +109,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     store, logger, metrics, clock,
     platforms: createProviderRegistry(config.providers, { clock }),
     readiness: { notReadyReason: () => (draining ? 'draining' : null) },
+    webhooks: { ports: webhookPorts(clock), options: webhookOptions(config) },
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.

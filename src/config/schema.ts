@@ -86,6 +86,23 @@ export const ConfigSchema = Type.Object(
         attribution_window_minutes: Type.Integer({ minimum: 1, default: 120 }),
         /** Optional per-provider signing secrets; signature checking is off without one. */
         secrets: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
+        /**
+         * Hosts a provider's recording URL may point at (exact names or `*.suffix`); an empty list
+         * never downloads. Retell's storage host is not documented: add it from a real payload,
+         * never a whole shared CDN. ElevenLabs sends audio inline.
+         */
+        recording_hosts: Type.Object(
+          {
+            elevenlabs: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+            retell: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+            vapi: Type.Array(Type.String({ minLength: 1 }), { default: ['storage.vapi.ai'] }),
+          },
+          { ...strict, default: {} },
+        ),
+        download_max_bytes: Type.Integer({ minimum: 1024, default: 104_857_600 }),
+        /** The webhook answer waits for the download, so this also bounds the provider's wait. */
+        download_timeout_seconds: Type.Integer({ minimum: 1, default: 30 }),
+        download_max_redirects: Type.Integer({ minimum: 0, maximum: 10, default: 3 }),
       },
       { ...strict, default: {} },
     ),

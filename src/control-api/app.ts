@@ -25,6 +25,8 @@ import { sipCredentialRoutes } from './routes/sip-credentials/sip-credentials.ro
 import { numberRoutes } from './routes/numbers/numbers.routes.js';
 import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
 import { tenantRoutes } from './routes/tenant/tenant.routes.js';
+import { webhookRoutes } from './routes/webhooks/webhooks.routes.js';
+import type { WebhookOptions, WebhookPorts } from './routes/webhooks/webhook-ports.js';
 
 /** The slice of configuration the API reads. */
 export interface ApiOptions {
@@ -53,6 +55,8 @@ export interface AppDeps {
   readiness: Readiness;
   /** Routes of later features (calls, agents, ...), mounted beside the built-in ones. */
   routes?: AnyRoute[];
+  /** The post-call webhook endpoint and the recording endpoint; not mounted when absent. */
+  webhooks?: { ports: WebhookPorts; options: WebhookOptions };
 }
 
 export interface ControlApi {
@@ -77,6 +81,7 @@ export function createApp(deps: AppDeps): ControlApi {
       calls: store.calls, transcripts: store.transcripts, clock: deps.clock, liveWindowMs: options.callLiveWindowMs,
       sessions: deps.liveSessions ?? { sessionOf: () => null },
     }),
+    ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger }) : []),
     ...(deps.routes ?? []),
   ];
   const router = buildRouter(routes, {

@@ -45,6 +45,12 @@ export interface RouteSpec<B extends TSchema, Q extends TSchema, P extends TSche
   params?: P;
   /** Body size limit for this route, when it differs from the API's default. */
   bodyLimitBytes?: number;
+  /**
+   * Keep the body text as received in `ctx.request.rawBody` (koa-body `includeUnparsed`), for
+   * signatures computed over the exact bytes, and accept any JSON value at the top level (not only
+   * objects and arrays): the post-call webhook answers every well-formed payload itself.
+   */
+  rawBody?: boolean;
   responses: Record<number, ResponseSpec>;
   /** Problem statuses this route can answer with, besides the ones every route shares. */
   errors?: Record<number, string>;

@@ -45,9 +45,9 @@ function hasBody(ctx: Ctx): boolean {
   return (length !== '' && length !== '0') || ctx.get('Transfer-Encoding') !== '';
 }
 
-function bodyParser(limit: number): Middleware<ApiState> {
+function bodyParser(limit: number, rawBody: boolean): Middleware<ApiState> {
   return koaBody({
-    json: true, jsonStrict: true, jsonLimit: limit, text: false, urlencoded: false, multipart: false,
+    json: true, jsonStrict: !rawBody, includeUnparsed: rawBody, jsonLimit: limit, text: false, urlencoded: false, multipart: false,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.DELETE],
     // koa-body would answer errors itself; rethrow so the error handler writes problem+json.
     onError: (err) => { throw err; },
@@ -58,7 +58,7 @@ function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): voi
   const checkParams: Check = compileValidator(route.params ?? Type.Object({}), { coerceTypes: true });
   const checkQuery: Check = compileValidator(route.query ?? EMPTY, { coerceTypes: true });
   const checkBody: Check | undefined = route.body ? compileValidator(route.body) : undefined;
-  const parse = checkBody ? bodyParser(route.bodyLimitBytes ?? deps.bodyLimitBytes) : undefined;
+  const parse = checkBody ? bodyParser(route.bodyLimitBytes ?? deps.bodyLimitBytes, route.rawBody === true) : undefined;
 
   const guard: Middleware<ApiState> = async (ctx, next) => {
     ctx.state.routeTemplate = route.path;

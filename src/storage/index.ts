@@ -10,6 +10,8 @@ import { RouteRepository } from './route-repository.js';
 import { SipCredentialRepository } from './sip-credential-repository.js';
 import { CallRepository } from './call-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
+import { WebhookRepository } from './webhook-repository.js';
+import { RecordingRepository } from './recording-repository.js';
 import type { SecretBox } from '../common/secret-box.js';
 
 export { openDatabase, migrate, databasePath, type Db } from './database.js';
@@ -22,6 +24,8 @@ export { RouteRepository, type RouteRecord } from './route-repository.js';
 export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
 export { CallRepository, type CallRecord, type CallListFilter, type CallDirection, type CallRecordState } from './call-repository.js';
 export { TranscriptRepository, type TranscriptTurn, type TranscriptSource } from './transcript-repository.js';
+export { WebhookRepository, type WebhookDelivery, type AttributionCandidate, type RoutedCallQuery } from './webhook-repository.js';
+export { RecordingRepository, type RecordingRecord, type RecordingSource } from './recording-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
 
 /** Every repository over one database, built once at start-up. */
@@ -36,6 +40,8 @@ export interface Store {
   sipCredentials: SipCredentialRepository;
   calls: CallRepository;
   transcripts: TranscriptRepository;
+  webhooks: WebhookRepository;
+  recordings: RecordingRepository;
   /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -54,6 +60,8 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     sipCredentials: new SipCredentialRepository(db, clock, secrets),
     calls: new CallRepository(db),
     transcripts: new TranscriptRepository(db, clock),
+    webhooks: new WebhookRepository(db, clock),
+    recordings: new RecordingRepository(db, clock),
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => db.close(),
   };

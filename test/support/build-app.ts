@@ -7,12 +7,19 @@ import { Registry } from 'prom-client';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FakeClock } from '../../src/common/clock.js';
 import { SecretBox } from '../../src/common/secret-box.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createApp, type ApiOptions, type ControlApi } from '../../src/control-api/app.js';
 import type { AnyRoute } from '../../src/control-api/route.js';
-import { createProviderRegistry, type ProviderOverrides } from '../../src/providers/index.js';
+import type { WebhookOptions, WebhookPorts } from '../../src/control-api/routes/webhooks/webhook-ports.js';
+import {
+  createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
+  verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature, type DownloadOptions, type ProviderOverrides,
+} from '../../src/providers/index.js';
 import { openStore, type Store, type TenantRecord } from '../../src/storage/index.js';
 
 export interface TestTenant {
@@ -31,6 +38,8 @@ export interface AppHarness {
   logLines: string[];
   request(options: InjectOptions): Promise<Response>;
   createTenant(name?: string): TestTenant;
+  /** The data folder (a temporary directory removed at teardown): archived recordings land here. */
+  dataDir: string;
 }
 
 export const testApiOptions: ApiOptions = {
@@ -46,6 +55,10 @@ export interface BuildAppOverrides {
   providers?: ProviderOverrides;
   /** A database file instead of :memory: (to inspect the raw file). */
   dbFile?: string;
+  /** Post-call webhook settings over the test defaults (no secrets, no recording hosts). */
+  webhooks?: Partial<WebhookOptions>;
+  /** Test-only downloader options (trust anchors, resolver, the address seam) passed through the port. */
+  recordingDownload?: Partial<DownloadOptions>;
 }
 
 interface Teardown {
@@ -58,6 +71,18 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
   const logLines: string[] = [];
   const destination = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
   const logger = createLogger({ level: 'debug', destination });
+  const dataDir = mkdtempSync(join(tmpdir(), 'vgw-app-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const webhookPorts: WebhookPorts = {
+    parsers: { elevenlabs: parseElevenLabsWebhook, retell: parseRetellWebhook, vapi: parseVapiWebhook },
+    signatures: { elevenlabs: verifyElevenLabsSignature, retell: verifyRetellSignature, vapi: verifyVapiSignature },
+    downloadRecording: (url, limits) => downloadRecording(url, { ...limits, ...overrides.recordingDownload }),
+  };
+  const webhookOptions: WebhookOptions = {
+    attributionWindowMs: 120 * 60_000, secrets: {}, recordingHosts: { elevenlabs: [], retell: [], vapi: ['storage.vapi.ai'] },
+    downloadMaxBytes: 1024 * 1024, downloadTimeoutMs: 5_000, downloadMaxRedirects: 3, dataDir, bodyLimitBytes: 256 * 1024,
+    ...overrides.webhooks,
+  };
   const api = createApp({
     options: { ...testApiOptions, ...overrides.options },
     store, logger, clock, metrics: new Registry(),
@@ -65,13 +90,14 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
     platforms: createProviderRegistry(overrides.providers ?? {}, { timeoutMs: 2_000, retryBackoffMs: 20 }),
     readiness: { notReadyReason: () => (overrides.draining?.() ? 'draining' : null) },
     routes: overrides.routes?.({ store, clock }) ?? [],
+    webhooks: { ports: webhookPorts, options: webhookOptions },
   });
   const callback = api.app.callback();
   // Koa's callback settles its own promise (errors become responses), so nothing is lost by void.
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => { void callback(req, res); };
   t.teardown(() => store.close());
   return {
-    api, store, clock, logLines,
+    api, store, clock, logLines, dataDir,
     request: (options) => inject(dispatch, options),
     createTenant(name = 'Tenant') {
       const tenant = store.tenants.create(name);

@@ -1,0 +1,98 @@
+/**
+ * @module Re-archiving a provider's recording into the data folder: inline audio written as is, or
+ * a URL fetched through the safe downloader under the provider's allow-list and caps.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { InvariantError } from '../../../common/errors.js';
+import type { TenantId } from '../../../common/ids.js';
+import type { Logger } from '../../../common/logger.js';
+import type { RecordingRecord, Store } from '../../../storage/index.js';
+import type { WebhookOptions, WebhookPorts, WebhookProvider } from './webhook-ports.js';
+
+const EXTENSIONS: Record<string, string> = {
+  'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav',
+  'audio/ogg': 'ogg', 'audio/opus': 'opus', 'audio/webm': 'webm', 'audio/mp4': 'm4a', 'audio/flac': 'flac',
+};
+
+/** Ids are the gateway's own (`ten_…`, `call_…`); anything else must never become a path. */
+const SAFE_ID = /^[A-Za-z0-9_]{1,80}$/;
+
+/** `type/subtype` in lower case, or application/octet-stream when the value is not one. */
+export function normalizeMediaType(value: string): string {
+  const type = value.split(';', 1)[0]!.trim().toLowerCase();
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(type) ? type : 'application/octet-stream';
+}
+
+/** `recordings/<tenant>/<call>.provider.<ext>`, relative to the data folder. */
+export function providerRecordingPath(tenantId: TenantId, callId: string, mediaType: string): string {
+  if (!SAFE_ID.test(tenantId) || !SAFE_ID.test(callId)) throw new InvariantError(`unsafe id in a recording path: ${tenantId}/${callId}`);
+  return join('recordings', tenantId, `${callId}.provider.${EXTENSIONS[mediaType] ?? 'bin'}`);
+}
+
+/** Writes the file atomically (temporary name, then rename) and returns what the recordings table keeps. */
+export function writeRecording(
+  dataDir: string,
+  target: { tenantId: TenantId; callId: string },
+  audio: { bytes: Buffer; mediaType: string; origin: 'inline' | 'download' },
+): Omit<RecordingRecord, 'created_at'> {
+  const mediaType = normalizeMediaType(audio.mediaType);
+  const path = providerRecordingPath(target.tenantId, target.callId, mediaType);
+  const file = join(dataDir, path);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.partial`;
+  writeFileSync(temporary, audio.bytes, { mode: 0o600 });
+  renameSync(temporary, file);
+  return {
+    call_id: target.callId, tenant_id: target.tenantId, source: 'provider', path, media_type: mediaType,
+    bytes: audio.bytes.length, sha256: createHash('sha256').update(audio.bytes).digest('hex'), origin: audio.origin,
+  };
+}
+
+export interface ArchiveDeps {
+  store: Pick<Store, 'recordings'>;
+  ports: WebhookPorts;
+  options: WebhookOptions;
+  logger: Logger;
+}
+
+/** The host of a URL for logs: recording URLs are often signed, and their query is a credential. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(unparsable)';
+  }
+}
+
+/**
+ * Downloads the payload's recording and archives it. Runs after acceptance is stored, bounded by
+ * the downloader's time cap; every failure is logged with the call id and never reaches the client.
+ */
+export async function archiveFromUrl(
+  deps: ArchiveDeps,
+  provider: WebhookProvider,
+  target: { tenantId: TenantId; callId: string },
+  url: string,
+): Promise<void> {
+  const log = { provider, call_id: target.callId, tenant_id: target.tenantId, host: hostOf(url) };
+  const allowedHosts = deps.options.recordingHosts[provider];
+  if (allowedHosts.length === 0) {
+    deps.logger.info(log, 'recording URL not fetched: no recording hosts allowed for this provider');
+    return;
+  }
+  const result = await deps.ports.downloadRecording(url, {
+    allowedHosts, maxBytes: deps.options.downloadMaxBytes, timeoutMs: deps.options.downloadTimeoutMs, maxRedirects: deps.options.downloadMaxRedirects,
+  });
+  if (!result.ok) {
+    deps.logger.warn({ ...log, reason: result.reason, detail: result.detail }, 'recording download refused or failed');
+    return;
+  }
+  try {
+    deps.store.recordings.save(writeRecording(deps.options.dataDir, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
+    deps.logger.info({ ...log, bytes: result.bytes.length, sha256: result.sha256 }, 'provider recording archived');
+  } catch (err) {
+    deps.logger.error({ ...log, err }, 'archiving the downloaded recording failed');
+  }
+}

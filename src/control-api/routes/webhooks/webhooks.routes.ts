@@ -1,0 +1,99 @@
+/**
+ * @module POST /v1/webhooks/{elevenlabs|retell|vapi} (contract section 7: no credentials, strict
+ * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../../common/errors.js';
+import type { Clock } from '../../../common/clock.js';
+import type { Logger } from '../../../common/logger.js';
+import type { Store } from '../../../storage/index.js';
+import { problems } from '../../problem.js';
+import { defineRoute, type AnyRoute, type RouteInput } from '../../route.js';
+import { IdParams } from '../agents/agents.schemas.js';
+import { ingestPostCall } from './ingest.js';
+import { WEBHOOK_PROVIDERS, type SignatureOutcome, type WebhookOptions, type WebhookPorts, type WebhookProvider } from './webhook-ports.js';
+
+export interface WebhookRouteDeps {
+  store: Pick<Store, 'calls' | 'webhooks' | 'transcripts' | 'recordings' | 'transaction'>;
+  ports: WebhookPorts;
+  options: WebhookOptions;
+  clock: Clock;
+  logger: Logger;
+}
+
+const WebhookResponse = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('ignored')]) });
+
+type Ctx = RouteInput<unknown, unknown, unknown, 'none'>['ctx'];
+
+function signatureOf(deps: WebhookRouteDeps, provider: WebhookProvider, ctx: Ctx, rawBody: string, secret: string): SignatureOutcome {
+  const header = (name: string): string | undefined => ctx.get(name) || undefined;
+  const now = deps.clock.now();
+  switch (provider) {
+    case 'elevenlabs': return deps.ports.signatures.elevenlabs(rawBody, header('elevenlabs-signature'), secret, now);
+    case 'retell': return deps.ports.signatures.retell(rawBody, header('x-retell-signature'), secret, now);
+    case 'vapi': return deps.ports.signatures.vapi(rawBody, header('x-signature'), header('x-timestamp'), { secret }, now);
+  }
+}
+
+function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRoute {
+  return defineRoute({
+    method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
+    summary: `Ingest a ${provider} post-call payload (transcript, recording)`,
+    description: 'No credentials. Any well-formed JSON answers 200: `accepted` when attributed to a recent call on a DID this '
+      + 'gateway routes to the provider\'s agent (or to a known conversation id), `duplicate` for a repeated delivery, '
+      + '`ignored` otherwise (nothing is stored). A signature is required only when a secret is configured for the provider.',
+    body: Type.Unknown(),
+    rawBody: true,
+    bodyLimitBytes: deps.options.bodyLimitBytes,
+    responses: { 200: { description: 'What became of the payload.', schema: WebhookResponse } },
+    errors: { 401: 'A secret is configured and the signature is missing, wrong or stale (`unauthorized`).' },
+    async handle({ body, ctx }) {
+      const rawBody = ctx.request.rawBody ?? '';
+      const secret = deps.options.secrets[provider];
+      if (secret !== undefined) {
+        const outcome = signatureOf(deps, provider, ctx, rawBody, secret);
+        if (outcome !== 'valid') throw new ApiError(401, 'unauthorized', `The webhook signature is ${outcome}.`);
+      }
+      return { status: 200, body: { status: await ingestPostCall(deps, provider, body, rawBody) } };
+    },
+  });
+}
+
+/** A recording's media type when the gateway wrote it itself (its own recordings are WAV). */
+const mediaTypeOfPath = (path: string): string => (/\.wav$/i.test(path) ? 'audio/wav' : /\.mp3$/i.test(path) ? 'audio/mpeg' : 'application/octet-stream');
+
+function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
+  return defineRoute({
+    method: 'GET', path: '/v1/calls/{id}/recording', operationId: 'getCallRecording', tags: ['calls'], auth: 'tenant',
+    summary: "A call's recording: the gateway's own, else the provider's archived copy",
+    params: IdParams,
+    responses: { 200: { description: 'The audio file.', contentType: 'audio/*', headers: { 'Content-Length': { description: 'Size in bytes.' } } } },
+    errors: { 404: 'No such call, or no recording (`not_found`).' },
+    handle({ params, principal }) {
+      const call = deps.store.calls.get(principal.tenantId, params.id);
+      if (!call) throw problems.notFound('call');
+      const provider = deps.store.recordings.get(principal.tenantId, call.id, 'provider');
+      const path = call.recording_path ?? provider?.path;
+      if (path === undefined) throw problems.notFound('recording for that call');
+      const archived = deps.store.recordings.byPath(principal.tenantId, call.id, path);
+      const file = isAbsolute(path) ? path : join(deps.options.dataDir, path);
+      let size: number;
+      try {
+        size = statSync(file).size;
+      } catch (err) {
+        deps.logger.warn({ call_id: call.id, err }, 'recording file missing');
+        throw problems.notFound('recording for that call');
+      }
+      return {
+        status: 200, body: createReadStream(file),
+        headers: { 'Content-Type': archived?.media_type ?? mediaTypeOfPath(path), 'Content-Length': String(size) },
+      };
+    },
+  });
+}
+
+export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
+  return [...WEBHOOK_PROVIDERS.map((p) => webhookRoute(deps, p)), recordingRoute(deps)];
+}
