@@ -2,11 +2,12 @@
 import t from 'tap';
 import { tempWorkdir } from '../support/peers.js';
 import { startBaresip } from '../support/sip-baresip.js';
-import { freePort, needSipPeer, startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
+import { freePort, startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
+import { needPeer } from '../support/peers.js';
 import type { SessionDialog } from '../../src/engine/sip/index.js';
 
 t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang up with BYE', async (t) => {
-  if (!needSipPeer(t, 'baresip')) return;
+  if (!needPeer(t, 'baresip')) return;
   const { ua, transport } = await startGatewayUa(t);
   const dir = tempWorkdir(t);
   const bs = startBaresip(t, dir, await freePort(), await freePort());
@@ -26,7 +27,7 @@ t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang u
 });
 
 t.test('RFC 3261 13/15: the gateway calls baresip (auto answer); baresip hangs up and we answer its BYE', async (t) => {
-  if (!needSipPeer(t, 'baresip')) return;
+  if (!needPeer(t, 'baresip')) return;
   const { ua } = await startGatewayUa(t);
   const dir = tempWorkdir(t);
   const port = await freePort();

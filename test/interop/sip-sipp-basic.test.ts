@@ -2,11 +2,12 @@
 import t from 'tap';
 import type { SessionDialog } from '../../src/engine/sip/index.js';
 import { tempWorkdir } from '../support/peers.js';
-import { freePort, startGatewayUa, startSipp, TEST_SDP, needSipPeer } from '../support/sip-sipp.js';
+import { freePort, startGatewayUa, startSipp, TEST_SDP } from '../support/sip-sipp.js';
+import { needPeer } from '../support/peers.js';
 
 for (const transport of ['u1', 't1'] as const) {
   t.test(`RFC 3261 13/15: sipp uac calls our UAS over ${transport === 'u1' ? 'UDP' : 'TCP'}: INVITE, 100, 200, ACK, BYE, 200`, async (t) => {
-    if (!needSipPeer(t, 'sipp')) return;
+    if (!needPeer(t, 'sipp')) return;
     const { ua, transport: tr } = await startGatewayUa(t);
     let invites = 0;
     ua.events.on('invite', (call) => {
@@ -26,7 +27,7 @@ for (const transport of ['u1', 't1'] as const) {
 }
 
 t.test('RFC 3261 17: sipp uac with 10 % UDP loss still completes every call through retransmissions', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua, transport: tr } = await startGatewayUa(t, { timers: { T1: 100, T2: 400, T4: 500 } });
   ua.events.on('invite', (call) => call.accept(TEST_SDP));
   const cwd = tempWorkdir(t);
@@ -37,7 +38,7 @@ t.test('RFC 3261 17: sipp uac with 10 % UDP loss still completes every call thro
 });
 
 t.test('RFC 3261 13.2: our UAC calls sipp uas: INVITE, 180, 200, ACK, then our BYE', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua } = await startGatewayUa(t);
   const cwd = tempWorkdir(t);
   const sippPort = await freePort();

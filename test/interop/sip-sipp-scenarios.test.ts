@@ -2,7 +2,8 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { tempWorkdir } from '../support/peers.js';
-import { freePort, SCENARIOS, startGatewayUa, startSipp, TEST_SDP, needSipPeer } from '../support/sip-sipp.js';
+import { freePort, SCENARIOS, startGatewayUa, startSipp, TEST_SDP } from '../support/sip-sipp.js';
+import { needPeer } from '../support/peers.js';
 import type { SessionDialog, SipUserAgent } from '../../src/engine/sip/index.js';
 
 /** Runs sipp as a UAC with a scenario against our UAS; returns sipp's exit code and output. */
@@ -25,7 +26,7 @@ function acceptAll(ua: SipUserAgent, onSession: (s: SessionDialog) => void = () 
 }
 
 t.test('RFC 3261 9.2: sipp cancels while ringing: 200 to CANCEL, 487 to INVITE', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   let cancelled = false;
   ua.events.on('invite', (call) => {
@@ -38,7 +39,7 @@ t.test('RFC 3261 9.2: sipp cancels while ringing: 200 to CANCEL, 487 to INVITE',
 });
 
 t.test('RFC 3264 / RFC 6337: sipp puts the call on hold (sendonly, answered recvonly) and resumes it', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   const offers: string[] = [];
   acceptAll(ua, (s) => {
@@ -56,7 +57,7 @@ t.test('RFC 3264 / RFC 6337: sipp puts the call on hold (sendonly, answered recv
 });
 
 t.test('RFC 3261 15.1.1: the gateway ends the call with BYE after the ACK', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   const statuses: number[] = [];
   acceptAll(ua, (s) => s.events.on('ack', () => void s.bye().then((st) => statuses.push(st))));
@@ -67,7 +68,7 @@ t.test('RFC 3261 15.1.1: the gateway ends the call with BYE after the ACK', asyn
 });
 
 t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with the subscription terminated', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua, transport } = await startGatewayUa(t);
   const targets: string[] = [];
   acceptAll(ua, (s) => s.events.on('refer', (to, notifier) => {
@@ -81,7 +82,7 @@ t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with t
 
 for (const code of [401, 407] as const) {
   t.test(`RFC 3261 22.2 / RFC 2617: our UAC answers sipp's ${code} challenge with digest credentials and a new CSeq`, async (t) => {
-    if (!needSipPeer(t, 'sipp')) return;
+    if (!needPeer(t, 'sipp')) return;
     const { ua } = await startGatewayUa(t);
     const cwd = tempWorkdir(t);
     const port = await freePort();
@@ -99,7 +100,7 @@ for (const code of [401, 407] as const) {
 }
 
 t.test('RFC 3261 14.1 / 14.2: re-INVITE glare with sipp: we answer its re-INVITE 491, get 491 for ours, and retry after the back-off', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua } = await startGatewayUa(t);
   const cwd = tempWorkdir(t);
   const port = await freePort();
@@ -119,7 +120,7 @@ t.test('RFC 3261 14.1 / 14.2: re-INVITE glare with sipp: we answer its re-INVITE
 });
 
 t.test('RFC 3262: a reliable 183 from sipp is acknowledged with PRACK (RAck) before the 200', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua } = await startGatewayUa(t);
   const cwd = tempWorkdir(t);
   const port = await freePort();
@@ -139,7 +140,7 @@ t.test('RFC 3262: a reliable 183 from sipp is acknowledged with PRACK (RAck) bef
 });
 
 t.test('RFC 3261 10.2: outbound REGISTER answers the 401, and refreshes before the granted 4 s expire', async (t) => {
-  if (!needSipPeer(t, 'sipp')) return;
+  if (!needPeer(t, 'sipp')) return;
   const { ua } = await startGatewayUa(t);
   const cwd = tempWorkdir(t);
   const port = await freePort();

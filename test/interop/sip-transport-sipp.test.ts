@@ -65,7 +65,7 @@ async function startEchoUas(t: Test, protocol: TransportProtocol): Promise<EchoU
 for (const [protocol, flag] of [['UDP', 'u1'], ['TCP', 't1']] as const) {
   t.test(`RFC 3261 18: sipp uac against the transport-only echo UAS over ${protocol}`, async (t) => {
     // needPeer's SkippableTest type predates tap 21's overloaded skip(); adapt it here.
-    if (!needPeer({ skip: (m: string) => t.comment(`skip: ${m}`), fail: (m: string) => void t.fail(m), end: () => t.end() }, 'sipp')) return;
+    if (!needPeer(t, 'sipp')) return;
     const uas = await startEchoUas(t, protocol);
     const cwd = tempWorkdir(t);
     const sippPort = await freePort();
@@ -83,7 +83,7 @@ for (const [protocol, flag] of [['UDP', 'u1'], ['TCP', 't1']] as const) {
 
 for (const [protocol, flag] of [['UDP', 'u1'], ['TCP', 't1']] as const) {
   t.test(`RFC 3261 18 + 17: the gateway user agent on the TransportLayer answers sipp uac over ${protocol}`, async (t) => {
-    if (!needPeer({ skip: (m: string) => t.comment(`skip: ${m}`), fail: (m: string) => void t.fail(m), end: () => t.end() }, 'sipp')) return;
+    if (!needPeer(t, 'sipp')) return;
     const layer: TransportLayer = new TransportLayer({
       listen: [{ protocol, host: '127.0.0.1', port: 0 }],
       delegate: { onMessage: (m, source) => ua.receive(m, source), onMalformed: (e) => t.fail(e.reason) },

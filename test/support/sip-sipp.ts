@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { SipUserAgent, type SipUserAgentOptions } from '../../src/engine/sip/index.js';
 import { TestTransport } from './sip-test-transport.js';
 import { TransportLayer } from '../../src/engine/sip/transport/transport-layer.js';
-import { needPeer, type Peer } from './peers.js';
 
 /** The folder holding the custom sipp scenarios. */
 export const SCENARIOS = join(import.meta.dirname, '..', 'interop', 'scenarios');
@@ -107,19 +106,4 @@ export async function startGatewayUaOnTestTransport(t: Teardown, options: Partia
     await transport.close();
   });
   return { ua, transport };
-}
-
-/** The assertion side of a tap test that {@link needSipPeer} uses. */
-interface PeerCheckTest {
-  pass(message: string, extra: { skip: string }): unknown;
-  fail(message: string): unknown;
-  end(): unknown;
-}
-
-/**
- * `needPeer` for tap tests whose `skip` is the subtest form: the skip is recorded as a skipped
- * assertion carrying the reason.
- */
-export function needSipPeer(t: PeerCheckTest, ...peers: Peer[]): boolean {
-  return needPeer({ skip: (m) => void t.pass(m, { skip: m }), fail: (m) => void t.fail(m), end: () => void t.end() }, ...peers);
 }

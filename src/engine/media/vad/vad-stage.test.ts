@@ -1,16 +1,11 @@
 /** @module VAD precision and recall on a labelled flite/sox fixture, and the stage's speech events. */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { needPeer, tempWorkdir } from '../../../../test/support/peers.js';
 import { buildVadFixture, frameLabels, scoreCounts, scoreDecisions, type Counts, type LabelledAudio } from '../../../../test/fixtures/vad-fixture.js';
 import { VadStage, type VadEvent } from './vad-stage.js';
 import { WebRtcVad, type VadFrameMs } from './webrtc-vad.js';
 
 /** needPeer's parameter type does not accept tap's overloaded `skip`; this adapter does. */
-const peerGate = (t: Test): Parameters<typeof needPeer>[0] => ({
-  skip: (message) => t.pass(message, { skip: message }),
-  fail: (message) => void t.fail(message),
-  end: () => t.end(),
-});
 
 /** Target of issue 4 item 7: frame-level F1 of the VAD on the labelled fixture. */
 const TARGET_F1 = 0.9;
@@ -33,7 +28,7 @@ async function frameScore(calls: LabelledAudio[], frameMs: VadFrameMs): Promise<
 }
 
 t.test('issue 4 item 7: WebRTC VAD frame-level F1 ≥ 0.9 on flite speech over silence, white and pink noise', async (t) => {
-  if (!needPeer(peerGate(t), 'flite', 'sox')) return;
+  if (!needPeer(t, 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-vad-');
   for (const rate of [8000, 16000] as const) {
     const calls = buildVadFixture(dir, rate);
@@ -46,7 +41,7 @@ t.test('issue 4 item 7: WebRTC VAD frame-level F1 ≥ 0.9 on flite speech over s
 });
 
 t.test('issue 4 item 5: the VAD stage emits one speech-start and one speech-stop per utterance', async (t) => {
-  if (!needPeer(peerGate(t), 'flite', 'sox')) return;
+  if (!needPeer(t, 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-vad-');
   for (const call of buildVadFixture(dir, 8000)) {
     const events: VadEvent[] = [];
