@@ -1,6 +1,5 @@
 /** Contract section 7: post-call webhook attribution, duplicates and what is stored, through buildApp. */
 import t, { type Test } from 'tap';
-import type { TenantId } from '../../src/common/ids.js';
 import { isoTime } from '../../src/common/time.js';
 import type { AgentSettings, CallRecord } from '../../src/storage/index.js';
 import { buildApp, type AppHarness } from '../support/build-app.js';
@@ -230,5 +229,5 @@ t.test('contract 7: Retell and Vapi payloads attribute by DID; missing agent id 
   });
   t.equal(await statusOf(h2, 'vapi', vapiBody('asst_other')), 'ignored', 'a different assistant');
   t.equal(await statusOf(h2, 'vapi', vapiBody(null)), 'accepted', 'no assistant id: the route agent is a Vapi agent');
-  t.same(h2.store.transcripts.get(vapi.acme.tenant.id as TenantId, vapi.call.id, 'provider'), [{ role: 'caller', text: 'Hello?', offset_s: 0.5 }]);
+  t.same(h2.store.transcripts.get(vapi.acme.tenant.id, vapi.call.id, 'provider'), [{ role: 'caller', text: 'Hello?', offset_s: 0.5 }]);
 });
