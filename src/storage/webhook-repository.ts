@@ -83,11 +83,10 @@ export class WebhookRepository {
           AND r.created_at <= c.created_at AND (r.deleted_at IS NULL OR r.deleted_at >= c.created_at)
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
     );
-    this.#bridgeCalls = db.prepare<[string, string, string, string], AttributionCandidate & { provider: string | null; external_agent_id: string | null }>(
+    this.#bridgeCalls = db.prepare<[string, string, string, string], AttributionCandidate & { provider: string; external_agent_id: string }>(
       `SELECT c.tenant_id, c.id AS call_id, c.ended_at, c.conversation_id, a.provider, a.external_agent_id
-         FROM calls c LEFT JOIN agents a ON a.id = c.agent_id AND a.tenant_id = c.tenant_id
-        WHERE c.conversation_id = ? AND c.state = 'ended' AND c.ended_at >= ? AND c.ended_at <= ?
-          AND (a.provider IS NULL OR a.provider = ?)
+         FROM calls c JOIN agents a ON a.id = c.agent_id AND a.tenant_id = c.tenant_id
+        WHERE c.conversation_id = ? AND c.state = 'ended' AND c.ended_at >= ? AND c.ended_at <= ? AND a.provider = ?
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
     );
     this.#setConversation = db.prepare<[string, string, string]>(
@@ -118,7 +117,7 @@ export class WebhookRepository {
     });
   }
 
-  /** Ended calls (media_bridge) that saw this conversation id, in the window, with their agent. */
+  /** Ended calls of an imported agent of the provider that saw this conversation id (media_bridge), in the window. */
   callsWithConversation(provider: string, conversationId: string, endedFrom: string, endedTo: string) {
     return this.#bridgeCalls.all(conversationId, endedFrom, endedTo, provider);
   }

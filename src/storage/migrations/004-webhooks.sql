@@ -20,6 +20,9 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_conversation ON webhook_deliveries(provider, conversation_id) WHERE conversation_id IS NOT NULL;
 CREATE INDEX webhook_deliveries_call ON webhook_deliveries(tenant_id, call_id);
 
+-- Attribution looks a DID up among live and deleted routes (routes_live_did covers live ones only).
+CREATE INDEX routes_did ON routes(did_number, created_at);
+
 -- Recordings kept in the data folder, one per call and source, with checksum and media type.
 -- The gateway's own recording is calls.recording_path; this table holds the provider's copy.
 CREATE TABLE recordings (

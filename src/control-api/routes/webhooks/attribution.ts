@@ -52,7 +52,7 @@ function byConversation(repo: WebhookRepository, input: AttributionInput, endedF
     return { tenantId: earlier.tenant_id, callId: earlier.call_id, knownConversationId: earlier.conversation_id, via: 'conversation' };
   }
   const seen = repo.callsWithConversation(payload.provider, payload.conversationId, endedFrom, endedTo)
-    .filter((c) => payload.agentId === null || c.external_agent_id === null || c.external_agent_id === payload.agentId);
+    .filter((c) => payload.agentId === null || c.external_agent_id === payload.agentId);
   // Two tenants' calls claiming one conversation id is not something to guess between.
   if (new Set(seen.map((c) => c.tenant_id)).size !== 1) return undefined;
   const call = closestCall(seen, payload.endedAt);

@@ -64,6 +64,8 @@ function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRou
 /** A recording's media type when the gateway wrote it itself (its own recordings are WAV). */
 const mediaTypeOfPath = (path: string): string => (/\.wav$/i.test(path) ? 'audio/wav' : /\.mp3$/i.test(path) ? 'audio/mpeg' : 'application/octet-stream');
 
+const noRecording = (): ApiError => new ApiError(404, 'not_found', 'That call has no recording.');
+
 function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
   return defineRoute({
     method: 'GET', path: '/v1/calls/{id}/recording', operationId: 'getCallRecording', tags: ['calls'], auth: 'tenant',
@@ -76,7 +78,7 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
       if (!call) throw problems.notFound('call');
       const provider = deps.store.recordings.get(principal.tenantId, call.id, 'provider');
       const path = call.recording_path ?? provider?.path;
-      if (path === undefined) throw problems.notFound('recording for that call');
+      if (path === undefined) throw noRecording();
       const archived = deps.store.recordings.byPath(principal.tenantId, call.id, path);
       const file = isAbsolute(path) ? path : join(deps.options.dataDir, path);
       let size: number;
@@ -84,7 +86,7 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
         size = statSync(file).size;
       } catch (err) {
         deps.logger.warn({ call_id: call.id, err }, 'recording file missing');
-        throw problems.notFound('recording for that call');
+        throw noRecording();
       }
       return {
         status: 200, body: createReadStream(file),
