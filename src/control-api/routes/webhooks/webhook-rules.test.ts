@@ -1,0 +1,55 @@
+import t from 'tap';
+import type { TenantId } from '../../../common/ids.js';
+import type { AttributionCandidate } from '../../../storage/index.js';
+import { closestCall } from './attribution.js';
+import { deliveryKey, toStoredTurns } from './ingest.js';
+import { normalizeMediaType, providerRecordingPath } from './recording-archive.js';
+import type { PostCallEvent } from './webhook-ports.js';
+
+const tenant = 'ten_a' as TenantId;
+const candidate = (callId: string, endedAt: string): AttributionCandidate => ({ tenant_id: tenant, call_id: callId, ended_at: endedAt, conversation_id: null });
+
+t.test('contract 7: several matching calls → the end closest to the payload end; newest without an end time', (t) => {
+  const calls = [candidate('call_new', '2026-11-22T10:50:00.000Z'), candidate('call_mid', '2026-11-22T10:20:00.000Z'), candidate('call_old', '2026-11-22T09:00:00.000Z')];
+  t.equal(closestCall(calls, Date.parse('2026-11-22T10:18:00.000Z'))?.call_id, 'call_mid');
+  t.equal(closestCall(calls, Date.parse('2026-11-22T08:00:00.000Z'))?.call_id, 'call_old');
+  t.equal(closestCall(calls, null)?.call_id, 'call_new');
+  t.equal(closestCall([], 0), undefined);
+  t.end();
+});
+
+const payload = (over: Partial<PostCallEvent>): PostCallEvent => ({
+  kind: 'post_call', provider: 'retell', event: 'call_ended', conversationId: 'c1', agentId: null, agentNumber: null, remoteNumber: null,
+  direction: null, startedAt: null, endedAt: null, turns: [], recording: null, failureReason: null, raw: {}, ...over,
+});
+
+t.test('contract 7: the duplicate key is provider + event + conversation id, else the body hash', (t) => {
+  t.equal(deliveryKey(payload({}), 'ab'), 'retell:call_ended:c1');
+  t.not(deliveryKey(payload({ event: 'call_analyzed' }), 'ab'), deliveryKey(payload({}), 'ab'), 'another event of the same call');
+  t.equal(deliveryKey(payload({ conversationId: '' }), 'ab'), 'retell:sha256:ab');
+  t.end();
+});
+
+t.test('stored turns: an unknown offset repeats the previous one, 0 at the start', (t) => {
+  t.same(toStoredTurns([
+    { role: 'agent', text: 'a', offsetS: null },
+    { role: 'caller', text: 'b', offsetS: 2.5 },
+    { role: 'agent', text: 'c', offsetS: null },
+  ]), [
+    { role: 'agent', text: 'a', offset_s: 0 },
+    { role: 'caller', text: 'b', offset_s: 2.5 },
+    { role: 'agent', text: 'c', offset_s: 2.5 },
+  ]);
+  t.end();
+});
+
+t.test('recording paths: media types normalized, only the gateway ids become paths', (t) => {
+  t.equal(normalizeMediaType('Audio/WAV; codecs=1'), 'audio/wav');
+  t.equal(normalizeMediaType('not a type'), 'application/octet-stream');
+  t.equal(normalizeMediaType(''), 'application/octet-stream');
+  t.equal(providerRecordingPath(tenant, 'call_1', 'audio/mpeg'), 'recordings/ten_a/call_1.provider.mp3');
+  t.equal(providerRecordingPath(tenant, 'call_1', 'application/octet-stream'), 'recordings/ten_a/call_1.provider.bin');
+  t.throws(() => providerRecordingPath('../x' as TenantId, 'call_1', 'audio/mpeg'));
+  t.throws(() => providerRecordingPath(tenant, 'call_1/../../etc', 'audio/mpeg'));
+  t.end();
+});
