@@ -231,3 +231,15 @@ t.test('contract 7: Retell and Vapi payloads attribute by DID; missing agent id 
   t.equal(await statusOf(h2, 'vapi', vapiBody(null)), 'accepted', 'no assistant id: the route agent is a Vapi agent');
   t.same(h2.store.transcripts.get(vapi.acme.tenant.id, vapi.call.id, 'provider'), [{ role: 'caller', text: 'Hello?', offset_s: 0.5 }]);
 });
+
+t.test('contract 7: outbound calls attribute on their from number; a known conversation id with another agent does not', async (t) => {
+  const h = buildApp(t);
+  const { call } = seed(h, { call: { direction: 'outbound', from_number: DID, to_number: CALLER } });
+  const outbound = transcription();
+  outbound.data.metadata.phone_call.direction = 'outbound';
+  t.equal(await statusOf(h, 'elevenlabs', { ...outbound, data: { ...outbound.data, conversation_id: 'conv_in' } }), 'accepted');
+  t.equal(h.store.db.prepare('SELECT conversation_id FROM calls WHERE id = ?').pluck().get(call.id), 'conv_in');
+  const audio = (agentId: string) => ({ type: 'post_call_audio', data: { agent_id: agentId, conversation_id: 'conv_in', full_audio: Buffer.alloc(64, 1).toString('base64') } });
+  t.equal(await statusOf(h, 'elevenlabs', audio('agent_intruder')), 'ignored', 'same conversation id, another agent');
+  t.equal(await statusOf(h, 'elevenlabs', audio(EL_AGENT)), 'accepted');
+});
