@@ -54,7 +54,7 @@ function auditCopy(payload: PostCallEvent, rawBody: string, inlineSha256: string
 }
 
 /** Stores an attributed payload; false when the same delivery was stored first (a duplicate). */
-function store(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): boolean {
+function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): boolean {
   const bodySha256 = sha256(rawBody);
   const key = deliveryKey(payload, bodySha256);
   // Checked before any file is written, so a duplicate never replaces an archived recording.
@@ -94,7 +94,7 @@ export async function ingestPostCall(deps: IngestDeps, provider: WebhookProvider
     deps.logger.info({ provider, event: parsed.event }, 'post-call webhook ignored: not attributable to a call');
     return 'ignored';
   }
-  if (!store(deps, parsed, target, rawBody)) return 'duplicate';
+  if (!storeAccepted(deps, parsed, target, rawBody)) return 'duplicate';
   deps.logger.info({ provider, event: parsed.event, call_id: target.callId, tenant_id: target.tenantId, via: target.via }, 'post-call webhook accepted');
   const url = parsed.recording?.inline ? undefined : parsed.recording?.url;
   if (url !== undefined) await archiveFromUrl(deps, provider, target, url);
