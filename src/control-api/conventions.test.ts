@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { gzipSync } from 'node:zlib';
 import { Type } from '@sinclair/typebox';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { defineRoute } from './route.js';
@@ -46,6 +47,11 @@ t.test('contract 2: problem+json on every error path', async (t) => {
   assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: '[1]' }), 400, 'validation_failed');
   assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'to=+1' }), 415, 'unsupported_media_type');
   assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: JSON.stringify({ to: 'x'.repeat(70 * 1024) }) }), 413, 'payload_too_large');
+  const notGzip = await h.request({ method: 'POST', url: '/v1/probe', headers: { ...json, 'content-encoding': 'gzip' }, payload: Buffer.from('definitely not gzip') });
+  assertProblem(t, notGzip, 400, 'validation_failed');
+  assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: { ...json, 'content-encoding': 'br2' }, payload: '{}' }), 415, 'unsupported_media_type');
+  const gzipped = await h.request({ method: 'POST', url: '/v1/probe', headers: { ...json, 'content-encoding': 'gzip' }, payload: gzipSync(JSON.stringify({ to: '+15550100' })) });
+  t.equal(gzipped.statusCode, 200, 'a well-formed gzip body is accepted');
   assertProblem(t, await h.request({ method: 'GET', url: '/v1/nowhere', headers: auth }), 404, 'not_found');
   assertProblem(t, await h.request({ method: 'DELETE', url: '/v1/tenant', headers: auth }), 405, 'method_not_allowed');
   assertProblem(t, await h.request({ method: 'GET', url: '/v1/tenant?limit=5', headers: auth }), 400, 'validation_failed');
