@@ -40,7 +40,7 @@ function signatureOf(deps: WebhookRouteDeps, provider: WebhookProvider, ctx: Ctx
 function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRoute {
   return defineRoute({
     method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
-    summary: `Ingest a ${provider} post-call payload (transcript, recording)`,
+    summary: `Ingest a post-call payload from ${DISPLAY_NAME[provider]} (transcript, recording)`,
     description: 'No credentials. Any well-formed JSON answers 200: `accepted` when attributed to a recent call on a DID this '
       + 'gateway routes to the provider\'s agent (or to a known conversation id), `duplicate` for a repeated delivery, '
       + '`ignored` otherwise (nothing is stored). A signature is required only when a secret is configured for the provider.',
@@ -96,6 +96,8 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
   });
 }
 
+
+const DISPLAY_NAME: Record<WebhookProvider, string> = { elevenlabs: 'ElevenLabs', retell: 'Retell', vapi: 'Vapi' };
 export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
   return [...WEBHOOK_PROVIDERS.map((p) => webhookRoute(deps, p)), recordingRoute(deps)];
 }
