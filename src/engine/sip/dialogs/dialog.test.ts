@@ -44,6 +44,9 @@ t.test('RFC 3261 12.1.1 / 12.2.2: UAS dialog keeps Record-Route order; lower CSe
   t.equal(d.id, 'call-1@192.0.2.1|mine|ftag');
   t.ok(d.acceptRemoteCSeq(testRequest({ method: 'INFO', cseq: 11, toTag: 'mine' })));
   t.notOk(d.acceptRemoteCSeq(testRequest({ method: 'INFO', cseq: 9, toTag: 'mine' })), 'lower CSeq refused (500)');
+  t.notOk(d.acceptRemoteCSeq(testRequest({ method: 'INFO', cseq: 11, toTag: 'mine' })), 'equal CSeq refused (500)');
+  t.equal(d.remoteSeq, 11, 'a refused request does not move the remote sequence number');
+  t.ok(d.acceptRemoteCSeq(testRequest({ method: 'ACK', cseq: 10, toTag: 'mine' })), 'ACK keeps its INVITE CSeq');
   const reinvite = testRequest({ cseq: 12, toTag: 'mine' });
   reinvite.headers.set('Contact', '<sip:alice@198.51.100.7:5062>');
   d.refreshTarget(reinvite.headers);

@@ -138,16 +138,15 @@ export class Dialog {
   }
 
   /**
-   * §12.2.2: a request with a lower CSeq than the last one is out of order (the UAS answers 500);
-   * otherwise the remote sequence number advances. Returns false for out-of-order requests.
+   * §12.2.2: a request whose CSeq is lower than or equal to the remote sequence number is out of
+   * order (the UAS answers 500); otherwise the remote sequence number advances. Returns false for
+   * out-of-order requests. Retransmissions (same branch) are absorbed by the server transaction
+   * before this point, so an equal CSeq here is a new request on a new branch.
    */
   acceptRemoteCSeq(request: SipRequest): boolean {
     const seq = request.cseq.seq;
     if (request.method === 'ACK' || request.method === 'CANCEL') return true;
-    if (this.remoteSeq !== undefined && seq <= this.remoteSeq) {
-      // Retransmissions are caught by the transaction layer before this point.
-      if (seq < this.remoteSeq) return false;
-    }
+    if (this.remoteSeq !== undefined && seq <= this.remoteSeq) return false;
     this.remoteSeq = seq;
     return true;
   }

@@ -16,7 +16,7 @@ import { sendInDialog, type InDialogOutcome } from './in-dialog-request.js';
 import { ReferNotifier } from './refer-notifier.js';
 import { SessionTimer } from './session-timer-runner.js';
 
-/** Why a session ended. */
+/** Why a session ended ('request-failed' includes an early dialog ended by our non-2xx, RFC 3261 §12.3). */
 export type SessionEndReason = 'local-bye' | 'remote-bye' | 'ack-timeout' | 'session-expired' | 'request-failed';
 
 /** Answers the far end's offer (hold, resume, codec change): returns the SDP answer, or undefined for 488. */
@@ -70,6 +70,14 @@ export class SessionDialog {
   #awaitingAck: { cseq: number; timer: TimerHandle | undefined } | undefined;
   #outgoingInvite = false;
   #incomingInvite = false;
+  /** RFC 3311 §5.2: an UPDATE offer of ours waiting for its answer, or one of theirs we are answering. */
+  #outgoingUpdate = false;
+  #incomingUpdate = false;
+  /**
+   * UAS early dialog: the INVITE carried an offer that no provisional answered yet, so an UPDATE
+   * offer gets 500 with Retry-After (RFC 3311 §5.2). Cleared once a provisional carried SDP.
+   */
+  initialOfferPending = false;
   readonly #sessionTimer: SessionTimer;
 
   constructor(init: SessionDialogInit) {
@@ -91,6 +99,24 @@ export class SessionDialog {
 
   get isEnded(): boolean {
     return this.#ended;
+  }
+
+  /**
+   * UAS: our 2xx turns the early dialog into the confirmed one (RFC 3261 §12.1.1, §13.3.1.4),
+   * keeping its identifiers and CSeq state; the session timer starts now (RFC 4028 §9).
+   */
+  confirm(localSdp: Buffer, sessionExpires?: { deltaSeconds: number; refresher: 'uac' | 'uas' }): void {
+    this.dialog.handle('2xx');
+    this.localSdp = localSdp;
+    this.initialOfferPending = false;
+    if (sessionExpires) this.#sessionTimer.arm(sessionExpires);
+  }
+
+  /** UAS: our non-2xx final response to the INVITE ends the early dialog (RFC 3261 §12.3). */
+  endEarly(): void {
+    if (this.#ended || this.dialog.state !== 'Early') return;
+    this.dialog.handle('300-699');
+    this.#end('request-failed');
   }
 
   /** UAC: sends (and keeps) the ACK for the 2xx of the initial INVITE (§13.2.2.4). */
@@ -197,6 +223,15 @@ export class SessionDialog {
     // §14.2: an INVITE while ours is pending gets 491; one while theirs is pending gets 500 + Retry-After.
     if (request.method === 'INVITE' && this.#outgoingInvite) return void respond(491);
     if (request.method === 'INVITE' && this.#incomingInvite) return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
+    const updateOffer = request.method === 'UPDATE' && request.body.length > 0;
+    if (updateOffer) {
+      // RFC 3311 §5.2: our own offer outstanding gets 491; theirs unanswered gets 500 + Retry-After.
+      if (this.#outgoingUpdate || this.#outgoingInvite) return void respond(491);
+      if (this.#incomingUpdate || this.#incomingInvite || this.initialOfferPending) {
+        return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
+      }
+      this.#incomingUpdate = true;
+    }
     if (request.method === 'INVITE') this.#incomingInvite = true;
     this.dialog.refreshTarget(request.headers);
     let answer: Buffer | undefined;
@@ -205,6 +240,7 @@ export class SessionDialog {
     } catch {
       answer = undefined;
     }
+    if (updateOffer) this.#incomingUpdate = false;
     if (answer === undefined) {
       this.#incomingInvite = false;
       return void respond(488);
@@ -279,7 +315,9 @@ export class SessionDialog {
   async update(sdp?: Buffer): Promise<InDialogOutcome> {
     if (sdp) this.localSdp = sdp;
     const headers = this.#sessionTimer.refreshHeaders();
+    if (sdp) this.#outgoingUpdate = true;
     const { outcome } = await sendInDialog(this.dialog, this.#host, 'UPDATE', { headers, ...(sdp ? { body: sdp } : {}) }, this.#auth);
+    this.#outgoingUpdate = false;
     if ('headers' in outcome && outcome.status >= 200 && outcome.status < 300) {
       this.dialog.refreshTarget(outcome.headers);
       this.#sessionTimer.onRefreshResponse(outcome);

@@ -1,4 +1,7 @@
-/** @module The UAS handle of an incoming INVITE (RFC 3261 §13.3): progress, accept, reject, CANCEL. */
+/**
+ * @module The UAS handle of an incoming INVITE (RFC 3261 §13.3): progress with an early dialog,
+ * accept, reject, and the caller ending the call before answer by CANCEL or by BYE (§15).
+ */
 import { createResponse } from '../messages/response.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
 import { Dialog } from '../dialogs/dialog.js';
@@ -12,7 +15,10 @@ import type { SipSource } from './transport-port.js';
 
 /** Events of an {@link InboundCall}. */
 export type InboundCallEvents = {
-  /** The caller cancelled before a final response (§9.2); 487 was sent. */
+  /**
+   * The caller ended the call before a final response: a CANCEL (§9.2), or a BYE in the early
+   * dialog (§15, answered 200); 487 was sent to the INVITE either way.
+   */
   cancel: [request: SipRequest];
 };
 
@@ -36,6 +42,8 @@ export class InboundCall {
   readonly #localTag = randomToken();
   readonly #sessionExpires: SessionExpires | undefined;
   #final = false;
+  /** The early dialog our first 18x created (§12.1.1, §13.3.1.1); it becomes the confirmed one on our 2xx. */
+  #early: SessionDialog | undefined;
 
   constructor(request: SipRequest, tx: InviteServerTransaction, source: SipSource, host: DialogHost, registrar: InboundCallRegistrar, sessionExpires: SessionExpires | undefined) {
     this.request = request;
@@ -57,10 +65,35 @@ export class InboundCall {
     return this.#final;
   }
 
-  /** Sends a provisional response (180 Ringing, 183 Session Progress with early media SDP). */
-  progress(status = 180, sdp?: Buffer): void {
-    if (this.#final || status <= 100 || status >= 200) return;
+  /** The early dialog (after a 18x) or the confirmed one (after accept); undefined before. */
+  get session(): SessionDialog | undefined {
+    return this.#early;
+  }
+
+  /**
+   * Sends a provisional response (180 Ringing, 183 Session Progress with early media SDP). It
+   * carries our To tag, so it creates an early dialog (§12.1.1), registered so that BYE, UPDATE
+   * and INFO during ringing are matched instead of getting 481. Returns that early session: set
+   * its `onOffer` for UPDATE (RFC 3311 §5.2) and listen to its `info` events.
+   */
+  progress(status = 180, sdp?: Buffer): SessionDialog | undefined {
+    if (this.#final || status <= 100 || status >= 200) return undefined;
+    const early = this.#early ?? this.#createEarly();
+    // NOTE: not strictly RFC 3311 §5.1: an answer in an unreliable 18x is treated as answering the
+    // INVITE offer, so an UPDATE offer after early media SDP is accepted, as common peers expect.
+    if (sdp && sdp.length > 0) early.initialOfferPending = false;
     this.#tx.respond(this.#response(status, sdp));
+    return early;
+  }
+
+  #createEarly(): SessionDialog {
+    const early = new SessionDialog({ dialog: Dialog.fromUas(this.request, this.#localTag, 'Early'), host: this.#host, role: 'uas' });
+    early.initialOfferPending = this.offer.length > 0;
+    // §15: the caller may end an early dialog with BYE; the session answered it 200 already.
+    early.events.on('bye', (bye) => this.#endedBeforeAnswer(bye));
+    this.#early = early;
+    this.#registrar.addSession(early);
+    return early;
   }
 
   /**
@@ -77,11 +110,10 @@ export class InboundCall {
       // RFC 4028 §9: Require: timer only when the UAC is the refresher (it then supports timer).
       if (this.#sessionExpires.refresher === 'uac') res.headers.append('Require', 'timer');
     }
-    const dialog = Dialog.fromUas(this.request, this.#localTag, 'Confirmed');
-    const session = new SessionDialog({
-      dialog, host: this.#host, role: 'uas', localSdp: sdp,
-      ...(this.#sessionExpires?.refresher ? { sessionExpires: { deltaSeconds: this.#sessionExpires.deltaSeconds, refresher: this.#sessionExpires.refresher } } : {}),
-    });
+    const se = this.#sessionExpires?.refresher ? { deltaSeconds: this.#sessionExpires.deltaSeconds, refresher: this.#sessionExpires.refresher } : undefined;
+    const session = this.#early ?? new SessionDialog({ dialog: Dialog.fromUas(this.request, this.#localTag, 'Early'), host: this.#host, role: 'uas' });
+    session.confirm(sdp, se);
+    this.#early = session;
     this.#registrar.addSession(session);
     this.#tx.respond(res);
     session.awaitAck(res, this.#tx);
@@ -94,15 +126,23 @@ export class InboundCall {
     this.#final = true;
     this.#registrar.callFinished(this.#tx);
     this.#tx.respond(createResponse(this.request, status, reason, { toTag: this.#localTag, headers: [['Server', this.#host.userAgent]] }));
+    this.#early?.endEarly();
   }
 
   /** Called by the UA when a CANCEL matched this INVITE: 487 to the INVITE (§9.2). @internal */
   cancelled(cancel: SipRequest): void {
+    this.#endedBeforeAnswer(cancel);
+  }
+
+  /** §9.2 / §15: CANCEL, or BYE in the early dialog: 487 to the INVITE, the early dialog ends. */
+  #endedBeforeAnswer(request: SipRequest): void {
     if (this.#final) return;
     this.#final = true;
     this.#registrar.callFinished(this.#tx);
     this.#tx.respond(createResponse(this.request, 487, undefined, { toTag: this.#localTag }));
-    this.events.emit('cancel', cancel);
+    // A BYE ends the early session itself (reason remote-bye); a CANCEL leaves it to us.
+    if (request.method !== 'BYE') this.#early?.endEarly();
+    this.events.emit('cancel', request);
   }
 
   #response(status: number, sdp?: Buffer): SipResponse {
