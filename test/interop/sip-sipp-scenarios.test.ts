@@ -1,4 +1,4 @@
-/** @module Custom sipp scenarios (test/interop/scenarios) against the gateway's SIP stack: CANCEL, hold/resume, BYE from either side, REFER, digest, 491 glare. */
+/** @module Custom sipp scenarios (test/interop/scenarios) against the gateway's SIP stack: CANCEL, BYE in the early dialog, hold/resume, BYE from either side, REFER, digest, 491 glare. */
 import t from 'tap';
 import { join } from 'node:path';
 import { tempWorkdir } from '../support/peers.js';
@@ -36,6 +36,20 @@ t.test('RFC 3261 9.2: sipp cancels while ringing: 200 to CANCEL, 487 to INVITE',
   const r = await sippCalls(t, transport, 'uac-cancel.xml');
   t.equal(r.code, 0, r.code === 0 ? 'sipp exit code 0' : r.out);
   t.ok(cancelled, 'the UAS handle saw the CANCEL');
+});
+
+t.test('RFC 3261 15 / 12.1.1: sipp sends BYE in the early dialog: 200 to BYE, 487 to INVITE, reported as cancel', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const { ua, transport } = await startGatewayUa(t);
+  const ended: string[] = [];
+  ua.events.on('invite', (call) => {
+    call.progress(180);
+    call.events.on('cancel', (req) => ended.push(req.method));
+  });
+  const r = await sippCalls(t, transport, 'uac-early-bye.xml');
+  t.equal(r.code, 0, r.code === 0 ? 'sipp exit code 0' : r.out);
+  t.same(ended, ['BYE'], 'the UAS handle saw the call end before answer');
+  t.equal(ua.dialogCount, 0, 'the early dialog is gone');
 });
 
 t.test('RFC 3264 / RFC 6337: sipp puts the call on hold (sendonly, answered recvonly) and resumes it', async (t) => {
