@@ -1,0 +1,116 @@
+/**
+ * @module A headless baresip for media interop: its own config folder (`-f DIR`), G.711 only, a
+ * WAV file played as its microphone and everything it hears recorded to a WAV (the aufile module),
+ * one account on 127.0.0.1, JSON commands over ctrl_tcp, and the process stopped by pid.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+
+interface Teardown {
+  teardown(fn: () => void | Promise<void>): void;
+}
+
+/** How to start one baresip. */
+export interface BaresipPeerOptions {
+  /** Its own config folder (written here); the recording lands in it too. */
+  dir: string;
+  sipPort: number;
+  ctrlPort: number;
+  /** An 8 kHz mono 16-bit WAV played as the microphone. */
+  sourceWav: string;
+  /** The user part of its account, e.g. `alice`. */
+  user: string;
+  /** Auto-answer incoming calls. */
+  autoAnswer: boolean;
+  /** RTP port range, e.g. `31000-31099`; distinct per peer so two baresips never race for one. */
+  rtpPorts: string;
+}
+
+/** A running baresip. */
+export interface BaresipPeer {
+  child: ChildProcess;
+  /**
+   * The WAV of what baresip heard (sndfile's decoder-side dump, complete once the call has
+   * ended); throws listing the folder when there is none.
+   */
+  recording(): string;
+  output(): string;
+  /** Sends a ctrl_tcp command (`dial`, `hangup`, `quit`) as a netstring-framed JSON object. */
+  command(command: string, params?: string): Promise<void>;
+  /** Resolves when the output matches `pattern`; rejects after `ms` (a hang guard). */
+  waitFor(pattern: RegExp, ms?: number): Promise<void>;
+  /** Asks baresip to quit, then kills it by pid if it has not exited within `ms`. */
+  stop(ms?: number): Promise<void>;
+}
+
+/** Starts baresip with the config written from `o`; the teardown kills it by pid if still running. */
+export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPeer {
+  writeFileSync(join(o.dir, 'config'), [
+    'poll_method epoll',
+    `sip_listen 127.0.0.1:${o.sipPort}`,
+    `audio_source aufile,${o.sourceWav}`,
+    `audio_alert aufile,${join(o.dir, 'alert.wav')}`,
+    'module_path /usr/lib/baresip/modules',
+    // aufile is only a source in baresip 1.0; the sndfile filter dumps both directions to WAVs.
+    'module g711.so', 'module aufile.so', 'module sndfile.so',
+    `snd_path ${o.dir}`,
+    'module_app account.so', 'module_app menu.so', 'module_app ctrl_tcp.so',
+    `ctrl_tcp_listen 127.0.0.1:${o.ctrlPort}`,
+    `rtp_ports ${o.rtpPorts}`,
+    '',
+  ].join('\n'));
+  // G.711 only (PCMU first), so both calls use the codec our bridge relays without resampling.
+  const answer = o.autoAnswer ? ';answermode=auto' : '';
+  writeFileSync(join(o.dir, 'accounts'), `<sip:${o.user}@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA${answer}\n`);
+  const child = spawn('baresip', ['-f', o.dir, '-4'], { cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const onData = (d: Buffer): void => {
+    out += d.toString();
+    for (const w of [...waiters]) {
+      if (w.pattern.test(out)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  t.teardown(() => {
+    if (running()) child.kill('SIGKILL');
+  });
+  const command = (name: string, params?: string): Promise<void> => new Promise<void>((resolve, reject) => {
+    const json = JSON.stringify({ command: name, ...(params !== undefined ? { params } : {}), token: 't' });
+    const s = connect(o.ctrlPort, '127.0.0.1', () => s.end(`${Buffer.byteLength(json)}:${json},`));
+    s.on('error', reject);
+    s.on('close', () => resolve());
+    setTimeout(() => s.destroy(), 1000);
+  });
+  return {
+    child,
+    recording: () => {
+      const files = readdirSync(o.dir);
+      const heard = files.find((f) => /^dump-.*dec\.wav$/.test(f));
+      if (heard === undefined) throw new Error(`baresip ${o.user} wrote no decoder dump; its folder holds ${files.join(', ')}`);
+      return join(o.dir, heard);
+    },
+    output: () => out,
+    command,
+    waitFor: (pattern, ms = 10_000) => new Promise<void>((resolve, reject) => {
+      if (pattern.test(out)) return resolve();
+      const timer = setTimeout(() => reject(new Error(`baresip ${o.user} did not print ${String(pattern)}:\n${out.slice(-1500)}`)), ms);
+      waiters.push({ pattern, resolve: () => { clearTimeout(timer); resolve(); } });
+    }),
+    stop: async (ms = 3000) => {
+      if (!running()) return;
+      await command('quit').catch(() => undefined);
+      const timer = setTimeout(() => { if (running()) child.kill('SIGKILL'); }, ms);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
