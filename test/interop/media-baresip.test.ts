@@ -4,13 +4,14 @@
  * two RTP legs with our MediaBridge; B records what it hears. The recording must carry the speech:
  * by normalized cross-correlation against the source, and by pocketsphinx when it is installed.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { interopRequired, needPeer, peerPath, tempWorkdir } from '../support/peers.js';
-import { startBaresipPeer } from '../support/baresip-peer.js';
-import { startMiniB2bua } from '../support/mini-b2bua.js';
+import { startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
+import { startMiniB2bua, type MiniB2bua } from '../support/mini-b2bua.js';
+import type { MediaBridge } from '../../src/engine/media/index.js';
 import { freePort } from '../support/sip-sipp.js';
 
 const RATE = 8000;
@@ -70,12 +71,38 @@ function recognise(wav16k: string, dir: string): string {
   return out.trim();
 }
 
-t.test('baresip A speaks through our SIP UA and MediaBridge to baresip B, whose recording holds the speech', async (t) => {
-  if (!needPeer(t, 'baresip', 'flite', 'sox')) return;
-  const dir = tempWorkdir(t, 'vgw-media-baresip-');
+/** baresip B (auto-answer, playing `bWav`), the B2BUA towards it, and baresip A (playing `aWav`) calling through it. */
+async function bridgedCall(t: Test, dir: string, aWav: string, bWav: string): Promise<{ a: BaresipPeer; b: BaresipPeer; b2bua: MiniB2bua; bridge: MediaBridge }> {
   const [dirA, dirB] = [join(dir, 'a'), join(dir, 'b')];
   mkdirSync(dirA);
   mkdirSync(dirB);
+  const rtpBase = 31000 + 200 * Math.floor(Math.random() * 4);
+  const bSipPort = await freePort();
+  const b = startBaresipPeer(t, {
+    dir: dirB, sipPort: bSipPort, ctrlPort: await freePort(), sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+  });
+  const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${bSipPort}`);
+  const a = startBaresipPeer(t, {
+    dir: dirA, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: aWav, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
+  });
+  await Promise.all([a.waitFor(/baresip is ready/), b.waitFor(/baresip is ready/)]);
+  await a.command('dial', `sip:bob@127.0.0.1:${b2bua.sipPort}`);
+  const bridge = await within(b2bua.bridged, 10_000, 'both legs bridged');
+  t.same(b2bua.errors, [], 'the call was set up without errors');
+  await a.waitFor(/established/i);
+  return { a, b, b2bua, bridge };
+}
+
+/** `seconds` of silence, 8 kHz mono 16-bit (baresip hangs up when its microphone file ends). */
+function silenceWav(dir: string, seconds: number): string {
+  const path = join(dir, `silence-${seconds}s.wav`);
+  execFileSync('sox', ['-n', '-r', String(RATE), '-c', '1', '-b', '16', path, 'trim', '0', String(seconds)]);
+  return path;
+}
+
+t.test('RFC 3264 on both legs, RFC 3550 relay: baresip A speaks through our SIP UA and MediaBridge to baresip B, whose recording holds the speech', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox')) return;
+  const dir = tempWorkdir(t, 'vgw-media-baresip-');
   const speech = join(dir, 'speech.wav');
   execFileSync('flite', ['-t', 'hello world', '-o', join(dir, 'flite.wav')]);
   execFileSync('sox', [join(dir, 'flite.wav'), '-r', String(RATE), '-c', '1', '-b', '16', speech]);
@@ -83,26 +110,10 @@ t.test('baresip A speaks through our SIP UA and MediaBridge to baresip B, whose 
   const played = join(dir, 'played.wav');
   execFileSync('sox', [speech, played, 'pad', '0.5', '0.5']);
   // B's microphone: silence longer than any run of the test, since baresip hangs up when it ends.
-  const silence = join(dir, 'silence.wav');
-  execFileSync('sox', ['-n', '-r', String(RATE), '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
+  const silence = silenceWav(dir, 60);
   const source = samples8k(speech);
 
-  const rtpBase = 31000 + 200 * Math.floor(Math.random() * 4);
-  const bSipPort = await freePort();
-  const b = startBaresipPeer(t, {
-    dir: dirB, sipPort: bSipPort, ctrlPort: await freePort(), sourceWav: silence, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
-  });
-  const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${bSipPort}`);
-  const a = startBaresipPeer(t, {
-    dir: dirA, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: played, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
-  });
-  await Promise.all([a.waitFor(/baresip is ready/), b.waitFor(/baresip is ready/)]);
-
-  await a.command('dial', `sip:bob@127.0.0.1:${b2bua.sipPort}`);
-  const bridge = await within(b2bua.bridged, 10_000, 'both legs bridged');
-  t.same(b2bua.errors, [], 'the call was set up without errors');
-  await a.waitFor(/established/i);
-
+  const { a, b, b2bua, bridge } = await bridgedCall(t, dir, played, silence);
   // baresip's aufile source ends the call when its file runs out (menu: "audio error, end of
   // file"), so A hangs up by itself right after the speech and padding have been played.
   const first = await within(b2bua.ended, 20_000, 'the caller hanging up').catch((err: Error) => {
@@ -110,6 +121,7 @@ t.test('baresip A speaks through our SIP UA and MediaBridge to baresip B, whose 
   });
   t.equal(first, 'caller', 'A hung up after playing the WAV and the B2BUA ended the callee leg with BYE');
   await within(b.waitFor(/terminated|closed/i), 10_000, 'B saw the call end');
+  t.equal(b2bua.dialogCount(), 0, 'both dialogs are gone');
   await Promise.all([a.stop(), b.stop()]);
 
   // The played file (speech plus a second of padding) in 20 ms packets, less a few for start-up.
@@ -140,4 +152,15 @@ t.test('baresip A speaks through our SIP UA and MediaBridge to baresip B, whose 
   const control16k = join(dir, 'control16k.wav');
   execFileSync('sox', [join(dir, 'control.wav'), '-r', '16000', '-c', '1', '-b', '16', control16k]);
   t.notMatch(recognise(control16k, dir), /hello world/, 'and does not hear it in the other phrase');
+});
+
+t.test('RFC 3261 15.1.2: the callee hangs up; the B2BUA answers its BYE and ends the caller leg with BYE', async (t) => {
+  if (!needPeer(t, 'baresip', 'sox')) return;
+  const dir = tempWorkdir(t, 'vgw-media-baresip-');
+  // B's one-second microphone file makes it hang up first; A's outlasts the test.
+  const { a, b, b2bua } = await bridgedCall(t, dir, silenceWav(dir, 60), silenceWav(dir, 1));
+  t.equal(await within(b2bua.ended, 20_000, 'the callee hanging up'), 'callee', 'B hung up first');
+  await within(a.waitFor(/terminated|closed/i), 10_000, 'A saw the call end');
+  t.equal(b2bua.dialogCount(), 0, 'both dialogs are gone');
+  await Promise.all([a.stop(), b.stop()]);
 });

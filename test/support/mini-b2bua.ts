@@ -31,6 +31,8 @@ export interface MiniB2bua {
   ended: Promise<HangupSide>;
   /** Failures while setting up the call (also answered to the caller with an error status). */
   errors: Error[];
+  /** Dialogs our user agent still holds (0 once both legs are torn down). */
+  dialogCount(): number;
 }
 
 const capabilities = (port: number): LocalCapabilities => ({
@@ -39,7 +41,7 @@ const capabilities = (port: number): LocalCapabilities => ({
 
 const wire = (s: RtpSession, n: NegotiatedAudio): void => s.setRemote(n.remote.rtp, { rtcp: n.remote.rtcp, rtcpMux: n.rtcpMux });
 
-/** Starts the B2BUA; every call it receives is forwarded to `calleeUri` (e.g. `sip:bob@127.0.0.1:5070`). */
+/** Starts the B2BUA for one call: the call it receives is forwarded to `calleeUri` (e.g. `sip:bob@127.0.0.1:5070`). */
 export async function startMiniB2bua(t: Teardown, calleeUri: string): Promise<MiniB2bua> {
   const { ua, transport } = await startGatewayUa(t);
   const ports = testPortPool();
@@ -108,5 +110,5 @@ export async function startMiniB2bua(t: Teardown, calleeUri: string): Promise<Mi
       call.reject(500);
     });
   });
-  return { sipPort: transport.udpPort, bridge: () => bridge, bridged, ended, errors };
+  return { sipPort: transport.udpPort, bridge: () => bridge, bridged, ended, errors, dialogCount: () => ua.dialogCount };
 }
