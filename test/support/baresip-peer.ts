@@ -1,7 +1,8 @@
 /**
  * @module A headless baresip for media interop: its own config folder (`-f DIR`), G.711 only, a
- * WAV file played as its microphone and everything it hears recorded to a WAV (the aufile module),
- * one account on 127.0.0.1, JSON commands over ctrl_tcp, and the process stopped by pid.
+ * WAV file played as its microphone (aufile; baresip hangs up when the file ends), everything it
+ * hears dumped to a WAV (sndfile), one account on 127.0.0.1, JSON commands over ctrl_tcp, and the
+ * process stopped by pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
@@ -51,7 +52,6 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
     'poll_method epoll',
     `sip_listen 127.0.0.1:${o.sipPort}`,
     `audio_source aufile,${o.sourceWav}`,
-    `audio_alert aufile,${join(o.dir, 'alert.wav')}`,
     'module_path /usr/lib/baresip/modules',
     // aufile is only a source in baresip 1.0; the sndfile filter dumps both directions to WAVs.
     'module g711.so', 'module aufile.so', 'module sndfile.so',
