@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { buildWavHeader } from '../../src/engine/media/recording/wav-header.js';
 
 interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
@@ -113,4 +114,15 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * A tone as an 8 kHz mono 16-bit WAV, for a peer whose words do not matter. Make it longer than
+ * the call: baresip hangs up when its microphone file ends.
+ */
+export function toneWav(seconds: number, hz = 440): Buffer {
+  const rate = 8000;
+  const pcm = Buffer.alloc(rate * seconds * 2);
+  for (let i = 0; i < rate * seconds; i++) pcm.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)), i * 2);
+  return Buffer.concat([buildWavHeader({ sampleRate: rate, channels: 1 }, pcm.length), pcm]);
 }
