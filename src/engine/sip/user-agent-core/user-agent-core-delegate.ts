@@ -4,7 +4,7 @@ import type { InviteServerTransaction } from '../transactions/invite-server-tran
 import type { NonInviteServerTransaction } from '../transactions/non-invite-server-transaction.js';
 import type { SipSource } from './transport-port.js';
 
-/** What to do with a request from a source that matches no carrier (brief item 6 protection). */
+/** What to do with a request from a source that matches no carrier (carrier source filtering). */
 export type SourceVerdict = 'allow' | 'reject' | 'drop';
 
 /** Callbacks of the UA core. */

@@ -31,7 +31,7 @@ export interface UserAgentCoreOptions {
   capabilities: UasCapabilities;
   /** Sent in Server/User-Agent headers. */
   userAgent: string;
-  /** Brief item 6: decides for each out-of-dialog INVITE from a source; default allow. */
+  /** Carrier source filtering: decides for each out-of-dialog INVITE from a source; default allow. */
   authorizeSource?: (source: SipSource, request: SipRequest) => SourceVerdict;
   /** Per-source rate limit hook: false drops the request (the transport may also limit). */
   admitRequest?: (source: SipSource, request: SipRequest) => boolean;
