@@ -2,23 +2,19 @@
 import t from 'tap';
 import type { SrvRecord } from 'node:dns';
 import { createServer } from 'node:net';
-import { TestTransport } from '../../../../test/support/sip-test-transport.js';
-import { SipUserAgent, inviteWithFailover, resolveNextHop, hopUri, ServerLocator, type DnsLookup, type SessionDialog, type SipTarget } from '../index.js';
+import type { TestTransport } from '../../../../test/support/sip-test-transport.js';
+import { startGatewayUaOnTestTransport } from '../../../../test/support/sip-sipp.js';
+import type { SipUserAgent} from '../index.js';
+import { inviteWithFailover, resolveNextHop, hopUri, ServerLocator, type DnsLookup, type SessionDialog, type SipTarget } from '../index.js';
 
 interface TapTest { teardown(fn: () => void | Promise<void>): void }
 
 const SDP = Buffer.from('v=0\r\no=a 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n');
 
+/** Two-or-more-UA tests over the minimal test transport; `tr` is the UA's transport. */
 async function makeUa(t: TapTest): Promise<{ ua: SipUserAgent; tr: TestTransport }> {
-  const tr = new TestTransport();
-  await tr.listen();
-  const ua = new SipUserAgent({ transport: tr, userAgent: 'test' });
-  tr.onReceive = (m, s) => ua.receive(m, s);
-  t.teardown(async () => {
-    ua.dispose();
-    await tr.close();
-  });
-  return { ua, tr };
+  const { ua, transport } = await startGatewayUaOnTestTransport(t);
+  return { ua, tr: transport };
 }
 
 /** DNS with only the SRV and A records given; every other name fails like ENOTFOUND. */

@@ -1,28 +1,23 @@
 /** @module UAS early dialogs over real UDP on 127.0.0.1 (RFC 3261 §12.1.1, §15; RFC 3311), and the §12.2.2 CSeq rule. */
 import t from 'tap';
-import { TestTransport } from '../../../../test/support/sip-test-transport.js';
+import type { TestTransport } from '../../../../test/support/sip-test-transport.js';
+import { startGatewayUaOnTestTransport } from '../../../../test/support/sip-sipp.js';
 import { Dialog } from '../dialogs/dialog.js';
 import { SessionDialog } from '../dialogs/session-dialog.js';
 import { SipRequest, type SipResponse } from '../messages/sip-message.js';
 import type { InboundCall } from './inbound-call.js';
 import type { OutboundCall } from './outbound-call.js';
-import { SipUserAgent } from './sip-user-agent.js';
+import type { SipUserAgent } from './sip-user-agent.js';
 
 interface TapTest { teardown(fn: () => void | Promise<void>): void }
 
 const SDP_A = Buffer.from('v=0\r\no=a 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n');
 const SDP_B = Buffer.from('v=0\r\no=b 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0\r\na=sendrecv\r\n');
 
+/** Two-or-more-UA tests over the minimal test transport; `tr` is the UA's transport. */
 async function makeUa(t: TapTest): Promise<{ ua: SipUserAgent; tr: TestTransport }> {
-  const tr = new TestTransport();
-  await tr.listen();
-  const ua = new SipUserAgent({ transport: tr, userAgent: 'test' });
-  tr.onReceive = (m, s) => ua.receive(m, s);
-  t.teardown(async () => {
-    ua.dispose();
-    await tr.close();
-  });
-  return { ua, tr };
+  const { ua, transport } = await startGatewayUaOnTestTransport(t);
+  return { ua, tr: transport };
 }
 
 /**

@@ -1,9 +1,11 @@
 /** @module Two user agents over real UDP and TCP sockets on 127.0.0.1: calls, in-dialog requests, CANCEL, auth. */
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
-import { TestTransport } from '../../../../test/support/sip-test-transport.js';
+import type { TestTransport } from '../../../../test/support/sip-test-transport.js';
+import { startGatewayUaOnTestTransport } from '../../../../test/support/sip-sipp.js';
 import { DigestServer } from '../auth/digest-server.js';
-import { SipUserAgent, type SipUserAgentOptions } from './sip-user-agent.js';
+import type { SipUserAgent} from './sip-user-agent.js';
+import { type SipUserAgentOptions } from './sip-user-agent.js';
 import type { SessionDialog } from '../dialogs/session-dialog.js';
 
 interface TapTest { teardown(fn: () => void | Promise<void>): void }
@@ -11,16 +13,10 @@ interface TapTest { teardown(fn: () => void | Promise<void>): void }
 const SDP_A = Buffer.from('v=0\r\no=a 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n');
 const SDP_B = Buffer.from('v=0\r\no=b 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 5000 RTP/AVP 0\r\na=sendrecv\r\n');
 
+/** Two-or-more-UA tests over the minimal test transport; `tr` is the UA's transport. */
 async function makeUa(t: TapTest, extra: Partial<SipUserAgentOptions> = {}): Promise<{ ua: SipUserAgent; tr: TestTransport }> {
-  const tr = new TestTransport();
-  await tr.listen();
-  const ua = new SipUserAgent({ transport: tr, userAgent: 'test', ...extra });
-  tr.onReceive = (m, s) => ua.receive(m, s);
-  t.teardown(async () => {
-    ua.dispose();
-    await tr.close();
-  });
-  return { ua, tr };
+  const { ua, transport } = await startGatewayUaOnTestTransport(t, extra);
+  return { ua, tr: transport };
 }
 
 
