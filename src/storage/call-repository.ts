@@ -2,40 +2,12 @@
  * @module Call records: every attempt, written at each state change (never per packet), read by
  * the list and detail endpoints and by recovery after a crash.
  */
-import type { CallId, TenantId } from '../common/ids.js';
+import type { TenantId } from '../common/ids.js';
+import type { CallRecord, CallRecordState, CallDirection } from '../engine/calls/call-record.js';
 import type { Db } from './database.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
-export type CallDirection = 'inbound' | 'outbound';
-export type CallRecordState = 'initiated' | 'ringing' | 'active' | 'ended';
-
-export interface CallRecord {
-  id: CallId;
-  tenant_id: TenantId;
-  call_control_id: string;
-  direction: CallDirection;
-  state: CallRecordState;
-  on_hold: boolean;
-  from_number: string;
-  to_number: string;
-  carrier: string;
-  record: boolean;
-  agent_type: 'websocket' | 'imported';
-  agent_url: string | null;
-  agent_id: string | null;
-  created_at: string;
-  ringing_at: string | null;
-  answered_at: string | null;
-  ended_at: string | null;
-  end_reason: string | null;
-  sip_status: number | null;
-  hangup_by: 'caller' | 'callee' | 'agent' | 'api' | 'gateway' | null;
-  transfer_to: string | null;
-  transfer_state: 'dialing' | 'connected' | 'failed' | null;
-  transfer_started_at: string | null;
-  conversation_id: string | null;
-  recording_path: string | null;
-}
+export type { CallDirection, CallRecord, CallRecordState } from '../engine/calls/call-record.js';
 
 type Row = Omit<CallRecord, 'on_hold' | 'record'> & { on_hold: number; record: number };
 const toRecord = (row: Row): CallRecord => ({ ...row, on_hold: row.on_hold === 1, record: row.record === 1 });

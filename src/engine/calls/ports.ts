@@ -1,0 +1,75 @@
+/**
+ * @module What the call layer needs from layers it may not import: the agent's streaming session
+ * (satisfied structurally by the providers' AgentSession) and the call store (satisfied by the
+ * storage repositories). Wired in gateway.ts.
+ */
+import type { CallRecord } from './call-record.js';
+
+/** Wire format of agent audio: G.711 µ-law bytes, or 16-bit signed little-endian PCM, mono. */
+export interface AgentAudioFormat {
+  readonly encoding: 'mulaw' | 'pcm16';
+  readonly sampleRate: number;
+}
+
+/** The call as the agent is told about it. */
+export interface AgentCallInfo {
+  callId: string;
+  callControlId: string;
+  from: string;
+  to: string;
+  direction: 'inbound' | 'outbound';
+}
+
+/** How an agent link ended: the agent hung up, the gateway closed it, or it failed. */
+export interface AgentLinkClose {
+  by: 'agent' | 'gateway' | 'error';
+  code: number;
+  reason: string;
+}
+
+/** What an agent link reports; called synchronously, must not throw. */
+export interface AgentLinkHandlers {
+  /** Agent audio in the link's `outputFormat`, any chunk size. */
+  onAudio?(frame: Buffer): void;
+  /** Barge-in: drop queued agent audio now. */
+  onClearAudio?(): void;
+  /** A mark after the audio given so far: answer with `markPlayed` once that audio has played. */
+  onMark?(name: string): void;
+  onTranscript?(transcript: { role: 'caller' | 'agent'; text: string; final: boolean }): void;
+  onConversationId?(id: string): void;
+  onClose?(info: AgentLinkClose): void;
+}
+
+/**
+ * One live streaming conversation with an agent (the providers' AgentSession has this shape).
+ * `start()` rejects when the agent cannot be reached or refuses; the link is then closed.
+ */
+export interface AgentLink {
+  readonly inputFormat: AgentAudioFormat;
+  readonly outputFormat: AgentAudioFormat;
+  start(): Promise<void>;
+  /** Caller audio, 20 ms in `inputFormat`. */
+  sendAudio(frame: Buffer): void;
+  /** An RFC 4733 digit; false when the protocol cannot carry it. */
+  sendDtmf(digit: string): boolean;
+  hold(): void;
+  unhold(): void;
+  markPlayed(name: string): void;
+  close(reason: string): void;
+}
+
+/** Which agent a call connects to. */
+export type AgentTarget =
+  | { kind: 'websocket'; url: string }
+  | { kind: 'imported'; agentId: string };
+
+/** Opens (but does not start) the link to a call's agent. */
+export type AgentConnector = (request: { call: AgentCallInfo; tenantId: string; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink;
+
+/** Where calls are persisted: written at each state change, never per packet. */
+export interface CallRecordStore {
+  insert(call: CallRecord): void;
+  save(call: CallRecord): void;
+  /** Calls a crash left unfinished, every tenant's. */
+  unfinished(): CallRecord[];
+}
