@@ -1,0 +1,51 @@
+/**
+ * @module What the control API may ask of live calls (contract section 4): place, hold, unhold,
+ * hang up, transfer, and read a live call's media session. Outcomes are values; the API maps each
+ * failure to its problem+json code.
+ */
+import type { TenantId } from '../../common/ids.js';
+import type { CallRecord } from './call-record.js';
+
+/** Why a command was not carried out. */
+export type CallCommandFailure =
+  /** No such call for this tenant (or another tenant's). */
+  | { error: 'not_found' }
+  /** The call is not in a state that allows the command (not active, or ended). */
+  | { error: 'call_not_active' }
+  /** The tenant or the carrier is at its concurrent-call limit. */
+  | { error: 'concurrency_limit'; retryAfterSeconds: number }
+  | { error: 'unknown_carrier' }
+  /** The carrier has no outbound target, or its address cannot be resolved. */
+  | { error: 'carrier_unavailable'; detail: string }
+  /** The gateway is draining or out of media ports. */
+  | { error: 'unavailable'; detail: string };
+
+export type CallCommandResult = { call: CallRecord } | CallCommandFailure;
+
+/** An outbound call to place: the carrier's callee is connected to the agent's WebSocket. */
+export interface PlaceCallRequest {
+  tenantId: TenantId;
+  from: string;
+  to: string;
+  carrier: string;
+  agentUrl: string;
+  record: boolean;
+}
+
+export interface CallControl {
+  /** Starts the call and answers at once with its record (state `initiated`). */
+  place(request: PlaceCallRequest): Promise<CallCommandResult>;
+  /** Both legs muted, recording and transcription paused; idempotent. */
+  hold(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
+  unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
+  /** CANCEL or BYE as the state requires; the record once ended. */
+  hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
+  /** Blind transfer of the remote party to `to` over the call's carrier. */
+  transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult>;
+  /** The live media state of a call of that tenant, or null (ended, or not on this node). */
+  sessionOf(tenantId: TenantId, callId: string): Record<string, unknown> | null;
+  /** Carrier names a tenant may place calls over (the built-in `sandbox` included). */
+  carrierNames(): readonly string[];
+}
+
+export const isCallFailure = (r: CallCommandResult): r is CallCommandFailure => 'error' in r;
