@@ -1,4 +1,4 @@
-/** @module Public surface of the media engine: RTP sessions, SDP offer/answer, DTMF and the bridge. */
+/** @module Public surface of the media engine: RTP sessions, SDP offer/answer, DTMF, the bridge, codecs, the audio pipeline, VAD and recording. */
 export * from './rtp/packet.js';
 export * from './rtp/sequencer.js';
 export * from './rtp/port-pool.js';
@@ -17,3 +17,13 @@ export * from './bridge/bridge-leg.js';
 export * from './bridge/dtmf-sender.js';
 export * from './bridge/hold-music-player.js';
 export * from './bridge/media-bridge.js';
+export * from './codecs/g711.js';
+export * from './codecs/resample.js';
+export * from './pipeline/audio-frame.js';
+export { AudioStage, ResampleStage, FanOutSink, CallbackSink, type AudioSink } from './pipeline/audio-stage.js';
+export * from './pipeline/playout-buffer.js';
+export * from './pipeline/jitter-buffer.js';
+export * from './recording/stereo-recorder.js';
+export * from './recording/repair.js';
+export * from './vad/vad-stage.js';
+export * from './vad/webrtc-vad.js';
