@@ -12,6 +12,7 @@ import { CallRepository } from './call-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
 import { RecordingRepository } from './recording-repository.js';
+import { IdempotencyRepository } from './idempotency-repository.js';
 import type { SecretBox } from '../common/secret-box.js';
 
 export { openDatabase, migrate, databasePath, type Db } from './database.js';
@@ -26,6 +27,7 @@ export { CallRepository, type CallRecord, type CallListFilter, type CallDirectio
 export { TranscriptRepository, type TranscriptTurn, type TranscriptSource } from './transcript-repository.js';
 export { WebhookRepository, type WebhookDelivery, type AttributionCandidate, type RoutedCallQuery } from './webhook-repository.js';
 export { RecordingRepository, type RecordingRecord, type RecordingSource } from './recording-repository.js';
+export { IdempotencyRepository, IDEMPOTENCY_TTL_MS, type IdempotencyReservation } from './idempotency-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
 
 /** Every repository over one database, built once at start-up. */
@@ -42,6 +44,7 @@ export interface Store {
   transcripts: TranscriptRepository;
   webhooks: WebhookRepository;
   recordings: RecordingRepository;
+  idempotency: IdempotencyRepository;
   /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -62,6 +65,7 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     transcripts: new TranscriptRepository(db, clock),
     webhooks: new WebhookRepository(db, clock),
     recordings: new RecordingRepository(db, clock),
+    idempotency: new IdempotencyRepository(db, clock),
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => db.close(),
   };
