@@ -16,8 +16,11 @@ import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import type { AnyRoute } from './route.js';
 import { buildRouter } from './router.js';
 import type { Clock } from '../common/clock.js';
-import type { AgentPlatforms, LiveCallSessions } from './ports.js';
+import type { CallControl } from '../engine/calls/call-control.js';
+import type { AgentPlatforms, HostResolver } from './ports.js';
 import { callReadRoutes } from './routes/calls/calls.routes.js';
+import { callCommandRoutes } from './routes/calls/calls-commands.routes.js';
+import { systemHostResolver } from './routes/calls/call-command-rules.js';
 import { agentRoutes } from './routes/agents/agents.routes.js';
 import { authRoutes } from './routes/auth/auth.routes.js';
 import { routeRoutes } from './routes/routes/routes.routes.js';
@@ -47,8 +50,10 @@ export interface AppDeps {
   options: ApiOptions;
   store: Store;
   platforms: AgentPlatforms;
-  /** Live media state of calls in progress (the engine's registry); none when absent. */
-  liveSessions?: LiveCallSessions;
+  /** The engine's call commands and live sessions; when absent, commands answer 503 `unavailable`. */
+  calls?: CallControl;
+  /** Name resolution for the agent address check of POST /v1/calls; the system resolver by default. */
+  resolveHost?: HostResolver;
   clock: Clock;
   logger: Logger;
   metrics: Registry;
@@ -79,7 +84,11 @@ export function createApp(deps: AppDeps): ControlApi {
     ...sipCredentialRoutes({ sipCredentials: store.sipCredentials }),
     ...callReadRoutes({
       calls: store.calls, transcripts: store.transcripts, clock: deps.clock, liveWindowMs: options.callLiveWindowMs,
-      sessions: deps.liveSessions ?? { sessionOf: () => null },
+      sessions: deps.calls,
+    }),
+    ...callCommandRoutes({
+      calls: deps.calls, idempotency: store.idempotency, resolveHost: deps.resolveHost ?? systemHostResolver, clock: deps.clock,
+      allowPrivateAgentUrls: options.allowPrivateAgentUrls,
     }),
     ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger }) : []),
     ...(deps.routes ?? []),

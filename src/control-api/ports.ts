@@ -1,6 +1,6 @@
 /**
- * @module What the control API needs from layers it may not import (providers): declared here,
- * satisfied structurally by the provider registry, wired in main.
+ * @module What the control API needs from layers it may not import (providers) and from the
+ * system (name resolution): declared here, satisfied structurally, wired in main.
  */
 
 export type PlatformVerifyResult =
@@ -27,8 +27,8 @@ export interface AgentPlatforms {
   names(): readonly string[];
 }
 
-/** Live media state of calls in progress, from the engine's call registry. */
-export interface LiveCallSessions {
-  /** The session of a live call of that tenant, or null (ended, or not on this node). */
-  sessionOf(tenantId: string, callId: string): Record<string, unknown> | null;
-}
+/**
+ * Resolves a host name to every address it has (A and AAAA), as `dns.lookup(..., {all: true})`
+ * does; rejects when the name does not resolve. Injected so tests need no DNS.
+ */
+export type HostResolver = (hostname: string) => Promise<string[]>;

@@ -15,6 +15,8 @@ import { SecretBox } from '../../src/common/secret-box.js';
 import { createLogger } from '../../src/common/logger.js';
 import { createApp, type ApiOptions, type ControlApi } from '../../src/control-api/app.js';
 import type { AnyRoute } from '../../src/control-api/route.js';
+import type { HostResolver } from '../../src/control-api/ports.js';
+import type { CallControl } from '../../src/engine/calls/call-control.js';
 import type { WebhookOptions, WebhookPorts } from '../../src/control-api/routes/webhooks/webhook-ports.js';
 import {
   createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
@@ -59,6 +61,10 @@ export interface BuildAppOverrides {
   webhooks?: Partial<WebhookOptions>;
   /** Test-only downloader options (trust anchors, resolver, the address seam) passed through the port. */
   recordingDownload?: Partial<DownloadOptions>;
+  /** The call engine's commands (a FakeCallControl for API-rule tests); absent: commands answer 503. */
+  callControl?: (h: { store: Store; clock: FakeClock }) => CallControl;
+  /** Name resolution for the agent address check (so tests need no DNS). */
+  resolveHost?: HostResolver;
 }
 
 interface Teardown {
@@ -90,6 +96,8 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
     platforms: createProviderRegistry(overrides.providers ?? {}, { timeoutMs: 2_000, retryBackoffMs: 20 }),
     readiness: { notReadyReason: () => (overrides.draining?.() ? 'draining' : null) },
     routes: overrides.routes?.({ store, clock }) ?? [],
+    ...(overrides.callControl ? { calls: overrides.callControl({ store, clock }) } : {}),
+    ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
     webhooks: { ports: webhookPorts, options: webhookOptions },
   });
   const callback = api.app.callback();

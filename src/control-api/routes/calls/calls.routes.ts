@@ -1,10 +1,10 @@
 /** @module Reading calls: the live list and the detail of a live or completed call (contract section 4). */
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../../common/clock.js';
+import type { CallControl } from '../../../engine/calls/call-control.js';
 import { isoTime } from '../../../common/time.js';
 import type { CallRepository, TranscriptRepository } from '../../../storage/index.js';
 import { DEFAULT_LIMIT, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
-import type { LiveCallSessions } from '../../ports.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
@@ -13,7 +13,8 @@ import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall, presentCdr }
 export interface CallRouteDeps {
   calls: Pick<CallRepository, 'list' | 'get'>;
   transcripts: Pick<TranscriptRepository, 'sources' | 'get'>;
-  sessions: LiveCallSessions;
+  /** Live media state of calls in progress (the engine); null for every call when it is not running. */
+  sessions: Pick<CallControl, 'sessionOf'> | undefined;
   clock: Clock;
   /** How long ended calls stay in `state=ended` lists. */
   liveWindowMs: number;
@@ -50,7 +51,7 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
           status: 200,
           body: {
             ...presentCall(call),
-            session: call.state === 'ended' ? null : deps.sessions.sessionOf(principal.tenantId, call.id),
+            session: call.state === 'ended' ? null : (deps.sessions?.sessionOf(principal.tenantId, call.id) ?? null),
             cdr: presentCdr(call),
             transcript: { available: sources.length > 0, source: sources[0] ?? null },
             recording: { available: call.recording_path !== null },

@@ -1,5 +1,6 @@
 /** @module Schemas of calls (contract section 4): the Call object, its detail, and the list query. */
 import { Type } from '@sinclair/typebox';
+import { E164_PATTERN } from '../../../common/phone-number.js';
 import { StringEnum } from '../../../common/schema.js';
 import type { CallRecord } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
@@ -54,6 +55,33 @@ export const ListCallsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const E164 = (description: string) => Type.String({ pattern: E164_PATTERN, description: `${description}, E.164.`, examples: ['+15550100'] });
+
+export const PlaceCallBody = Type.Object(
+  {
+    from: E164('Calling number'),
+    to: E164('Called number'),
+    carrier: Type.String({ minLength: 1, maxLength: 64, description: 'A configured carrier name; `sandbox` for sandbox keys (and only for them).' }),
+    agent_ws_url: Type.String({
+      pattern: '^wss?://[^\\s]+$', maxLength: 2048,
+      description: '`ws://` or `wss://` address of the agent. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast or unspecified addresses are refused unless the gateway allows private agent URLs.',
+    }),
+    record: Type.Optional(Type.Boolean({ default: false, description: 'Record the call (default false).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const TransferBody = Type.Object(
+  {
+    call_control_id: Type.String({ minLength: 1, maxLength: 128, description: 'The `call_control_id` of an active call of the tenant.' }),
+    to: E164('Transfer target'),
+  },
+  { additionalProperties: false },
+);
+
+/** Commands that take no input: an empty body, or `{}`, and nothing else. */
+export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body is needed; an empty body or `{}` is accepted.' });
 
 export function presentCall(c: CallRecord) {
   return {

@@ -1,0 +1,108 @@
+/**
+ * @module The rules of the call commands (contract sections 2 and 4): the sandbox rule, the agent
+ * address rule, and how each command failure maps to its problem code.
+ */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { isNonPublicAddress, isNonPublicHost } from '../../../common/address-policy.js';
+import type { Clock } from '../../../common/clock.js';
+import { ApiError, assertNever } from '../../../common/errors.js';
+import type { CallCommandFailure } from '../../../engine/calls/call-control.js';
+import type { Principal } from '../../api-state.js';
+import type { HostResolver } from '../../ports.js';
+import { problems } from '../../problem.js';
+
+/** The built-in simulated carrier: the only one sandbox keys may use, and one live keys may not. */
+export const SANDBOX_CARRIER = 'sandbox';
+
+/** Longest wait for the agent host's name resolution before the request is refused. */
+export const AGENT_LOOKUP_TIMEOUT_MS = 5_000;
+
+/** Every address of a name, from the system resolver (hosts file and DNS, A and AAAA). */
+export const systemHostResolver: HostResolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/** The problem a command failure is answered with. */
+export function failureError(failure: CallCommandFailure): ApiError {
+  switch (failure.error) {
+    case 'not_found': return problems.notFound('call');
+    case 'call_not_active': return new ApiError(409, 'call_not_active', 'The call is not in a state that allows this action.');
+    case 'concurrency_limit':
+      return new ApiError(429, 'concurrency_limit', 'The concurrent-call limit is reached; retry later.', {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(failure.retryAfterSeconds))) },
+      });
+    case 'unknown_carrier': return unknownCarrier();
+    case 'carrier_unavailable': return new ApiError(502, 'carrier_unavailable', 'The carrier cannot be reached.', { cause: failure.detail });
+    case 'unavailable': return new ApiError(503, 'unavailable', 'The gateway is unavailable.', { cause: failure.detail });
+    default: return assertNever(failure, 'call command failure');
+  }
+}
+
+export function unknownCarrier(): ApiError {
+  return new ApiError(400, 'unknown_carrier', 'No carrier with that name.', { errors: [{ path: '/carrier', message: 'is not a configured carrier' }] });
+}
+
+/** The engine is not running in this process (contract 2: 503 `unavailable`). */
+export function engineUnavailable(): ApiError {
+  return new ApiError(503, 'unavailable', 'The call engine is not running.');
+}
+
+/** Contract 2: a sandbox key places calls on the sandbox carrier only, a live key never there. */
+export function checkSandboxRule(principal: Principal, carrier: string): void {
+  const sandboxKey = principal.keyKind === 'sandbox';
+  if (sandboxKey === (carrier === SANDBOX_CARRIER)) return;
+  throw new ApiError(403, 'sandbox_mismatch', sandboxKey
+    ? 'A sandbox key may only place calls on the sandbox carrier.'
+    : 'The sandbox carrier takes sandbox keys only; use a live carrier with a live key.');
+}
+
+function refused(message: string): ApiError {
+  return problems.validation([{ path: '/agent_ws_url', message }], 'The agent address is not allowed.');
+}
+
+async function resolveWithin(resolve: HostResolver, host: string, clock: Clock): Promise<string[]> {
+  let timer: { cancel(): void } | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = clock.setTimeout(() => reject(new Error('lookup timed out')), AGENT_LOOKUP_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([resolve(host), timeout]);
+  } finally {
+    timer?.cancel();
+  }
+}
+
+export interface AgentUrlPolicy {
+  allowPrivate: boolean;
+  resolve: HostResolver;
+  clock: Clock;
+}
+
+/**
+ * Contract 4: `ws://` or `wss://` only; unless allowed by configuration, the host must neither be
+ * nor resolve to a non-public address (every address of the name is checked, so one private A
+ * record among public ones is refused). The engine connects later; it must check the address it
+ * connects to again, since a name may resolve differently by then.
+ */
+export async function checkAgentUrl(value: string, policy: AgentUrlPolicy): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refused('is not a valid URL');
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw refused('must be a ws:// or wss:// URL');
+  if (url.hostname === '') throw refused('has no host');
+  if (policy.allowPrivate) return;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isNonPublicHost(host)) throw refused('must not point at a loopback, private, link-local or otherwise non-public address');
+  if (isIP(host) !== 0) return;
+  let addresses: string[];
+  try {
+    addresses = await resolveWithin(policy.resolve, host, policy.clock);
+  } catch {
+    throw refused(`host ${host} does not resolve`);
+  }
+  if (addresses.length === 0) throw refused(`host ${host} does not resolve`);
+  if (addresses.some(isNonPublicAddress)) throw refused(`host ${host} resolves to a loopback, private, link-local or otherwise non-public address`);
+}

@@ -1,0 +1,125 @@
+/**
+ * @module Call commands (contract section 4): place a call (with Idempotency-Key), hold, unhold,
+ * hang up and transfer. Each handler checks the request and hands it to one CallControl command.
+ */
+import type { Clock } from '../../../common/clock.js';
+import type { CallCommandResult, CallControl } from '../../../engine/calls/call-control.js';
+import { isCallFailure } from '../../../engine/calls/call-control.js';
+import type { IdempotencyRepository } from '../../../storage/index.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotent } from '../../idempotency.js';
+import type { HostResolver } from '../../ports.js';
+import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
+import { IdParams } from '../agents/agents.schemas.js';
+import { checkAgentUrl, checkSandboxRule, engineUnavailable, failureError, unknownCarrier } from './call-command-rules.js';
+import { CallSchema, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
+
+export interface CallCommandDeps {
+  /** The engine's commands; absent when the engine is not running here (every command is a 503). */
+  calls: CallControl | undefined;
+  idempotency: Pick<IdempotencyRepository, 'reserve' | 'complete' | 'release'>;
+  resolveHost: HostResolver;
+  clock: Clock;
+  allowPrivateAgentUrls: boolean;
+}
+
+const CALL_RESPONSE = { 200: { description: 'The call.', schema: CallSchema } };
+const ENGINE_DOWN = 'The call engine is not running, the gateway is draining, or it is out of media ports (`unavailable`).';
+const COMMAND_ERRORS = {
+  404: 'No such call for this tenant (`not_found`).',
+  409: 'The call is not active (`call_not_active`).',
+  503: ENGINE_DOWN,
+};
+
+function answer(result: CallCommandResult): RouteResult {
+  if (isCallFailure(result)) throw failureError(result);
+  return { status: 200, body: presentCall(result.call) };
+}
+
+function engine(deps: CallCommandDeps): CallControl {
+  if (!deps.calls) throw engineUnavailable();
+  return deps.calls;
+}
+
+type Command = 'hold' | 'unhold' | 'hangup';
+
+const COMMANDS: Record<Command, { operationId: string; summary: string; description: string }> = {
+  hold: {
+    operationId: 'holdCall', summary: 'Put an active call on hold',
+    description: 'Both legs are muted, recording and transcription pause, and the agent receives no caller audio. The call stays `active` with `on_hold: true`. Holding a held call changes nothing.',
+  },
+  unhold: {
+    operationId: 'unholdCall', summary: 'Take a call off hold',
+    description: 'Reverses hold: audio, recording and transcription resume. Unholding a call not on hold changes nothing.',
+  },
+  hangup: {
+    operationId: 'hangupCall', summary: 'Hang up a call',
+    description: 'Ends the call: CANCEL while it rings, BYE once answered. Answers with the ended call.',
+  },
+};
+
+function commandRoute(deps: CallCommandDeps, command: Command): AnyRoute {
+  return defineRoute({
+    method: 'POST', path: `/v1/calls/{id}/${command}`, tags: ['calls'], auth: 'tenant', ...COMMANDS[command],
+    params: IdParams,
+    body: NoBody,
+    responses: CALL_RESPONSE,
+    errors: COMMAND_ERRORS,
+    async handle({ params, principal }) {
+      return answer(await engine(deps)[command](principal.tenantId, params.id));
+    },
+  });
+}
+
+function placeRoute(deps: CallCommandDeps): AnyRoute {
+  return defineRoute({
+    method: 'POST', path: '/v1/calls', operationId: 'placeCall', tags: ['calls'], auth: 'tenant',
+    summary: 'Place an outbound call over a carrier and connect it to an agent WebSocket',
+    description: `Answers at once with the call in state \`initiated\`. Send an \`${IDEMPOTENCY_KEY_HEADER}\` header (1 to 255 visible ASCII characters) to make retries safe: the same key and body within 24 hours replays the first response with \`${IDEMPOTENT_REPLAYED_HEADER}: true\` and places no second call.`,
+    body: PlaceCallBody,
+    responses: {
+      200: {
+        ...CALL_RESPONSE[200],
+        description: 'The call, state `initiated`.',
+        headers: { [IDEMPOTENT_REPLAYED_HEADER]: { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.' } },
+      },
+    },
+    errors: {
+      400: 'Validation (`validation_failed`, also for a refused `agent_ws_url` or a malformed Idempotency-Key), or `unknown_carrier`.',
+      403: 'CSRF check failed (`csrf_rejected`), or a sandbox key on a live carrier or a live key on the sandbox carrier (`sandbox_mismatch`).',
+      409: 'The Idempotency-Key was used with another body, or its first request is still running (`idempotency_conflict`).',
+      429: 'Rate limited (`rate_limited`) or at the concurrent-call limit (`concurrency_limit`); see Retry-After.',
+      502: 'The carrier cannot be reached (`carrier_unavailable`).',
+      503: ENGINE_DOWN,
+    },
+    async handle({ body, principal, ctx }) {
+      const key = idempotencyKeyOf(ctx.headers['idempotency-key']);
+      const calls = engine(deps);
+      if (!calls.carrierNames().includes(body.carrier)) throw unknownCarrier();
+      checkSandboxRule(principal, body.carrier);
+      await checkAgentUrl(body.agent_ws_url, { allowPrivate: deps.allowPrivateAgentUrls, resolve: deps.resolveHost, clock: deps.clock });
+      const request = { from: body.from, to: body.to, carrier: body.carrier, agent_ws_url: body.agent_ws_url, record: body.record ?? false };
+      return runIdempotent(deps.idempotency, { tenantId: principal.tenantId, key, scope: 'POST /v1/calls', body: request }, async () =>
+        answer(await calls.place({
+          tenantId: principal.tenantId, from: request.from, to: request.to, carrier: request.carrier, agentUrl: request.agent_ws_url, record: request.record,
+        })));
+    },
+  });
+}
+
+function transferRoute(deps: CallCommandDeps): AnyRoute {
+  return defineRoute({
+    method: 'POST', path: '/v1/calls/transfer', operationId: 'transferCall', tags: ['calls'], auth: 'tenant',
+    summary: 'Blind-transfer the remote party of an active call to another number',
+    description: 'The remote party (the callee of an outbound call, the caller of an inbound one) is sent to `to` over the call\'s carrier; the agent leg is released once the target answers, or once the carrier accepts a REFER where it is configured for REFER. The answer carries `transfer` `{to, state, started_at}`.',
+    body: TransferBody,
+    responses: { 200: { description: 'The call, with `transfer` set.', schema: CallSchema } },
+    errors: { ...COMMAND_ERRORS, 404: 'No call with that call_control_id for this tenant (`not_found`).', 502: 'The carrier cannot be reached (`carrier_unavailable`).' },
+    async handle({ body, principal }) {
+      return answer(await engine(deps).transfer(principal.tenantId, body.call_control_id, body.to));
+    },
+  });
+}
+
+export function callCommandRoutes(deps: CallCommandDeps): AnyRoute[] {
+  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), commandRoute(deps, 'hangup')];
+}
