@@ -147,7 +147,8 @@ t.test('contract 2: a duplicate while the first request runs is 409 idempotency_
   const { h, fake, acme } = setup(t);
   const release = fake.holdPlacement();
   const first = place(h, acme, CALL, 'in-flight');
-  while (fake.placed.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 10_000 && fake.placed.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+  t.equal(fake.placed.length, 1, 'the first request is inside place()');
   const dup = expectProblem(t, await place(h, acme, CALL, 'in-flight'), 409, 'idempotency_conflict');
   t.match(dup.detail, /still in progress/);
   release();
