@@ -1,0 +1,360 @@
+/** @module Tests of the agent media leg over real loopback RTP: formats, pacing, clear, marks, DTMF, hold, detach. */
+import { join } from 'node:path';
+import t from 'tap';
+import { FakeClock } from '../../../common/clock.js';
+import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
+import { tempWorkdir } from '../../../../test/support/peers.js';
+import {
+  ALAW_TO_ULAW, alawEncode, CODECS, createAnswer, createOffer, isPortsExhausted, LoopingPcmSource, parseRtpHeader, RtpSession,
+  StereoWavRecorder, ulawDecode, ulawEncode, writeTelephoneEvent,
+  type CodecDescription, type NegotiatedAudio, type RtpHeader, type RtpPacketFields,
+} from '../../media/index.js';
+import type { AgentAudioFormat, AgentLink } from '../ports.js';
+import { AgentMediaLeg, type AgentMediaLegOptions } from './agent-media-leg.js';
+
+type T = { teardown(fn: () => void): void };
+
+/** A recording implementation of the AgentLink port: what the leg gave the agent. */
+class RecordingLink implements AgentLink {
+  readonly inputFormat: AgentAudioFormat;
+  readonly outputFormat: AgentAudioFormat;
+  readonly audio: Buffer[] = [];
+  readonly dtmf: string[] = [];
+  readonly holdEvents: string[] = [];
+  readonly marksPlayed: string[] = [];
+  constructor(input: AgentAudioFormat, output: AgentAudioFormat) {
+    this.inputFormat = input;
+    this.outputFormat = output;
+  }
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+  sendAudio(frame: Buffer): void {
+    this.audio.push(frame);
+  }
+  sendDtmf(digit: string): boolean {
+    this.dtmf.push(digit);
+    return true;
+  }
+  hold(): void {
+    this.holdEvents.push('hold');
+  }
+  unhold(): void {
+    this.holdEvents.push('unhold');
+  }
+  markPlayed(name: string): void {
+    this.marksPlayed.push(name);
+  }
+  close(): void {}
+}
+
+const MULAW_8K: AgentAudioFormat = { encoding: 'mulaw', sampleRate: 8000 };
+const PCM16_16K: AgentAudioFormat = { encoding: 'pcm16', sampleRate: 16000 };
+const ULAW_SILENCE = 0xff;
+
+interface Rig {
+  clock: FakeClock;
+  phone: RtpPeer;
+  session: RtpSession;
+  leg: AgentMediaLeg;
+  link: RecordingLink;
+  digits: string[];
+  /** Sends one RTP packet from the phone to the leg. */
+  send: (fields: Partial<RtpPacketFields>, payload: Uint8Array) => Promise<void>;
+  /** Attaches the link and waits for the pacer's first packet (silence, sent at once). */
+  attach: () => Promise<void>;
+  /** Runs the 20 ms pacer `n` times and waits for the packets to reach the phone. */
+  play: (n: number) => Promise<Buffer[]>;
+}
+
+interface RigOptions {
+  codec?: CodecDescription;
+  input?: AgentAudioFormat;
+  output?: AgentAudioFormat;
+  leg?: Partial<AgentMediaLegOptions>;
+  attach?: boolean;
+}
+
+/** Real SDP offer/answer between the phone and the leg, so payload types come from negotiation. */
+function negotiate(codec: CodecDescription, phonePort: number, legPort: number): NegotiatedAudio {
+  const offer = createOffer({ address: '127.0.0.1', port: phonePort, codecs: [codec, CODECS.TELEPHONE_EVENT], sessionId: 1, sessionVersion: 1 });
+  const answer = createAnswer(offer, {
+    address: '127.0.0.1', port: legPort, codecs: [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT], sessionId: 2, sessionVersion: 1,
+  });
+  if ('error' in answer) throw new Error(answer.detail);
+  return answer.negotiated;
+}
+
+async function rig(t: T, options: RigOptions = {}): Promise<Rig> {
+  const clock = new FakeClock();
+  const phone = await RtpPeer.open(t);
+  const opened = await RtpSession.open({ clock, ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0 });
+  if (isPortsExhausted(opened)) throw new Error('no ports');
+  const session = opened;
+  t.teardown(() => session.close());
+  session.setRemote({ address: '127.0.0.1', port: phone.port });
+  const audio = negotiate(options.codec ?? CODECS.PCMU, phone.port, session.localPort);
+  const digits: string[] = [];
+  const leg = new AgentMediaLeg({ clock, rtp: session, audio, onDigit: (d) => digits.push(d), ...options.leg });
+  t.teardown(() => leg.close());
+  const link = new RecordingLink(options.input ?? MULAW_8K, options.output ?? MULAW_8K);
+  const attach = async (): Promise<void> => {
+    await leg.attach(link);
+    await phone.waitFor(1);
+  };
+  if (options.attach ?? true) await attach();
+  let seq = 100;
+  return {
+    clock, phone, session, leg, link, digits, attach,
+    send: (fields, payload) => phone.sendRtp(session.localPort, { payloadType: audio.codec.payloadType, sequenceNumber: seq++, timestamp: seq * 160, ssrc: 0x1234, ...fields }, payload),
+    play: async (n) => {
+      const before = phone.received.length;
+      for (let i = 0; i < n; i++) clock.advance(20);
+      await phone.waitFor(before + n);
+      return phone.received.slice(before, before + n).map((d) => d.data);
+    },
+  };
+}
+
+/** Waits for a condition on real time; a hang guard, not a timing check. */
+async function until(what: string, cond: () => boolean, ms = 5000): Promise<void> {
+  for (const end = Date.now() + ms; !cond(); await settle(5)) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+}
+
+const header = (packet: Buffer): RtpHeader => parseRtpHeader(packet) as RtpHeader;
+const payloadOf = (packet: Buffer): Buffer => packet.subarray(12);
+
+function sine(freq: number, n: number, rate = 8000, amp = 8000, phase = 0): Int16Array {
+  return Int16Array.from({ length: n }, (_, i) => Math.round(amp * Math.sin((2 * Math.PI * freq * (i + phase)) / rate)));
+}
+
+/** Goertzel power of `freq` in `pcm`, normalised by length. */
+function power(pcm: ArrayLike<number>, freq: number, rate: number): number {
+  const k = 2 * Math.cos((2 * Math.PI * freq) / rate);
+  let s1 = 0;
+  let s2 = 0;
+  for (let i = 0; i < pcm.length; i++) {
+    const s0 = pcm[i]! + k * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+  }
+  return (s1 * s1 + s2 * s2 - k * s1 * s2) / pcm.length;
+}
+
+const ulaw = (pcm: Int16Array): Buffer => {
+  const out = Buffer.alloc(pcm.length);
+  ulawEncode(pcm, out);
+  return out;
+};
+
+const decodeUlaw = (bytes: Buffer): Int16Array => {
+  const out = new Int16Array(bytes.length);
+  ulawDecode(bytes, out);
+  return out;
+};
+
+const pcm16le = (pcm: Int16Array): Buffer => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
+
+t.test('contract 5: PCMU caller audio reaches a mulaw/8000 agent as the same bytes in 20 ms frames, whatever the ptime', async (t) => {
+  const { send, link } = await rig(t);
+  // ptime 30 ms: three packets of 240 bytes are 720 bytes, four whole frames and 80 bytes kept.
+  const sent = Buffer.concat([0, 1, 2].map((i) => ulaw(sine(440, 240, 8000, 8000, i * 240))));
+  for (let i = 0; i < 3; i++) await send({ timestamp: i * 240 }, sent.subarray(i * 240, (i + 1) * 240));
+  await until('four frames', () => link.audio.length >= 4);
+  await settle();
+  t.equal(link.audio.length, 4, 'the last 80 bytes wait for the next packet');
+  t.ok(link.audio.every((f) => f.length === 160), '160 bytes each');
+  t.same(Buffer.concat(link.audio), sent.subarray(0, 640), 'payload bytes unchanged');
+});
+
+t.test('contract 5: PCMA caller audio reaches a mulaw/8000 agent as the equivalent µ-law code words', async (t) => {
+  const { send, link } = await rig(t, { codec: CODECS.PCMA });
+  const alaw = Buffer.alloc(160);
+  alawEncode(sine(1000, 160), alaw);
+  await send({}, alaw);
+  await until('a frame', () => link.audio.length >= 1);
+  t.same(link.audio[0], Buffer.from(alaw.map((code) => ALAW_TO_ULAW[code]!)));
+});
+
+t.test('contract 5: a pcm16/16000 agent hears the caller resampled, and its own audio reaches the phone as G.711 at 8 kHz', async (t) => {
+  const { send, link, leg, play } = await rig(t, { input: PCM16_16K, output: PCM16_16K });
+  const tone = sine(1000, 160 * 10);
+  for (let i = 0; i < 10; i++) await send({ timestamp: i * 160 }, ulaw(tone.subarray(i * 160, (i + 1) * 160)));
+  await until('nine frames', () => link.audio.length >= 9);
+  t.ok(link.audio.every((f) => f.length === 640), '20 ms of pcm16 at 16 kHz is 640 bytes');
+  const heard = new Int16Array(Uint8Array.from(Buffer.concat(link.audio.slice(2))).buffer);
+  t.ok(power(heard, 1000, 16000) > 100 * power(heard, 3000, 16000), 'the 1 kHz tone survives at 16 kHz');
+
+  // 200 ms of a 1 kHz tone at 16 kHz, in 1001-byte chunks: odd sizes split samples across chunks.
+  const agentAudio = pcm16le(sine(1000, 3200, 16000));
+  for (let at = 0; at < agentAudio.length; at += 1001) leg.handlers.onAudio?.(agentAudio.subarray(at, at + 1001));
+  const packets = await play(10);
+  t.ok(packets.every((p) => p.length === 12 + 160), '160-sample G.711 packets');
+  const played = decodeUlaw(Buffer.concat(packets.slice(2, 9).map(payloadOf)));
+  t.ok(power(played, 1000, 8000) > 100 * power(played, 2500, 8000), 'the phone hears the 1 kHz tone');
+  t.ok(power(played, 1000, 8000) > 1e6, 'at a useful level');
+});
+
+t.test('RFC 3550 5.1: agent audio is paced into 160-sample packets with continuous sequence numbers and timestamps', async (t) => {
+  const { leg, play } = await rig(t);
+  leg.handlers.onAudio?.(ulaw(sine(440, 800)));
+  const packets = await play(8);
+  const hs = packets.map(header);
+  t.ok(hs.every((h) => h.payloadType === 0 && h.ssrc === hs[0]!.ssrc), 'PCMU, one SSRC');
+  t.ok(hs.every((h, i) => i === 0 || ((h.sequenceNumber - hs[i - 1]!.sequenceNumber) & 0xffff) === 1), 'sequence numbers step by one');
+  t.ok(hs.every((h, i) => i === 0 || ((h.timestamp - hs[i - 1]!.timestamp) >>> 0) === 160), 'timestamps step by 160');
+  t.ok(packets.slice(0, 5).every((p) => payloadOf(p).some((b) => b !== ULAW_SILENCE)), 'five frames of the agent');
+  t.ok(packets.slice(5).every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)), 'then silence: RTP keeps flowing');
+  t.equal(leg.stats().underruns, 4, 'the first packet, sent at attach, and the last three');
+});
+
+t.test('contract 5: clear flushes queued agent audio at once; the phone hears silence from the next packet', async (t) => {
+  const { leg, link, play } = await rig(t);
+  leg.handlers.onAudio?.(ulaw(sine(440, 8000)));
+  leg.handlers.onMark?.('after-the-second');
+  const before = await play(3);
+  t.ok(before.every((p) => payloadOf(p).some((b) => b !== ULAW_SILENCE)), 'agent audio playing');
+  leg.handlers.onClearAudio?.();
+  t.same(link.marksPlayed, ['after-the-second'], 'the flushed mark is answered');
+  const after = await play(5);
+  t.ok(after.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)), 'nothing of the flushed audio is played');
+  t.equal(leg.stats().clears, 1);
+});
+
+t.test('contract 5: a mark is echoed once the audio before it has played, not before', async (t) => {
+  const { leg, link, play } = await rig(t);
+  leg.handlers.onAudio?.(ulaw(sine(440, 480)));
+  leg.handlers.onMark?.('greeting');
+  leg.handlers.onAudio?.(ulaw(sine(440, 320)));
+  await play(2);
+  t.same(link.marksPlayed, [], '40 of 60 ms played');
+  await play(1);
+  t.same(link.marksPlayed, ['greeting'], 'answered with the third frame');
+  await play(3);
+  t.same(link.marksPlayed, ['greeting'], 'once');
+});
+
+t.test('contract 5: agent audio and marks that arrive before attach are played in order after it', async (t) => {
+  const { leg, link, play, attach, phone } = await rig(t, { attach: false });
+  leg.handlers.onAudio?.(ulaw(sine(440, 160)));
+  leg.handlers.onMark?.('early');
+  await attach();
+  t.ok(payloadOf(phone.received[0]!.data).some((b) => b !== ULAW_SILENCE), 'the first packet carries the early audio');
+  t.same(link.marksPlayed, ['early']);
+  const [second] = await play(1);
+  t.ok(payloadOf(second!).every((b) => b === ULAW_SILENCE));
+});
+
+/** One telephone-event packet payload (RFC 4733 2.3). */
+const eventPayload = (event: number, end: boolean, duration: number): Buffer => {
+  const out = Buffer.alloc(4);
+  writeTelephoneEvent(out, 0, { event, end, volume: 10, duration });
+  return out;
+};
+
+t.test('RFC 4733 2.5.1.4: an event with three end packets gives exactly one sendDtmf and one onDigit', async (t) => {
+  const { send, link, digits, leg } = await rig(t);
+  const ts = 8000;
+  await send({ payloadType: 101, timestamp: ts, marker: true }, eventPayload(5, false, 160));
+  await send({ payloadType: 101, timestamp: ts }, eventPayload(5, false, 320));
+  for (let i = 0; i < 3; i++) await send({ payloadType: 101, timestamp: ts }, eventPayload(5, true, 480));
+  await send({ payloadType: 101, timestamp: ts + 2000, marker: true }, eventPayload(11, true, 800));
+  await until('two digits', () => link.dtmf.length >= 2);
+  await settle();
+  t.same(link.dtmf, ['5', '#']);
+  t.same(digits, ['5', '#']);
+  t.equal(leg.stats().digits, 2);
+});
+
+t.test('contract 4: hold stops caller audio to the agent, plays hold music to the phone, pauses the recording; unhold resumes', async (t) => {
+  const dir = tempWorkdir(t, 'vgw-agent-leg-');
+  const clock0 = new FakeClock();
+  const recorder = await StereoWavRecorder.open({ path: join(dir, 'call.wav'), clock: clock0 });
+  t.teardown(() => recorder.close().then(() => undefined));
+  const music = new LoopingPcmSource(new Int16Array(160).fill(4000), 'test-music');
+  const { send, link, leg, play } = await rig(t, { leg: { recorder, holdMusic: music } });
+  const frame = ulaw(sine(440, 160));
+  await send({}, frame);
+  await until('caller audio', () => link.audio.length === 1);
+
+  leg.hold();
+  leg.hold();
+  t.equal(leg.isHeld, true);
+  t.same(link.holdEvents, ['hold'], 'idempotent: one hold event');
+  t.equal(recorder.isPaused, true, 'recording paused');
+  t.equal(recorder.metadata.pauses.length, 1);
+  t.equal(recorder.metadata.pauses[0]!.endedAt, null);
+  await send({}, frame);
+  await send({ payloadType: 101, timestamp: 99 }, eventPayload(1, true, 160));
+  leg.handlers.onAudio?.(ulaw(sine(440, 1600)));
+  leg.handlers.onMark?.('held-mark');
+  t.same(link.marksPlayed, ['held-mark'], 'a mark during hold is answered at once');
+  const held = await play(3);
+  const musicCode = ulaw(new Int16Array(1).fill(4000))[0];
+  t.ok(held.every((p) => payloadOf(p).every((b) => b === musicCode)), 'the phone hears the music, not the agent');
+  await settle();
+  t.equal(link.audio.length, 1, 'the agent got no caller audio while held');
+  t.same(link.dtmf, [], 'nor digits');
+
+  leg.unhold();
+  leg.unhold();
+  t.same(link.holdEvents, ['hold', 'unhold']);
+  t.equal(recorder.isPaused, false, 'recording resumed');
+  t.not(recorder.metadata.pauses[0]!.endedAt, null);
+  await send({}, frame);
+  await until('caller audio again', () => link.audio.length === 2);
+  const after = await play(2);
+  t.ok(after.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)), 'held agent audio was discarded, not queued');
+});
+
+t.test('contract 4: without hold music the held phone hears silence, and RTP keeps flowing', async (t) => {
+  const { leg, play } = await rig(t);
+  leg.handlers.onAudio?.(ulaw(sine(440, 1600)));
+  leg.hold();
+  const held = await play(4);
+  t.equal(held.length, 4);
+  t.ok(held.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)));
+});
+
+t.test('detach stops the agent side and leaves the RtpSession usable with its earlier delegate', async (t) => {
+  const timeouts: string[] = [];
+  const { clock, session, leg, link, send, phone, play, attach } = await rig(t, { attach: false });
+  session.delegate = { onMediaTimeout: () => timeouts.push('timeout') };
+  await attach();
+  t.ok('onMediaTimeout' in session.delegate && 'onRtp' in session.delegate, 'attach keeps the owner\'s media time-out');
+  await play(1);
+  leg.detach();
+  leg.detach();
+  t.notOk('onRtp' in session.delegate, 'packets are no longer taken');
+  t.ok('onMediaTimeout' in session.delegate, 'the owner\'s media time-out stays');
+  const count = phone.received.length;
+  clock.advance(200);
+  await send({}, ulaw(sine(440, 160)));
+  await settle();
+  t.equal(phone.received.length, count, 'the pacer stopped');
+  t.equal(link.audio.length, 0, 'the agent gets nothing');
+  const packet = Buffer.alloc(172);
+  packet[0] = 0x80;
+  session.send(packet, 7);
+  await phone.waitFor(count + 1);
+  t.pass('the session still sends');
+});
+
+t.test('RFC 3550 5.1: malformed and unexpected packets are dropped and counted, never thrown', async (t) => {
+  const { phone, session, send, link, leg } = await rig(t);
+  const raw = (bytes: number[]): Promise<void> => phone.sendRaw(session.localPort, Buffer.from(bytes));
+  const base = [0x80, 0x00, 0, 1, 0, 0, 0, 1, 0, 0, 0x12, 0x34];
+  await raw([...base.slice(0, 1), 0x00, 0, 2, 0, 0, 0, 1, 0, 0, 0x12, 0x34, 0x90, 0x00]); // 2-byte payload: fine, kept
+  await raw([0x90, ...base.slice(1, 3), 3, ...base.slice(4), 0, 0, 0, 9]); // extension longer than the packet
+  await raw([0xa0, ...base.slice(1, 3), 4, ...base.slice(4), 1, 2, 200]); // padding longer than the packet (RFC 3550 5.1)
+  await send({ payloadType: 96 }, Buffer.alloc(160)); // not negotiated
+  await send({ payloadType: 101 }, Buffer.alloc(2)); // telephone-event shorter than 4 bytes
+  await send({}, Buffer.alloc(2000)); // far beyond any ptime
+  leg.handlers.onAudio?.(Buffer.alloc(0));
+  leg.handlers.onAudio?.(Buffer.alloc(1));
+  await send({}, ulaw(sine(440, 160)));
+  await until('the valid packet', () => (leg.stats().packetsDropped as number) >= 5 && link.audio.length >= 1);
+  t.equal(leg.stats().packetsDropped, 5);
+  t.equal(link.audio[0]!.length, 160);
+  t.doesNotThrow(() => JSON.stringify(leg.stats()));
+});

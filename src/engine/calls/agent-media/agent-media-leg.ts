@@ -1,0 +1,324 @@
+/** @module Joins the carrier's RTP leg to an agent link: caller audio, agent playout, marks, clear, DTMF and hold (contract 4 and 5). */
+import type { Clock } from '../../../common/clock.js';
+import { InvariantError } from '../../../common/errors.js';
+import {
+  decodeG711, dtmfDigit, encodeG711, FramePacer, parseTelephoneEvent, PlayoutBuffer, rtpPaddingSize, rtpPayloadOffset,
+  rtpTimestamp, RTP_HEADER_SIZE, TelephoneEventReceiver, writeRtpHeader,
+  type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
+  type StereoWavRecorder,
+} from '../../media/index.js';
+import type { AgentLink, AgentLinkHandlers } from '../ports.js';
+import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, FRAME_MS, type CarrierCodec } from './agent-audio-format.js';
+
+/** Options of {@link AgentMediaLeg}. */
+export interface AgentMediaLegOptions {
+  clock: Clock;
+  /** The carrier leg; its remote is already set. The leg's owner closes it. */
+  rtp: RtpSession;
+  /** The negotiated codec (PCMU or PCMA) and telephone-event payload types. */
+  audio: NegotiatedAudio;
+  /** Channel 'remote' gets the carrier party, 'agent' the agent as played; paused while held. */
+  recorder?: StereoWavRecorder | null;
+  /** Played to the carrier party while held; silence without one. */
+  holdMusic?: AudioSource | null;
+  /** An RFC 4733 digit from the carrier party. */
+  onDigit?: (digit: string) => void;
+}
+
+const FRAME_SAMPLES = (CARRIER_RATE * FRAME_MS) / 1000;
+/** Largest carrier payload taken: 120 ms of G.711, far above any ptime a carrier uses. */
+const MAX_PAYLOAD_SAMPLES = 960;
+/** Sequencer source key of everything this leg sends (media's hold music and DTMF use -1 and below -2). */
+const LEG_SOURCE = -1000;
+/** Agent events kept while the link starts (about 10 s of 20 ms chunks); beyond that, audio is dropped. */
+const MAX_PENDING = 500;
+
+type Pending = { kind: 'audio'; chunk: Buffer } | { kind: 'mark'; name: string } | { kind: 'clear' };
+
+/**
+ * The media half of an answered call. Caller audio goes to the agent as 20 ms frames in the
+ * link's input format (µ-law bytes pass through untouched when both sides speak PCMU). Agent
+ * audio, in chunks of any size, is decoded to 8 kHz into a playout queue that a pacer drains
+ * every 20 ms onto the RTP leg, playing silence when it is empty so that the carrier's media
+ * timers never see a gap. `clear` flushes the queue at once: the next packet is silence, so no
+ * agent audio reaches the caller more than one packet time after the barge-in.
+ */
+export class AgentMediaLeg {
+  /** Handlers to pass when opening the AgentLink; events before {@link attach} are kept in order. */
+  readonly handlers: Pick<AgentLinkHandlers, 'onAudio' | 'onClearAudio' | 'onMark'>;
+  readonly #rtp: RtpSession;
+  readonly #codec: CarrierCodec;
+  readonly #audio: NegotiatedAudio;
+  readonly #recorder: StereoWavRecorder | null;
+  readonly #music: AudioSource | null;
+  readonly #onDigit: (digit: string) => void;
+  readonly #pacer: FramePacer;
+  readonly #playout: PlayoutBuffer;
+  readonly #events = new TelephoneEventReceiver();
+  readonly #pcm = new Int16Array(MAX_PAYLOAD_SAMPLES);
+  readonly #framePcm = new Int16Array(FRAME_SAMPLES);
+  readonly #recorderFrame: AudioFrame = { pcm: new Int16Array(0), sampleRate: CARRIER_RATE, timestamp: 0, receivedAt: 0 };
+  readonly #clock: Clock;
+  #pending: Pending[] | null = [];
+  #link: AgentLink | null = null;
+  #encoder: CallerAudioEncoder | null = null;
+  #decoder: AgentAudioDecoder | null = null;
+  #previousDelegate: RtpSessionDelegate | null = null;
+  #held = false;
+  #stopped = false;
+  #closed = false;
+  #seq = 0;
+  #ts = 0;
+  readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, framesToCarrier: 0 };
+
+  constructor(options: AgentMediaLegOptions) {
+    const encoding = options.audio.codec.encoding;
+    if (encoding !== 'PCMU' && encoding !== 'PCMA') throw new InvariantError(`the agent leg needs G.711 on the carrier side, not ${encoding}`);
+    this.#clock = options.clock;
+    this.#rtp = options.rtp;
+    this.#codec = encoding;
+    this.#audio = options.audio;
+    this.#recorder = options.recorder ?? null;
+    this.#music = options.holdMusic ?? null;
+    this.#onDigit = options.onDigit ?? (() => undefined);
+    this.#playout = new PlayoutBuffer({ sampleRate: CARRIER_RATE, onMark: (name) => this.#link?.markPlayed(name) });
+    this.#pacer = new FramePacer(options.clock, FRAME_MS, () => this.#onFrame());
+    this.handlers = {
+      onAudio: (chunk) => this.#onAgentAudio(chunk),
+      onClearAudio: () => this.#onClear(),
+      onMark: (name) => this.#onMark(name),
+    };
+  }
+
+  get isHeld(): boolean {
+    return this.#held;
+  }
+
+  /**
+   * After `link.start()` resolved (its formats are final then): sets up the conversions, plays
+   * what the agent sent meanwhile, takes the RTP leg's audio and starts the 20 ms pacer.
+   * Rejects (a bug) when the link declares a format the leg cannot convert.
+   */
+  async attach(link: AgentLink): Promise<void> {
+    if (this.#link !== null) throw new InvariantError('an agent media leg is attached once');
+    if (this.#stopped) return;
+    const encoder = await CallerAudioEncoder.create(link.inputFormat, (frame) => this.#link?.sendAudio(frame));
+    const decoder = await AgentAudioDecoder.create(link.outputFormat, (pcm8) => this.#playout.push(pcm8));
+    if (this.#stopped) {
+      encoder.close();
+      decoder.close();
+      return;
+    }
+    this.#link = link;
+    this.#encoder = encoder;
+    this.#decoder = decoder;
+    if (this.#held) link.hold();
+    const pending = this.#pending ?? [];
+    this.#pending = null;
+    for (const event of pending) {
+      if (event.kind === 'audio') this.#onAgentAudio(event.chunk);
+      else if (event.kind === 'mark') this.#onMark(event.name);
+      else this.#onClear();
+    }
+    // Keep the owner's other delegate methods (media time-out); only the packets are ours.
+    this.#previousDelegate = this.#rtp.delegate;
+    this.#rtp.delegate = { ...this.#rtp.delegate, onRtp: (packet) => this.#onRtp(packet) };
+    this.#pacer.start();
+  }
+
+  /**
+   * Contract 4: the agent gets no caller audio (and its hold event), agent audio is discarded,
+   * the carrier party hears hold music or silence (RTP keeps flowing), the recording pauses.
+   */
+  hold(): void {
+    if (this.#held || this.#stopped) return;
+    this.#held = true;
+    this.#link?.hold();
+    this.#encoder?.reset();
+    this.#flushPlayout();
+    this.#recorder?.pause();
+  }
+
+  unhold(): void {
+    if (!this.#held || this.#stopped) return;
+    this.#held = false;
+    this.#recorder?.resume();
+    this.#link?.unhold();
+  }
+
+  /**
+   * Stops the agent side for good (transfer, agent hang-up): the pacer stops, queued audio is
+   * dropped without answering its marks, and the RTP session is left open with the delegate it
+   * had before {@link attach}. Idempotent.
+   */
+  detach(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#pacer.stop();
+    this.#link = null;
+    this.#pending = null;
+    this.#playout.flush();
+    if (this.#previousDelegate !== null) this.#rtp.delegate = this.#previousDelegate;
+  }
+
+  /** Detaches and frees the conversions. The RTP session, the link and the recorder belong to the caller. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.detach();
+    this.#encoder?.close();
+    this.#decoder?.close();
+  }
+
+  /** Live numbers for GET /v1/calls/{id} `session`. */
+  stats(): Record<string, unknown> {
+    const rtp = this.#rtp.stats();
+    return {
+      codec: this.#codec,
+      agentInput: this.#encoder ? describeFormat(this.#encoder.format) : null,
+      agentOutput: this.#decoder ? describeFormat(this.#decoder.format) : null,
+      held: this.#held,
+      framesToAgent: this.#encoder?.framesSent ?? 0,
+      ...this.#counts,
+      framesPlayed: this.#playout.stats.framesPlayed,
+      underruns: this.#playout.stats.underruns,
+      bufferedMs: Math.round(this.#playout.bufferedMs),
+      rtp: {
+        localPort: rtp.localPort,
+        packetsSent: rtp.packetsSent,
+        octetsSent: rtp.octetsSent,
+        packetsReceived: rtp.packetsReceived,
+        packetsRejected: rtp.packetsRejected,
+        packetsLost: rtp.reception.packetsLost,
+        jitterMs: rtp.reception.jitterMs,
+      },
+    };
+  }
+
+  describe(): string {
+    const formats = this.#encoder && this.#decoder ? `${describeFormat(this.#encoder.format)} / ${describeFormat(this.#decoder.format)}` : 'not attached';
+    return `agent leg ${this.#codec}:${this.#rtp.localPort} <-> agent ${formats}${this.#held ? ' (held)' : ''}`;
+  }
+
+  // Carrier -> agent.
+
+  #onRtp(packet: Buffer): void {
+    const pt = packet[1]! & 0x7f;
+    if (pt === this.#audio.receivePayloadType) this.#onCarrierAudio(packet);
+    else if (pt === this.#audio.receiveTelephoneEventPayloadType) this.#onTelephoneEvent(packet);
+    else this.#counts.packetsDropped++;
+  }
+
+  #onCarrierAudio(packet: Buffer): void {
+    const offset = rtpPayloadOffset(packet);
+    const end = packet.length - rtpPaddingSize(packet);
+    const encoder = this.#encoder;
+    if (offset < 0 || end - offset > MAX_PAYLOAD_SAMPLES || encoder === null) {
+      this.#counts.packetsDropped++;
+      return;
+    }
+    if (this.#held) return;
+    const payload = packet.subarray(offset, end);
+    const recorder = this.#recorder;
+    let pcm: Int16Array | null = null;
+    if (recorder !== null || !encoder.takesG711) {
+      pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
+      this.#record(recorder, 'remote', pcm, rtpTimestamp(packet));
+    }
+    if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
+    else if (pcm !== null) encoder.pushPcm(pcm);
+  }
+
+  /** RFC 4733 §2.5.1.4: the end packet is sent three times; the receiver reports each event once. */
+  #onTelephoneEvent(packet: Buffer): void {
+    const offset = rtpPayloadOffset(packet);
+    const event = offset < 0 ? null : parseTelephoneEvent(packet, offset);
+    if (event === null) {
+      this.#counts.packetsDropped++;
+      return;
+    }
+    for (const done of this.#events.receive(rtpTimestamp(packet), event)) {
+      const digit = dtmfDigit(done.event);
+      if (digit === null) continue;
+      this.#counts.digits++;
+      this.#onDigit(digit);
+      // Contract 4: on hold the agent receives nothing from the caller, digits included.
+      if (!this.#held) this.#link?.sendDtmf(digit);
+    }
+  }
+
+  // Agent -> carrier.
+
+  #onAgentAudio(chunk: Buffer): void {
+    if (this.#stopped) return;
+    if (this.#pending !== null) {
+      // The link may reuse its buffer after the call: keep a copy until attach.
+      if (this.#pending.length < MAX_PENDING) this.#pending.push({ kind: 'audio', chunk: Buffer.from(chunk) });
+      else this.#counts.agentChunksDiscarded++;
+      return;
+    }
+    this.#counts.agentChunks++;
+    if (this.#held) {
+      this.#counts.agentChunksDiscarded++;
+      return;
+    }
+    this.#decoder?.push(chunk);
+  }
+
+  #onMark(name: string): void {
+    if (this.#stopped) return;
+    if (this.#pending !== null) {
+      this.#pending.push({ kind: 'mark', name });
+      return;
+    }
+    this.#counts.marks++;
+    // Audio discarded on hold has "played" as far as the agent can tell: answer at once.
+    if (this.#held) this.#link?.markPlayed(name);
+    else this.#playout.mark(name);
+  }
+
+  #onClear(): void {
+    if (this.#stopped) return;
+    if (this.#pending !== null) {
+      this.#pending.push({ kind: 'clear' });
+      return;
+    }
+    this.#counts.clears++;
+    this.#flushPlayout();
+  }
+
+  #flushPlayout(): void {
+    this.#decoder?.reset();
+    this.#playout.flush();
+  }
+
+  /** Every 20 ms: one packet of agent audio, hold music or silence. */
+  #onFrame(): void {
+    const pcm = this.#framePcm;
+    if (this.#held) {
+      const n = this.#music?.read(pcm) ?? 0;
+      if (n < pcm.length) pcm.fill(0, n);
+    } else {
+      this.#playout.read(pcm);
+      this.#record(this.#recorder, 'agent', pcm, this.#ts);
+    }
+    // The socket holds the packet until it is sent: a fresh buffer per packet, as media's players do.
+    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + FRAME_SAMPLES);
+    // Our own continuous numbering; the session's sequencer maps it into the leg's stream (RFC 3550 §5.1).
+    writeRtpHeader(packet, this.#audio.codec.payloadType, this.#seq, this.#ts, 0, false);
+    encodeG711(this.#codec, pcm, packet.subarray(RTP_HEADER_SIZE));
+    this.#seq = (this.#seq + 1) & 0xffff;
+    this.#ts = (this.#ts + FRAME_SAMPLES) >>> 0;
+    this.#counts.framesToCarrier++;
+    this.#rtp.send(packet, LEG_SOURCE);
+  }
+
+  #record(recorder: StereoWavRecorder | null, channel: RecordingChannel, pcm: Int16Array, timestamp: number): void {
+    if (recorder === null) return;
+    const frame = this.#recorderFrame;
+    frame.pcm = pcm;
+    frame.timestamp = timestamp;
+    frame.receivedAt = this.#clock.monotonic();
+    recorder.writeFrame(channel, frame);
+  }
+}
