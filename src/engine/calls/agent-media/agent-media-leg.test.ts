@@ -1,4 +1,5 @@
 /** @module Tests of the agent media leg over real loopback RTP: formats, pacing, clear, marks, DTMF, hold, detach. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
@@ -49,7 +50,6 @@ class RecordingLink implements AgentLink {
 }
 
 const MULAW_8K: AgentAudioFormat = { encoding: 'mulaw', sampleRate: 8000 };
-const PCM16_16K: AgentAudioFormat = { encoding: 'pcm16', sampleRate: 16000 };
 const ULAW_SILENCE = 0xff;
 
 interface Rig {
@@ -68,6 +68,7 @@ interface Rig {
 }
 
 interface RigOptions {
+  clock?: FakeClock;
   codec?: CodecDescription;
   input?: AgentAudioFormat;
   output?: AgentAudioFormat;
@@ -86,7 +87,7 @@ function negotiate(codec: CodecDescription, phonePort: number, legPort: number):
 }
 
 async function rig(t: T, options: RigOptions = {}): Promise<Rig> {
-  const clock = new FakeClock();
+  const clock = options.clock ?? new FakeClock();
   const phone = await RtpPeer.open(t);
   const opened = await RtpSession.open({ clock, ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0 });
   if (isPortsExhausted(opened)) throw new Error('no ports');
@@ -176,24 +177,27 @@ t.test('contract 5: PCMA caller audio reaches a mulaw/8000 agent as the equivale
   t.same(link.audio[0], Buffer.from(alaw.map((code) => ALAW_TO_ULAW[code]!)));
 });
 
-t.test('contract 5: a pcm16/16000 agent hears the caller resampled, and its own audio reaches the phone as G.711 at 8 kHz', async (t) => {
-  const { send, link, leg, play } = await rig(t, { input: PCM16_16K, output: PCM16_16K });
-  const tone = sine(1000, 160 * 10);
-  for (let i = 0; i < 10; i++) await send({ timestamp: i * 160 }, ulaw(tone.subarray(i * 160, (i + 1) * 160)));
-  await until('nine frames', () => link.audio.length >= 9);
-  t.ok(link.audio.every((f) => f.length === 640), '20 ms of pcm16 at 16 kHz is 640 bytes');
-  const heard = new Int16Array(Uint8Array.from(Buffer.concat(link.audio.slice(2))).buffer);
-  t.ok(power(heard, 1000, 16000) > 100 * power(heard, 3000, 16000), 'the 1 kHz tone survives at 16 kHz');
+for (const rate of [16000, 24000]) {
+  t.test(`contract 5: a pcm16/${rate} agent hears the caller resampled, and its own audio reaches the phone as G.711 at 8 kHz`, async (t) => {
+    const format: AgentAudioFormat = { encoding: 'pcm16', sampleRate: rate };
+    const { send, link, leg, play } = await rig(t, { input: format, output: format });
+    const tone = sine(1000, 160 * 10);
+    for (let i = 0; i < 10; i++) await send({ timestamp: i * 160 }, ulaw(tone.subarray(i * 160, (i + 1) * 160)));
+    await until('nine frames', () => link.audio.length >= 9);
+    t.ok(link.audio.every((f) => f.length === (rate / 50) * 2), `20 ms of pcm16 at ${rate} Hz is ${(rate / 50) * 2} bytes`);
+    const heard = new Int16Array(Uint8Array.from(Buffer.concat(link.audio.slice(2))).buffer);
+    t.ok(power(heard, 1000, rate) > 100 * power(heard, 3000, rate), `the 1 kHz tone survives at ${rate} Hz`);
 
-  // 200 ms of a 1 kHz tone at 16 kHz, in 1001-byte chunks: odd sizes split samples across chunks.
-  const agentAudio = pcm16le(sine(1000, 3200, 16000));
-  for (let at = 0; at < agentAudio.length; at += 1001) leg.handlers.onAudio?.(agentAudio.subarray(at, at + 1001));
-  const packets = await play(10);
-  t.ok(packets.every((p) => p.length === 12 + 160), '160-sample G.711 packets');
-  const played = decodeUlaw(Buffer.concat(packets.slice(2, 9).map(payloadOf)));
-  t.ok(power(played, 1000, 8000) > 100 * power(played, 2500, 8000), 'the phone hears the 1 kHz tone');
-  t.ok(power(played, 1000, 8000) > 1e6, 'at a useful level');
-});
+    // 200 ms of a 1 kHz tone at the agent's rate, in 1001-byte chunks: odd sizes split samples across chunks.
+    const agentAudio = pcm16le(sine(1000, rate / 5, rate));
+    for (let at = 0; at < agentAudio.length; at += 1001) leg.handlers.onAudio?.(agentAudio.subarray(at, at + 1001));
+    const packets = await play(10);
+    t.ok(packets.every((p) => p.length === 12 + 160), '160-sample G.711 packets');
+    const played = decodeUlaw(Buffer.concat(packets.slice(2, 9).map(payloadOf)));
+    t.ok(power(played, 1000, 8000) > 100 * power(played, 2500, 8000), 'the phone hears the 1 kHz tone');
+    t.ok(power(played, 1000, 8000) > 1e6, 'at a useful level');
+  });
+}
 
 t.test('RFC 3550 5.1: agent audio is paced into 160-sample packets with continuous sequence numbers and timestamps', async (t) => {
   const { leg, play } = await rig(t);
@@ -305,6 +309,40 @@ t.test('contract 4: hold stops caller audio to the agent, plays hold music to th
   await until('caller audio again', () => link.audio.length === 2);
   const after = await play(2);
   t.ok(after.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)), 'held agent audio was discarded, not queued');
+});
+
+/** The two channels of a finished stereo WAV: left is the remote party, right the agent. */
+function readChannels(path: string): { remote: Int16Array; agent: Int16Array } {
+  const file = readFileSync(path);
+  const data = file.indexOf('data', 12, 'latin1');
+  const bytes = file.readUInt32LE(data + 4);
+  const samples = new Int16Array(Uint8Array.from(file.subarray(data + 8, data + 8 + bytes)).buffer);
+  const remote = new Int16Array(samples.length / 2);
+  const agent = new Int16Array(samples.length / 2);
+  for (let i = 0; i < remote.length; i++) {
+    remote[i] = samples[2 * i]!;
+    agent[i] = samples[2 * i + 1]!;
+  }
+  return { remote, agent };
+}
+
+t.test('recording: the remote channel gets the carrier party, the agent channel the agent audio as played', async (t) => {
+  const clock = new FakeClock();
+  const path = join(tempWorkdir(t, 'vgw-agent-leg-'), 'call.wav');
+  const recorder = await StereoWavRecorder.open({ path, clock, writeChunkMs: 100, alignWindowMs: 100 });
+  const { send, link, leg, play } = await rig(t, { clock, leg: { recorder } });
+  const caller = sine(1000, 160 * 50);
+  leg.handlers.onAudio?.(ulaw(sine(400, 160 * 50)));
+  for (let i = 0; i < 50; i++) {
+    await play(1);
+    await send({ timestamp: i * 160 }, ulaw(caller.subarray(i * 160, (i + 1) * 160)));
+    await until('caller frame', () => link.audio.length === i + 1);
+  }
+  await recorder.close();
+  const { remote, agent } = readChannels(path);
+  t.ok(remote.length >= 160 * 40, `about a second recorded (${remote.length} samples)`);
+  t.ok(power(remote, 1000, 8000) > 100 * power(remote, 400, 8000), 'the caller\'s 1 kHz tone is on the remote channel');
+  t.ok(power(agent, 400, 8000) > 100 * power(agent, 1000, 8000), 'the agent\'s 400 Hz tone is on the agent channel');
 });
 
 t.test('contract 4: without hold music the held phone hears silence, and RTP keeps flowing', async (t) => {
