@@ -61,19 +61,19 @@ export class SandboxCall {
       // RFC 3261 §21.4.26: an offer we cannot use is 488 Not Acceptable Here.
       if (rejection) return this.#reject(488, rejection.detail);
     }
-    call.events.on('cancel', () => this.#end());
+    call.events.on('cancel', () => this.#guard(() => this.#end()));
     call.progress(180);
     this.#refreshProvisional();
     switch (behaviour.kind) {
       case 'answer':
-        this.#ringTimer = this.#o.clock.setTimeout(() => this.#guard(this.#answer()), this.#o.ringMs);
+        this.#ringTimer = this.#o.clock.setTimeout(() => this.#guard(() => this.#answer()), this.#o.ringMs);
         return;
       case 'ring-then-reject':
-        this.#ringTimer = this.#o.clock.setTimeout(() => this.#reject(behaviour.status), this.#o.ringMs);
+        this.#ringTimer = this.#o.clock.setTimeout(() => this.#guard(() => this.#reject(behaviour.status)), this.#o.ringMs);
         return;
       case 'ring-forever':
         // The caller is expected to CANCEL; the call limit still bounds what it can hold.
-        this.#ringTimer = this.#o.clock.setTimeout(() => this.#reject(480), this.#o.maxCallMs);
+        this.#ringTimer = this.#o.clock.setTimeout(() => this.#guard(() => this.#reject(480)), this.#o.maxCallMs);
         return;
     }
   }
@@ -99,11 +99,11 @@ export class SandboxCall {
   }
 
   #refreshProvisional(): void {
-    this.#refreshTimer = this.#o.clock.setTimeout(() => {
+    this.#refreshTimer = this.#o.clock.setTimeout(() => this.#guard(() => {
       if (this.#state !== 'ringing') return;
       this.#o.call.progress(180);
       this.#refreshProvisional();
-    }, PROVISIONAL_REFRESH_MS);
+    }), PROVISIONAL_REFRESH_MS);
   }
 
   #reject(status: number, detail?: string): void {
@@ -131,9 +131,9 @@ export class SandboxCall {
     this.#transition('answered');
     this.#session = session;
     session.onOffer = (offer) => this.#onReoffer(offer);
-    session.events.on('ack', (ack) => this.#onAck(ack));
-    session.events.on('terminated', () => this.#end());
-    this.#limitTimer = this.#o.clock.setTimeout(() => this.#guard(this.#bye()), this.#o.maxCallMs);
+    session.events.on('ack', (ack) => this.#guard(() => this.#onAck(ack)));
+    session.events.on('terminated', () => this.#guard(() => this.#end()));
+    this.#limitTimer = this.#o.clock.setTimeout(() => this.#guard(() => this.#bye()), this.#o.maxCallMs);
     if (!lateOffer) media.start();
   }
 
@@ -153,7 +153,7 @@ export class SandboxCall {
     return typeof answer === 'string' ? Buffer.from(answer) : undefined;
   }
 
-  #onAck(ack: SipRequest): void {
+  async #onAck(ack: SipRequest): Promise<void> {
     const media = this.#media;
     if (!media?.awaitingAnswer) return;
     // RFC 3264 §4: our offer in the 2xx needs the answer in the ACK; without a usable one the
@@ -162,7 +162,7 @@ export class SandboxCall {
       media.start();
       return;
     }
-    this.#guard(this.#bye());
+    await this.#bye();
   }
 
   /** The call limit, or an unusable answer: BYE goes out before the media is released. */
@@ -186,14 +186,25 @@ export class SandboxCall {
     this.#o.onEnded(this);
   }
 
-  /** Nothing escapes an event handler: a failure ends the call instead. */
-  #guard(work: Promise<void>): void {
-    work.catch((err: unknown) => {
+  /**
+   * Runs a timer or event callback so that nothing escapes it: a failure (a bug) is logged and
+   * ends the call, with 500 before the answer and BYE after it.
+   */
+  #guard(work: () => void | Promise<void>): void {
+    const fail = (err: unknown): void => {
       this.#o.logger?.error({ err, callId: this.callId }, 'sandbox call failed');
-      if (this.#state === 'answering' || this.#state === 'ringing') this.#o.call.reject(500);
-      const session = this.#session;
-      if (session && !session.isEnded) session.bye().catch(() => undefined);
-      this.#end();
-    });
+      try {
+        if (this.#state === 'answering' || this.#state === 'ringing') this.#o.call.reject(500);
+        const session = this.#session;
+        if (session && !session.isEnded) session.bye().catch(() => undefined);
+      } finally {
+        this.#end();
+      }
+    };
+    try {
+      work()?.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
   }
 }

@@ -220,3 +220,17 @@ t.test('RFC 3264 8: a re-INVITE with a new address moves the far end\'s RTP ther
   t.pass('RTP follows the new address');
   await outcome.session!.bye();
 });
+
+t.test('RFC 3261 14.2 / RFC 3264 8: a re-INVITE offer we cannot use gets 488 and the call goes on', async (t) => {
+  const { farEnd, ua, callerPorts } = await setup(t, { announcement: tone(1000, 3000) });
+  const leg = await Leg.open(t, callerPorts);
+  const outcome = await dial(ua, farEnd, '15551234567', leg.offer());
+  leg.wire(outcome.response!.body);
+  const bad = await outcome.session!.reinvite(Buffer.from('v=0\r\nnot really sdp\r\n'));
+  t.equal(bad.status, 488);
+  const before = leg.received.length;
+  await until(() => leg.received.length > before + 3, 'RTP after the failed re-INVITE');
+  t.equal(farEnd.activeCalls, 1, 'the call is still up');
+  await outcome.session!.bye();
+  await until(() => farEnd.activeCalls === 0, 'the call to end');
+});

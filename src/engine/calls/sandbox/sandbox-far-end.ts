@@ -110,8 +110,9 @@ export class SandboxFarEnd {
   #onInvite(call: InboundCall): void {
     if (this.#stopping) return call.reject(503);
     const o = this.#options;
+    let sandboxCall: SandboxCall | undefined;
     try {
-      const sandboxCall = new SandboxCall({
+      sandboxCall = new SandboxCall({
         call, clock: o.clock, host: o.host, ringMs: o.ringMs, maxCallMs: o.maxCallMs,
         behaviour: behaviourFor(call.request.uri, call.request.headers.get('To') ?? ''),
         openMedia: () => SandboxMedia.open({ clock: o.clock, ports: o.ports, host: o.host, announcement: o.announcement }),
@@ -123,6 +124,7 @@ export class SandboxFarEnd {
     } catch (err) {
       // A bug here must not take the gateway's event loop down with it: the caller gets 500.
       o.logger?.error({ err, callId: call.callId }, 'sandbox far end failed on INVITE');
+      if (sandboxCall) this.#calls.delete(sandboxCall);
       call.reject(500);
     }
   }
