@@ -86,12 +86,19 @@ function negotiate(codec: CodecDescription, phonePort: number, legPort: number):
   return answer.negotiated;
 }
 
+/** Opens the leg's session; a fresh random range when another process holds a stretch of ports. */
+async function openSession(clock: FakeClock): Promise<RtpSession> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const opened = await RtpSession.open({ clock, ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0 });
+    if (!isPortsExhausted(opened)) return opened;
+  }
+  throw new Error('no free RTP ports');
+}
+
 async function rig(t: T, options: RigOptions = {}): Promise<Rig> {
   const clock = options.clock ?? new FakeClock();
   const phone = await RtpPeer.open(t);
-  const opened = await RtpSession.open({ clock, ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0 });
-  if (isPortsExhausted(opened)) throw new Error('no ports');
-  const session = opened;
+  const session = await openSession(clock);
   t.teardown(() => session.close());
   session.setRemote({ address: '127.0.0.1', port: phone.port });
   const audio = negotiate(options.codec ?? CODECS.PCMU, phone.port, session.localPort);

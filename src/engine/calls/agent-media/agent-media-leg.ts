@@ -64,6 +64,7 @@ export class AgentMediaLeg {
   #encoder: CallerAudioEncoder | null = null;
   #decoder: AgentAudioDecoder | null = null;
   #previousDelegate: RtpSessionDelegate | null = null;
+  #attaching = false;
   #held = false;
   #stopped = false;
   #closed = false;
@@ -100,10 +101,14 @@ export class AgentMediaLeg {
    * Rejects (a bug) when the link declares a format the leg cannot convert.
    */
   async attach(link: AgentLink): Promise<void> {
-    if (this.#link !== null) throw new InvariantError('an agent media leg is attached once');
+    if (this.#attaching) throw new InvariantError('an agent media leg is attached once');
+    this.#attaching = true;
     if (this.#stopped) return;
     const encoder = await CallerAudioEncoder.create(link.inputFormat, (frame) => this.#link?.sendAudio(frame));
-    const decoder = await AgentAudioDecoder.create(link.outputFormat, (pcm8) => this.#playout.push(pcm8));
+    const decoder = await AgentAudioDecoder.create(link.outputFormat, (pcm8) => this.#playout.push(pcm8)).catch((error: unknown) => {
+      encoder.close();
+      throw error;
+    });
     if (this.#stopped) {
       encoder.close();
       decoder.close();
