@@ -352,6 +352,19 @@ t.test('recording: the remote channel gets the carrier party, the agent channel 
   t.ok(power(agent, 400, 8000) > 100 * power(agent, 1000, 8000), 'the agent\'s 400 Hz tone is on the agent channel');
 });
 
+t.test('contract 4: a call held before the agent is attached tells the link at attach, and plays no agent audio', async (t) => {
+  const { leg, link, attach, play } = await rig(t, { attach: false });
+  leg.hold();
+  t.same(link.holdEvents, [], 'no link yet');
+  leg.handlers.onAudio?.(ulaw(sine(440, 1600)));
+  await attach();
+  t.same(link.holdEvents, ['hold']);
+  const held = await play(3);
+  t.ok(held.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)));
+  leg.unhold();
+  t.same(link.holdEvents, ['hold', 'unhold']);
+});
+
 t.test('contract 4: without hold music the held phone hears silence, and RTP keeps flowing', async (t) => {
   const { leg, play } = await rig(t);
   leg.handlers.onAudio?.(ulaw(sine(440, 1600)));
