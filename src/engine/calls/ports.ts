@@ -3,6 +3,7 @@
  * (satisfied structurally by the providers' AgentSession) and the call store (satisfied by the
  * storage repositories). Wired in gateway.ts.
  */
+import type { TenantId } from '../../common/ids.js';
 import type { CallRecord } from './call-record.js';
 
 /** Wire format of agent audio: G.711 µ-law bytes, or 16-bit signed little-endian PCM, mono. */
@@ -70,6 +71,8 @@ export type AgentConnector = (request: { call: AgentCallInfo; tenantId: string; 
 export interface CallRecordStore {
   insert(call: CallRecord): void;
   save(call: CallRecord): void;
+  get(tenantId: TenantId, id: string): CallRecord | undefined;
+  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined;
   /** Calls a crash left unfinished, every tenant's. */
   unfinished(): CallRecord[];
 }

@@ -1,0 +1,132 @@
+/**
+ * @module One call's record and its life (contract section 4): state changes through the state
+ * machine, hold, transfer trail and the end, each written to the store as it happens. The call
+ * flows own the SIP and media legs; this class owns what the tenant sees.
+ */
+import type { Clock } from '../../common/clock.js';
+import { newCallControlId, newCallId, type TenantId } from '../../common/ids.js';
+import type { Logger } from '../../common/logger.js';
+import { isoNow } from '../../common/time.js';
+import type { CallDirection, CallRecord } from './call-record.js';
+import { IllegalCallTransition, nextCallState, type CallEvent } from './call-state.js';
+import type { EndReason } from './end-reason.js';
+import type { CallRecordStore } from './ports.js';
+
+export interface NewCall {
+  tenantId: TenantId;
+  direction: CallDirection;
+  from: string;
+  to: string;
+  carrier: string;
+  record: boolean;
+  agent: { type: 'websocket'; url: string } | { type: 'imported'; agentId: string };
+}
+
+export interface CallContext {
+  clock: Clock;
+  store: CallRecordStore;
+  logger: Logger;
+}
+
+/** The record of one live call; ended calls keep their last record and refuse further changes. */
+export class Call {
+  readonly #record: CallRecord;
+  readonly #ctx: CallContext;
+  readonly #onEnd: ((call: Call) => void)[] = [];
+  readonly log: Logger;
+
+  constructor(init: NewCall, ctx: CallContext) {
+    this.#ctx = ctx;
+    this.#record = {
+      id: newCallId(), tenant_id: init.tenantId, call_control_id: newCallControlId(), direction: init.direction,
+      state: 'initiated', on_hold: false, from_number: init.from, to_number: init.to, carrier: init.carrier,
+      record: init.record, agent_type: init.agent.type, agent_url: init.agent.type === 'websocket' ? init.agent.url : null,
+      agent_id: init.agent.type === 'imported' ? init.agent.agentId : null, created_at: isoNow(ctx.clock),
+      ringing_at: null, answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null,
+      transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null,
+    };
+    this.log = ctx.logger.child({ call_id: this.#record.id, tenant_id: init.tenantId });
+    ctx.store.insert(this.#record);
+  }
+
+  get id(): string {
+    return this.#record.id;
+  }
+
+  get tenantId(): TenantId {
+    return this.#record.tenant_id;
+  }
+
+  get isEnded(): boolean {
+    return this.#record.state === 'ended';
+  }
+
+  /** A copy of the record as the API presents it. */
+  snapshot(): CallRecord {
+    return { ...this.#record };
+  }
+
+  /** Applies `ringing` or `answered`; false (and nothing written) when the state does not allow it. */
+  advance(event: Exclude<CallEvent, 'ended'>): boolean {
+    const next = nextCallState(this.#record.state, event);
+    if (next instanceof IllegalCallTransition) return false;
+    if (next === this.#record.state) return true;
+    this.#record.state = next;
+    if (event === 'ringing') this.#record.ringing_at = isoNow(this.#ctx.clock);
+    if (event === 'answered') this.#record.answered_at = isoNow(this.#ctx.clock);
+    this.#save();
+    return true;
+  }
+
+  setHold(onHold: boolean): void {
+    if (this.isEnded || this.#record.on_hold === onHold) return;
+    this.#record.on_hold = onHold;
+    this.#save();
+  }
+
+  setTransfer(to: string, state: 'dialing' | 'connected' | 'failed'): void {
+    if (this.isEnded) return;
+    if (state === 'dialing') {
+      this.#record.transfer_to = to;
+      this.#record.transfer_started_at = isoNow(this.#ctx.clock);
+    }
+    this.#record.transfer_state = state;
+    this.#save();
+  }
+
+  setConversationId(id: string): void {
+    if (this.isEnded || this.#record.conversation_id !== null) return;
+    this.#record.conversation_id = id;
+    this.#save();
+  }
+
+  /** The recording's path relative to the data folder, once it has one. */
+  setRecordingPath(path: string): void {
+    this.#record.recording_path = path;
+    this.#save();
+  }
+
+  /** Ends the call once; later ends are ignored (the first reason is the true one). */
+  end(reason: EndReason): boolean {
+    if (this.isEnded) return false;
+    Object.assign(this.#record, {
+      state: 'ended', on_hold: false, ended_at: isoNow(this.#ctx.clock),
+      end_reason: reason.reason, sip_status: reason.sipStatus, hangup_by: reason.hangupBy,
+    });
+    // A transfer still dialling when the call ends did not connect.
+    if (this.#record.transfer_state === 'dialing') this.#record.transfer_state = 'failed';
+    this.#save();
+    this.log.info({ end_reason: reason.reason, sip_status: reason.sipStatus, hangup_by: reason.hangupBy }, 'call ended');
+    for (const listener of this.#onEnd.splice(0)) listener(this);
+    return true;
+  }
+
+  onEnd(listener: (call: Call) => void): void {
+    if (this.isEnded) listener(this);
+    else this.#onEnd.push(listener);
+  }
+
+  #save(): void {
+    this.#ctx.store.save(this.#record);
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * @module What every call flow shares: the SIP user agent, the RTP port pool and addresses, the
+ * carriers, the agent connector, the store, and the timing settings.
+ */
+import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '../media/index.js';
+import type { ServerLocator, SipUserAgent } from '../sip/index.js';
+import type { CallContext } from './call.js';
+import type { CarrierProfile } from './carrier-profile.js';
+import type { AgentConnector } from './ports.js';
+
+export interface CallTimings {
+  /** Ring time-out of outbound attempts: CANCEL after it. */
+  ringTimeoutMs: number;
+  /** No RTP from the remote party for this long ends the call (`media_timeout`); 0 disables. */
+  mediaTimeoutMs: number;
+}
+
+export interface CallEngineContext extends CallContext {
+  ua: SipUserAgent;
+  locator: ServerLocator;
+  ports: PortPool;
+  /** Local address RTP sockets bind to. */
+  rtpBindAddress: string;
+  /** Address advertised in SDP (c=) for our media. */
+  mediaAddress: string;
+  /** Host of our From URIs on outbound INVITEs. */
+  sipHost: string;
+  carriers: ReadonlyMap<string, CarrierProfile>;
+  connectAgent: AgentConnector;
+  /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */
+  dataDir: string;
+  timings: CallTimings;
+  /** The source played to a held party, or null for silence. A new source per hold. */
+  holdMusic(): AudioSource | null;
+}
+
+/** Opens an RTP session for a new leg, or null when the port range is exhausted. */
+export async function openLegRtp(ctx: CallEngineContext): Promise<RtpSession | null> {
+  const session = await RtpSession.open({
+    clock: ctx.clock, ports: ctx.ports, bindAddress: ctx.rtpBindAddress, mediaTimeoutMs: ctx.timings.mediaTimeoutMs,
+  });
+  return isPortsExhausted(session) ? null : session;
+}
+
+/** A random o= session id (RFC 4566 5.2 suggests an NTP timestamp; any unique number will do). */
+export const newSdpSessionId = (): number => Math.floor(Math.random() * 2 ** 31);

@@ -1,0 +1,75 @@
+/**
+ * @module The leg to the remote party (the carrier side): its SIP session, its RTP session and the
+ * negotiated audio. Answers the far end's re-offers (hold, a new address after the carrier moved
+ * the media, a session refresh) with the same port and codec, per RFC 3264 section 8.
+ */
+import {
+  createAnswer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+} from '../media/index.js';
+import type { SessionDialog } from '../sip/index.js';
+
+/** What we offer or answer on a carrier leg. */
+export function legCapabilities(address: string, rtp: RtpSession, codecs: readonly CodecDescription[], sessionId: number): LocalCapabilities {
+  return { address, port: rtp.localPort, codecs, sessionId, sessionVersion: 1 };
+}
+
+/** Points the RTP session at the far end of a negotiation (RTCP per RFC 3605 or rtcp-mux). */
+export function wireRemote(rtp: RtpSession, audio: NegotiatedAudio): void {
+  rtp.setRemote(audio.remote.rtp, { rtcp: audio.remote.rtcp, rtcpMux: audio.rtcpMux });
+}
+
+export class RemoteLeg {
+  readonly dialog: SessionDialog;
+  readonly rtp: RtpSession;
+  readonly #caps: LocalCapabilities;
+  #audio: NegotiatedAudio;
+  /** Re-offers answered, for the session view. */
+  #reoffers = 0;
+
+  constructor(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio, caps: LocalCapabilities) {
+    this.dialog = dialog;
+    this.rtp = rtp;
+    this.#audio = audio;
+    this.#caps = { ...caps };
+    dialog.onOffer = (offer) => this.#answerReoffer(offer);
+  }
+
+  get audio(): NegotiatedAudio {
+    return this.#audio;
+  }
+
+  /**
+   * A re-INVITE or UPDATE with an offer: answered from the same port, restricted to the codec in
+   * use so the bridge and the agent leg keep working (RFC 3264 8.3.2 lets the answerer narrow).
+   * An offer without that codec is refused with 488 (undefined), and the session goes on as it was.
+   */
+  #answerReoffer(offer: Buffer): Buffer | undefined {
+    const codecs = [this.#audio.codec, ...(this.#audio.telephoneEvent ? [this.#audio.telephoneEvent] : [])];
+    this.#caps.sessionVersion += 1;
+    const result = createAnswer(offer.toString('utf8'), { ...this.#caps, codecs });
+    if (isSdpRejection(result)) return undefined;
+    this.#audio = result.negotiated;
+    wireRemote(this.rtp, result.negotiated);
+    this.#reoffers += 1;
+    return Buffer.from(result.sdp);
+  }
+
+  describe(): Record<string, unknown> {
+    const stats = this.rtp.stats();
+    return {
+      codec: this.#audio.codec.encoding,
+      local_rtp_port: stats.localPort,
+      remote_rtp: stats.remote ? `${stats.remote.address}:${stats.remote.port}` : null,
+      packets_sent: stats.packetsSent,
+      packets_received: stats.packetsReceived,
+      packets_lost: stats.reception.packetsLost,
+      jitter_ms: stats.reception.jitterMs,
+      reoffers: this.#reoffers,
+    };
+  }
+
+  close(): void {
+    this.dialog.onOffer = undefined;
+    this.rtp.close();
+  }
+}
