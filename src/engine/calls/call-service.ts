@@ -1,0 +1,125 @@
+/**
+ * @module The engine's side of CallControl: admission (carrier, limits, media ports, draining),
+ * then the outbound flow; commands on live calls through the registry; ended calls answer
+ * `call_not_active`, unknown or foreign ones `not_found`.
+ */
+import type { TenantId } from '../../common/ids.js';
+import { Call } from './call.js';
+import type { CallCommandFailure, CallCommandResult, CallControl, PlaceCallRequest } from './call-control.js';
+import { CallRegistry, type LiveCall } from './call-registry.js';
+import { openLegRtp, type CallEngineContext } from './engine-context.js';
+import { OutboundCallFlow } from './outbound-call-flow.js';
+
+export interface CallServiceOptions {
+  /** Live calls a tenant may have at once (contract section 2: 429 `concurrency_limit`). */
+  maxConcurrentPerTenant: number;
+  /** Whether the gateway is draining: no new calls. */
+  isDraining(): boolean;
+}
+
+/** Seconds a client is told to wait after a concurrency refusal: calls end in seconds to minutes. */
+const CONCURRENCY_RETRY_AFTER_S = 5;
+
+export class CallService implements CallControl {
+  readonly registry = new CallRegistry();
+  readonly #ctx: CallEngineContext;
+  readonly #o: CallServiceOptions;
+  /** Admissions between the limit check and the registry (an RTP port is being opened). */
+  readonly #admitting = new Map<string, number>();
+
+  constructor(ctx: CallEngineContext, options: CallServiceOptions) {
+    this.#ctx = ctx;
+    this.#o = options;
+  }
+
+  carrierNames(): readonly string[] {
+    return [...this.#ctx.carriers.keys()];
+  }
+
+  async place(request: PlaceCallRequest): Promise<CallCommandResult> {
+    const carrier = this.#ctx.carriers.get(request.carrier);
+    if (!carrier) return { error: 'unknown_carrier' };
+    if (this.#o.isDraining()) return { error: 'unavailable', detail: 'The gateway is shutting down.' };
+    if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
+    const full = this.#admissionRefused(request.tenantId, carrier.name, carrier.maxConcurrentCalls);
+    if (full) return full;
+    this.#bumpAdmitting(request.tenantId, carrier.name, 1);
+    let rtp;
+    try {
+      rtp = await openLegRtp(this.#ctx);
+    } finally {
+      this.#bumpAdmitting(request.tenantId, carrier.name, -1);
+    }
+    if (!rtp) return { error: 'unavailable', detail: 'No media ports are free.' };
+    const call = new Call({
+      tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
+      record: request.record, agent: { type: 'websocket', url: request.agentUrl },
+    }, this.#ctx);
+    const flow = new OutboundCallFlow(this.#ctx, call, carrier, rtp, request.agentUrl);
+    this.registry.add(flow);
+    call.log.info({ carrier: carrier.name }, 'placing outbound call');
+    void flow.run();
+    return { call: call.snapshot() };
+  }
+
+  hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.hold()));
+  }
+
+  unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.unhold()));
+  }
+
+  async hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    const live = this.registry.get(tenantId, callId);
+    if (!live) return this.#notLive(tenantId, callId);
+    await live.hangup();
+    return { call: live.call.snapshot() };
+  }
+
+  transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
+    const live = this.registry.byControlId(tenantId, callControlId);
+    if (!live) {
+      const stored = this.#ctx.store.getByControlId(tenantId, callControlId);
+      return Promise.resolve(stored ? { error: 'call_not_active' } : { error: 'not_found' });
+    }
+    return Promise.resolve(this.#command(tenantId, live, live.call.id, (l) => (l.call.snapshot().state === 'active' ? l.transfer(to) : { error: 'call_not_active' })));
+  }
+
+  sessionOf(tenantId: TenantId, callId: string): Record<string, unknown> | null {
+    return this.registry.get(tenantId, callId)?.session() ?? null;
+  }
+
+  /** Hangs up every live call (gateway shutdown), waiting for each to end. */
+  async shutdown(): Promise<void> {
+    await Promise.all(this.registry.all().map((live) => (live instanceof OutboundCallFlow ? live.shutdown() : live.hangup())));
+  }
+
+  #command(tenantId: TenantId, live: LiveCall | undefined, callId: string, act: (live: LiveCall) => CallCommandFailure | null): CallCommandResult {
+    if (!live) return this.#notLive(tenantId, callId);
+    const failure = act(live);
+    return failure ?? { call: live.call.snapshot() };
+  }
+
+  /** An ended call of the tenant is a state conflict; anything else is unknown to this tenant. */
+  #notLive(tenantId: TenantId, callId: string): CallCommandFailure {
+    return this.#ctx.store.get(tenantId, callId) ? { error: 'call_not_active' } : { error: 'not_found' };
+  }
+
+  #admissionRefused(tenantId: string, carrier: string, carrierLimit: number): CallCommandFailure | null {
+    const tenant = this.registry.countForTenant(tenantId) + (this.#admitting.get(`t:${tenantId}`) ?? 0);
+    const onCarrier = this.registry.countOnCarrier(carrier) + (this.#admitting.get(`c:${carrier}`) ?? 0);
+    if (tenant >= this.#o.maxConcurrentPerTenant || onCarrier >= carrierLimit) {
+      return { error: 'concurrency_limit', retryAfterSeconds: CONCURRENCY_RETRY_AFTER_S };
+    }
+    return null;
+  }
+
+  #bumpAdmitting(tenantId: string, carrier: string, by: number): void {
+    for (const key of [`t:${tenantId}`, `c:${carrier}`]) {
+      const n = (this.#admitting.get(key) ?? 0) + by;
+      if (n > 0) this.#admitting.set(key, n);
+      else this.#admitting.delete(key);
+    }
+  }
+}

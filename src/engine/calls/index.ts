@@ -1,0 +1,16 @@
+/** @module The call layer's public surface: the call service and registry, the ports it needs, the sandbox far end, recovery. */
+export { CallService, type CallServiceOptions } from './call-service.js';
+export { CallRegistry, type LiveCall } from './call-registry.js';
+export type { CallControl, CallCommandFailure, CallCommandResult, PlaceCallRequest } from './call-control.js';
+export { isCallFailure } from './call-control.js';
+export type { CallRecord, CallDirection, CallRecordState } from './call-record.js';
+export type { CallEngineContext, CallTimings } from './engine-context.js';
+export type { CarrierProfile, NumberFormat, CodecName } from './carrier-profile.js';
+export type {
+  AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
+} from './ports.js';
+export { recoverUnfinishedCalls, recordingPathOf } from './recovery.js';
+export { SandboxFarEnd, type SandboxFarEndOptions } from './sandbox/sandbox-far-end.js';
+export { loadAnnouncement } from './sandbox/announcement.js';
+export { CALL_STATES, type CallState } from './call-state.js';
+export { END_REASONS, type EndReason, type EndReasonCode, type HangupBy } from './end-reason.js';

@@ -1,0 +1,161 @@
+/**
+ * @module An outbound call (contract section 4, POST /v1/calls): the INVITE through the carrier
+ * (RFC 3263 targets with failover, digest, the carrier's number format), `ringing` on 18x,
+ * `active` on 2xx and then the agent; every failure ends the attempt with its end reason and
+ * SIP status. Before the answer a hang-up is a CANCEL (RFC 3261 9.1), after it a BYE.
+ */
+import { createOffer, isSdpRejection, processAnswer, type RtpSession } from '../media/index.js';
+import { inviteWithFailover, resolveNextHop, type FailoverOutcome, type OutboundCall } from '../sip/index.js';
+import type { Call } from './call.js';
+import type { CallCommandFailure } from './call-control.js';
+import type { LiveCall } from './call-registry.js';
+import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
+import { ConnectedCall } from './connected-call.js';
+import { endReasonForFailure, type EndReason } from './end-reason.js';
+import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
+import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
+
+export class OutboundCallFlow implements LiveCall {
+  readonly call: Call;
+  readonly #ctx: CallEngineContext;
+  readonly #carrier: CarrierProfile;
+  readonly #rtp: RtpSession;
+  readonly #agentUrl: string;
+  #attempt: OutboundCall | null = null;
+  #connected: ConnectedCall | null = null;
+  /** Why we stopped the attempt ourselves, if we did: the API hung up, or nobody answered in time. */
+  #stoppedBy: 'api' | 'ring_timeout' | 'shutdown' | null = null;
+  readonly #ended: Promise<void>;
+
+  constructor(ctx: CallEngineContext, call: Call, carrier: CarrierProfile, rtp: RtpSession, agentUrl: string) {
+    this.#ctx = ctx;
+    this.call = call;
+    this.#carrier = carrier;
+    this.#rtp = rtp;
+    this.#agentUrl = agentUrl;
+    this.#ended = new Promise((resolve) => call.onEnd(() => resolve()));
+  }
+
+  /** Places the call; resolves once the agent is connected or the attempt has ended. Never rejects. */
+  async run(): Promise<void> {
+    try {
+      await this.#place();
+    } catch (err) {
+      this.call.log.error({ err }, 'outbound call failed unexpectedly');
+      const reason: EndReason = { reason: 'failed', sipStatus: null, hangupBy: 'gateway' };
+      if (this.#connected) await this.#connected.end(reason, true);
+      else this.#fail(reason);
+    }
+  }
+
+  hold(): CallCommandFailure | null {
+    return this.#connected ? this.#connected.hold() : { error: 'call_not_active' };
+  }
+
+  unhold(): CallCommandFailure | null {
+    return this.#connected ? this.#connected.unhold() : { error: 'call_not_active' };
+  }
+
+  transfer(to: string): CallCommandFailure | null {
+    return this.#connected ? this.#connected.transfer(to) : { error: 'call_not_active' };
+  }
+
+  hangup(): Promise<void> {
+    return this.#stop('api');
+  }
+
+  /** Ends the call for a gateway shutdown. */
+  shutdown(): Promise<void> {
+    return this.#stop('shutdown');
+  }
+
+  session(): Record<string, unknown> {
+    if (this.#connected) return this.#connected.session();
+    return { phase: 'setup', local_rtp_port: this.#rtp.localPort };
+  }
+
+  #stop(by: 'api' | 'shutdown'): Promise<void> {
+    const hangupBy = by === 'api' ? 'api' : 'gateway';
+    if (this.#connected) {
+      void this.#connected.end({ reason: by === 'api' ? 'completed' : 'gateway_shutdown', sipStatus: null, hangupBy }, true);
+    } else if (!this.call.isEnded) {
+      this.#stoppedBy ??= by;
+      // The INVITE's outcome ends the call (487 after our CANCEL, or a BYE if the answer crossed it).
+      this.#attempt?.cancel();
+    }
+    return this.#ended;
+  }
+
+  async #place(): Promise<void> {
+    const uri = this.#carrier.outboundUri;
+    const targets = uri ? await resolveNextHop(this.#ctx.locator, uri).catch(() => []) : [];
+    if (!uri || targets.length === 0) {
+      return this.#fail({ reason: 'carrier_unreachable', sipStatus: null, hangupBy: 'gateway' });
+    }
+    if (this.#stoppedBy) return this.#fail(this.#stoppedReason(487));
+    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, this.#rtp, carrierCodecs(this.#carrier), newSdpSessionId());
+    const record = this.call.snapshot();
+    const ring = this.#ctx.clock.setTimeout(() => {
+      this.#stoppedBy ??= 'ring_timeout';
+      this.#attempt?.cancel();
+    }, this.#ctx.timings.ringTimeoutMs);
+    let outcome: FailoverOutcome;
+    try {
+      outcome = await inviteWithFailover(this.#ctx.ua, {
+        target: requestUriFor(uri, formatNumber(record.to_number, this.#carrier)),
+        from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#ctx.sipHost}`,
+        sdp: Buffer.from(createOffer(caps)),
+        credentials: this.#carrier.credentials,
+      }, targets, { onAttempt: (attempt) => this.#watch(attempt) });
+    } finally {
+      ring.cancel();
+      this.#attempt = null;
+    }
+    if (outcome.kind === 'failed') return this.#fail(this.#failureReason(outcome.status, outcome.response !== undefined));
+    if (this.#stoppedBy) {
+      // The answer crossed our CANCEL (RFC 3261 9.1): the dialog exists, so it ends with BYE.
+      await outcome.session.bye().catch(() => 0);
+      return this.#fail(this.#stoppedReason(487));
+    }
+    const answer = processAnswer(outcome.response.body.toString('utf8'), caps);
+    if (isSdpRejection(answer)) {
+      // RFC 3261 13.2.1 / RFC 3264 6: an unusable answer leaves only BYE.
+      await outcome.session.bye().catch(() => 0);
+      return this.#fail({ reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
+    }
+    wireRemote(this.#rtp, answer);
+    this.call.advance('answered');
+    const connected = new ConnectedCall(this.#ctx, this.call, new RemoteLeg(outcome.session, this.#rtp, answer, caps), this.#carrier, { kind: 'websocket', url: this.#agentUrl });
+    this.#connected = connected;
+    await connected.start();
+  }
+
+  #watch(attempt: OutboundCall): void {
+    this.#attempt = attempt;
+    if (this.#stoppedBy) attempt.cancel();
+    attempt.events.on('progress', (response) => {
+      // 100 Trying is hop-by-hop; 18x means the far end is alerting (RFC 3261 21.1).
+      if (response.status > 100) this.call.advance('ringing');
+    });
+  }
+
+  #failureReason(status: number, answered: boolean): EndReason {
+    if (this.#stoppedBy) return this.#stoppedReason(status);
+    // No response at all: the transaction timed out or the transport failed (RFC 3261 8.1.3.1).
+    if (!answered) return { reason: 'carrier_unreachable', sipStatus: status, hangupBy: 'gateway' };
+    return endReasonForFailure(status);
+  }
+
+  #stoppedReason(status: number): EndReason {
+    switch (this.#stoppedBy) {
+      case 'ring_timeout': return { reason: 'no_answer', sipStatus: status, hangupBy: 'gateway' };
+      case 'shutdown': return { reason: 'gateway_shutdown', sipStatus: status, hangupBy: 'gateway' };
+      default: return { reason: 'canceled', sipStatus: status, hangupBy: 'api' };
+    }
+  }
+
+  #fail(reason: EndReason): void {
+    this.#rtp.close();
+    this.call.end(reason);
+  }
+}

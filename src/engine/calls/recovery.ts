@@ -1,0 +1,43 @@
+/**
+ * @module Start-up recovery (issue "restart safety"): calls a crash left unfinished are ended with
+ * `gateway_restart`, their CDRs written, and the recordings they were writing repaired (header
+ * sizes from the data on disk) and attached, so the tenant keeps what was recorded.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../../common/clock.js';
+import type { Logger } from '../../common/logger.js';
+import { isoNow } from '../../common/time.js';
+import { repairRecording } from '../media/index.js';
+import type { CallRecord } from './call-record.js';
+import type { CallRecordStore } from './ports.js';
+
+/** Where a call's own recording lives, relative to the data folder. */
+export const recordingPathOf = (call: Pick<CallRecord, 'tenant_id' | 'id'>): string => join('recordings', call.tenant_id, `${call.id}.wav`);
+
+/** Ends every unfinished call; returns how many there were. Run before the SIP stack takes calls. */
+export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: string, clock: Clock, logger: Logger): Promise<number> {
+  const unfinished = store.unfinished();
+  for (const call of unfinished) {
+    let recordingPath = call.recording_path;
+    if (call.record && recordingPath === null) {
+      const relative = recordingPathOf(call);
+      const file = join(dataDir, relative);
+      if (existsSync(file)) {
+        try {
+          const outcome = await repairRecording(file);
+          if (outcome.status !== 'not-wav') recordingPath = relative;
+          logger.info({ call_id: call.id, outcome: outcome.status }, 'recording recovered');
+        } catch (err) {
+          logger.error({ call_id: call.id, err }, 'cannot repair a recording');
+        }
+      }
+    }
+    store.save({
+      ...call, state: 'ended', on_hold: false, ended_at: isoNow(clock), end_reason: 'gateway_restart', sip_status: null,
+      hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
+    });
+  }
+  if (unfinished.length > 0) logger.warn({ calls: unfinished.length }, 'ended calls left unfinished by a restart');
+  return unfinished.length;
+}

@@ -1,0 +1,201 @@
+/**
+ * @module Blind transfer of the remote party (contract section 4, POST /v1/calls/transfer).
+ * `bridge` (the default): the gateway dials the target over the call's carrier and, once it
+ * answers, releases the agent and bridges the remote party's RTP to the target's. `refer`: the
+ * gateway asks the carrier to do it (RFC 3515 REFER), releases the agent once the carrier accepts,
+ * and follows the outcome in the NOTIFY sipfrag (RFC 3515 2.4.5); on success it leaves with BYE
+ * (RFC 5589 6).
+ */
+import {
+  bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type NegotiatedAudio, type RtpSession, type StereoWavRecorder,
+} from '../media/index.js';
+import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
+import type { Call } from './call.js';
+import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
+import type { EndReason } from './end-reason.js';
+import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
+import { legCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
+
+export interface TransferHooks {
+  /** Stops the agent side of the call (the remote party's RTP stays open). */
+  releaseAgent(): void;
+  recorder: StereoWavRecorder | null;
+  end(reason: EndReason, byeRemote: boolean): Promise<void>;
+}
+
+type Phase = 'dialing' | 'bridged' | 'referred' | 'connected' | 'failed' | 'closed';
+
+export class Transfer {
+  readonly #ctx: CallEngineContext;
+  readonly #call: Call;
+  readonly #remote: RemoteLeg;
+  readonly #carrier: CarrierProfile;
+  readonly #hooks: TransferHooks;
+  #phase: Phase = 'dialing';
+  #to = '';
+  #attempt: OutboundCall | null = null;
+  #target: { dialog: SessionDialog; rtp: RtpSession } | null = null;
+  #bridge: MediaBridge | null = null;
+  #releasedAgent = false;
+
+  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, hooks: TransferHooks) {
+    this.#ctx = ctx;
+    this.#call = call;
+    this.#remote = remote;
+    this.#carrier = carrier;
+    this.#hooks = hooks;
+  }
+
+  /** Still dialling, bridged or waiting for the carrier: a second transfer must wait. */
+  get active(): boolean {
+    return this.#phase === 'dialing' || this.#phase === 'bridged' || this.#phase === 'referred' || this.#phase === 'connected';
+  }
+
+  get bridged(): boolean {
+    return this.#bridge !== null;
+  }
+
+  get releasedAgent(): boolean {
+    return this.#releasedAgent;
+  }
+
+  /** The carrier completed a REFER transfer: the call ends as `transferred`. */
+  get referCompleted(): boolean {
+    return this.#carrier.transfer === 'refer' && this.#phase === 'connected';
+  }
+
+  start(to: string): void {
+    this.#to = to;
+    this.#call.setTransfer(to, 'dialing');
+    const run = this.#carrier.transfer === 'refer' ? this.#refer() : this.#dial();
+    run.catch((err: unknown) => {
+      this.#call.log.error({ err }, 'transfer failed');
+      this.#fail();
+    });
+  }
+
+  hold(): void {
+    this.#bridge?.hold({ music: this.#ctx.holdMusic() ?? undefined });
+    this.#hooks.recorder?.pause();
+  }
+
+  unhold(): void {
+    this.#bridge?.resume();
+    this.#hooks.recorder?.resume();
+  }
+
+  describe(): Record<string, unknown> {
+    return { to: this.#to, method: this.#carrier.transfer, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
+  }
+
+  /** Tears the transfer leg down (the call ended): CANCEL while dialling, BYE once answered. */
+  close(): void {
+    if (this.#isClosed()) return;
+    this.#phase = 'closed';
+    this.#attempt?.cancel();
+    this.#bridge?.close();
+    const target = this.#target;
+    this.#target = null;
+    if (target) {
+      if (!target.dialog.isEnded) void target.dialog.bye().catch(() => 0);
+      target.rtp.close();
+    }
+  }
+
+  async #dial(): Promise<void> {
+    const uri = this.#carrier.outboundUri;
+    const rtp = uri ? await openLegRtp(this.#ctx) : null;
+    if (!uri || !rtp) {
+      this.#call.log.warn({ reason: uri ? 'no media ports' : 'carrier takes no outbound calls' }, 'transfer not possible');
+      return this.#fail();
+    }
+    const current = this.#remote.audio;
+    const codecs = [current.codec, ...carrierCodecs(this.#carrier).filter((c) => c.encoding !== current.codec.encoding)];
+    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+    const targets = await resolveNextHop(this.#ctx.locator, uri);
+    if (this.#isClosed()) return rtp.close();
+    const callerId = this.#call.snapshot().direction === 'outbound' ? this.#call.snapshot().from_number : this.#call.snapshot().to_number;
+    const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
+    const outcome = await inviteWithFailover(this.#ctx.ua, {
+      target: requestUriFor(uri, formatNumber(this.#to, this.#carrier)),
+      from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#ctx.sipHost}`,
+      sdp: Buffer.from(createOffer(caps)),
+      credentials: this.#carrier.credentials,
+    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; } });
+    ring.cancel();
+    this.#attempt = null;
+    if (outcome.kind === 'failed') {
+      this.#call.log.info({ status: outcome.status, reason: outcome.reason }, 'transfer target did not answer');
+      rtp.close();
+      return this.#fail();
+    }
+    const answer = processAnswer(outcome.response.body.toString('utf8'), caps);
+    if (this.#isClosed() || isSdpRejection(answer)) {
+      void outcome.session.bye().catch(() => 0);
+      rtp.close();
+      if (this.#phase !== 'closed') this.#fail();
+      return;
+    }
+    this.#connectBridge(outcome.session, rtp, answer);
+  }
+
+  #connectBridge(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio): void {
+    wireRemote(rtp, audio);
+    this.#target = { dialog, rtp };
+    this.#releasedAgent = true;
+    this.#hooks.releaseAgent();
+    const bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
+    this.#bridge = bridge;
+    // The recording goes on: the remote party stays on the left, the transfer target takes the agent's channel.
+    const recorder = this.#hooks.recorder;
+    if (recorder) {
+      const remote = recorder.channelSink('remote');
+      const target = recorder.channelSink('agent');
+      bridge.setTap('a', 'received', (frame) => remote.writeFrame(frame));
+      bridge.setTap('b', 'received', (frame) => target.writeFrame(frame));
+    }
+    if (this.#call.snapshot().on_hold) this.hold();
+    this.#phase = 'bridged';
+    this.#call.setTransfer(this.#to, 'connected');
+    dialog.events.on('bye', () => void this.#hooks.end({ reason: 'completed', sipStatus: null, hangupBy: 'callee' }, true));
+  }
+
+  async #refer(): Promise<void> {
+    const uri = this.#carrier.outboundUri ?? this.#remote.dialog.dialog.remoteTarget;
+    const referTo = requestUriFor(uri, formatNumber(this.#to, this.#carrier));
+    this.#remote.dialog.events.on('notify', (request) => this.#onNotify(request.body.toString('utf8')));
+    const status = await this.#remote.dialog.refer(referTo);
+    if (this.#isClosed()) return;
+    if (status < 200 || status >= 300) return this.#fail();
+    // RFC 3515 2.4.2: 202 means accepted, not done; the agent leaves now (contract section 4).
+    this.#releasedAgent = true;
+    this.#hooks.releaseAgent();
+    this.#phase = 'referred';
+  }
+
+  /** RFC 3515 2.4.5: the NOTIFY body is a sipfrag whose status line tells how the transfer went. */
+  #onNotify(sipfrag: string): void {
+    const status = Number(/^SIP\/2\.0 (\d{3})/.exec(sipfrag.trimStart())?.[1] ?? 0);
+    if (status < 200 || this.#isClosed() || this.#phase === 'connected') return;
+    if (status < 300) {
+      this.#phase = 'connected';
+      this.#call.setTransfer(this.#to, 'connected');
+      void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: 'api' }, true);
+    } else {
+      this.#fail();
+      // The agent is gone and the carrier could not move the party: nobody is left to talk to.
+      if (this.#releasedAgent) void this.#hooks.end({ reason: 'failed', sipStatus: status, hangupBy: 'gateway' }, true);
+    }
+  }
+
+  /** A method, not a field read, so narrowing does not survive the awaits in between. */
+  #isClosed(): boolean {
+    return this.#phase === 'closed';
+  }
+
+  #fail(): void {
+    if (this.#isClosed()) return;
+    this.#phase = 'failed';
+    this.#call.setTransfer(this.#to, 'failed');
+  }
+}
