@@ -1,7 +1,7 @@
 /**
- * @module startGateway(): builds the running product from a Config: store, secrets, control API
- * (and, as they land, the SIP and media engine), and stops it in order: stop taking new work,
- * drain, close.
+ * @module startGateway(): builds the running product from a Config: store, secrets, the SIP and
+ * media engine with its call service, and the control API over them; and stops it in order: stop
+ * taking new work, drain HTTP, hang up calls, close.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import {
   verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature,
 } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
+import { startCallEngine } from './gateway/call-engine.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -30,6 +31,8 @@ export interface GatewayOptions {
 
 export interface Gateway {
   httpPort: number;
+  /** Where SIP listens (UDP and TCP), and the sandbox far end's URI. */
+  sip: { host: string; udpPort: number; tcpPort: number; sandboxUri: string };
   store: Store;
   secrets: SecretBox;
   carriers: readonly CarrierConfig[];
@@ -98,6 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'vgw_' });
   let draining = false;
+  const engine = await startCallEngine({ config, carriers, store, clock, logger, isDraining: () => draining });
   const api = createApp({
     options: {
       cookieSecure: config.http.cookie_secure, allowedOrigins: config.http.allowed_origins,
@@ -109,6 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     store, logger, metrics, clock,
     platforms: createProviderRegistry(config.providers, { clock }),
     readiness: { notReadyReason: () => (draining ? 'draining' : null) },
+    calls: engine.service,
     webhooks: { ports: webhookPorts(clock), options: webhookOptions(config) },
   });
   const handle = api.app.callback();
@@ -131,9 +136,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       logger.warn('drain time over; closing remaining connections');
       server.closeAllConnections();
     }
+    // Calls still up are hung up (gateway_shutdown) so their CDRs and recordings are complete.
+    await engine.stop();
     store.close();
     logger.info('stopped');
   })());
 
-  return { httpPort, store, secrets, carriers, stop };
+  return { httpPort, sip: { ...engine.sip, sandboxUri: engine.sandboxUri }, store, secrets, carriers, stop };
 }

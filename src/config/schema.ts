@@ -69,6 +69,8 @@ export const ConfigSchema = Type.Object(
       {
         port_min: Type.Integer({ minimum: 1024, maximum: 65534, default: 20000 }),
         port_max: Type.Integer({ minimum: 1025, maximum: 65535, default: 29999 }),
+        /** Local address RTP sockets bind to; the SIP host when absent. */
+        bind_address: Type.Optional(Type.String({ minLength: 1 })),
       },
       { ...strict, default: {} },
     ),
@@ -78,6 +80,21 @@ export const ConfigSchema = Type.Object(
         live_window_minutes: Type.Integer({ minimum: 1, default: 15 }),
         max_concurrent_per_tenant: Type.Integer({ minimum: 1, default: 100 }),
         allow_private_agent_urls: Type.Boolean({ default: false }),
+        /** An outbound attempt not answered within this time is cancelled (`no_answer`). */
+        ring_timeout_seconds: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
+        /** No RTP from the remote party for this long ends an answered call (`media_timeout`); 0 = never. */
+        media_timeout_seconds: Type.Integer({ minimum: 0, default: 60 }),
+        /** Time an agent WebSocket has to open and be ready once the callee answers. */
+        agent_connect_timeout_seconds: Type.Integer({ minimum: 1, maximum: 60, default: 10 }),
+      },
+      { ...strict, default: {} },
+    ),
+    sandbox: Type.Object(
+      {
+        /** How long the sandbox far end rings before it answers. */
+        ring_ms: Type.Integer({ minimum: 0, maximum: 30_000, default: 1000 }),
+        /** What it says after answering (synthesized with flite when installed, else tones). */
+        announcement: Type.String({ default: 'Hello from the voice gateway sandbox. Everything you say will be echoed back.' }),
       },
       { ...strict, default: {} },
     ),

@@ -1,4 +1,5 @@
 /** @module The AgentSession contract: one live streaming conversation between a call and an agent. */
+import type { LookupFunction } from 'node:net';
 import type { Clock } from '../common/clock.js';
 
 /**
@@ -106,6 +107,11 @@ export interface AgentSessionOptions {
   preferredFormat?: AudioFormat;
   clock: Clock;
   log?: AgentSessionLog;
+  /**
+   * Name resolution for the socket's host, when the gateway has already resolved and checked the
+   * address (agent URLs given by tenants): connecting to that address only defeats DNS rebinding.
+   */
+  lookup?: LookupFunction;
   /** Time allowed from start() until the platform is ready, HTTP steps included. */
   connectTimeoutMs: number;
   handlers: AgentSessionHandlers;

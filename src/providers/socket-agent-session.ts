@@ -171,7 +171,7 @@ export abstract class SocketAgentSession implements AgentSession {
   /** Opens the WebSocket. `url` may hold a token: it is never logged, only its host. */
   protected openSocket(url: string, headers: Record<string, string> = {}, protocols: string[] = []): void {
     if (this.#state !== 'connecting') return;
-    const socket = new WebSocket(url, protocols, { headers, handshakeTimeout: this.options.connectTimeoutMs });
+    const socket = new WebSocket(url, protocols, { headers, handshakeTimeout: this.options.connectTimeoutMs, ...(this.options.lookup ? { lookup: this.options.lookup } : {}) });
     this.#socket = socket;
     this.log('debug', 'connecting', { host: new URL(url).host });
     socket.on('open', () => this.onOpen());

@@ -1,0 +1,116 @@
+/**
+ * @module Starts the telephony side of the gateway from the configuration: recovery of calls a
+ * crash left unfinished, the SIP transport and user agent, the RTP port pool, the built-in
+ * sandbox far end, the carriers as call-layer profiles, and the call service. Stops in order:
+ * calls hung up, sandbox, user agent, transport.
+ */
+import { networkInterfaces } from 'node:os';
+import type { Clock } from '../common/clock.js';
+import type { Logger } from '../common/logger.js';
+import { SANDBOX_CARRIER, type CarrierConfig } from '../config/carriers.js';
+import type { Config } from '../config/schema.js';
+import {
+  CallService, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
+} from '../engine/calls/index.js';
+import { PortPool } from '../engine/media/index.js';
+import { ServerLocator, SipUserAgent, TransportLayer, type SipSource } from '../engine/sip/index.js';
+import { createStreamingRegistry } from '../providers/index.js';
+import type { Store } from '../storage/index.js';
+import { createAgentConnector } from './agent-connector.js';
+import { sourceMatches } from './carrier-sources.js';
+
+export interface CallEngineOptions {
+  config: Readonly<Config>;
+  carriers: readonly CarrierConfig[];
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  isDraining(): boolean;
+}
+
+export interface CallEngine {
+  service: CallService;
+  /** Where the gateway's SIP listens (port 0 in the configuration picks free ports). */
+  sip: { host: string; udpPort: number; tcpPort: number };
+  /** The sandbox carrier's far end URI. */
+  sandboxUri: string;
+  stop(): Promise<void>;
+}
+
+const isUnspecified = (address: string): boolean => address === '0.0.0.0' || address === '::';
+
+/** The address we advertise when bound to every interface: the first external IPv4 one. */
+function firstExternalIpv4(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    const found = list?.find((i) => i.family === 'IPv4' && !i.internal);
+    if (found) return found.address;
+  }
+  return '127.0.0.1';
+}
+
+function carrierProfile(c: CarrierConfig): CarrierProfile {
+  return {
+    name: c.name, outboundUri: c.outbound?.uri ?? null, credentials: c.outbound?.auth, numberFormat: c.outbound?.from_format ?? 'e164',
+    countryCode: c.outbound?.country_code, codecs: c.codecs, maxConcurrentCalls: c.max_concurrent_calls, transfer: c.transfer, sandbox: false,
+  };
+}
+
+export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine> {
+  const { config, clock, logger } = o;
+  await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
+
+  const ports = new PortPool({ min: config.rtp.port_min, max: config.rtp.port_max });
+  const rtpBindAddress = config.rtp.bind_address ?? config.sip.host;
+  const advertised = config.sip.public_ip ?? (isUnspecified(config.sip.host) ? firstExternalIpv4() : config.sip.host);
+  const up: { ua?: SipUserAgent } = {};
+  const transport = new TransportLayer({
+    listen: [{ protocol: 'UDP', host: config.sip.host, port: config.sip.port }, { protocol: 'TCP', host: config.sip.host, port: config.sip.port }],
+    delegate: { onMessage: (message, source) => up.ua?.receive(message, source) },
+    maxMessageSize: config.sip.max_message_bytes,
+    clock,
+  });
+  await transport.start();
+  const ua = new SipUserAgent({
+    transport, clock, userAgent: 'voice-gateway', contactUser: 'gateway',
+    timers: { T1: config.sip.t1_ms, T2: config.sip.t2_ms, T4: config.sip.t4_ms },
+    // Contract section 8: INVITEs only from configured carrier sources.
+    authorizeSource: (source: SipSource) => (o.carriers.some((c) => sourceMatches(c.inbound?.sources ?? [], source.address)) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
+  });
+  up.ua = ua;
+
+  // The sandbox far end lives on loopback; media toward it is advertised there too.
+  const sandbox = await SandboxFarEnd.start({
+    clock, ports, host: '127.0.0.1', ringMs: config.sandbox.ring_ms, logger: logger.child({ component: 'sandbox' }),
+    announcement: await loadAnnouncement(config.sandbox.announcement),
+  });
+  const carriers = new Map<string, CarrierProfile>(o.carriers.map((c) => [c.name, carrierProfile(c)]));
+  carriers.set(SANDBOX_CARRIER, {
+    name: SANDBOX_CARRIER, outboundUri: sandbox.uri, numberFormat: 'e164', codecs: ['PCMU', 'PCMA', 'telephone-event'],
+    maxConcurrentCalls: 1000, transfer: 'bridge', sandbox: true,
+    mediaAddress: isUnspecified(rtpBindAddress) ? '127.0.0.1' : rtpBindAddress,
+  });
+
+  const ctx: CallEngineContext = {
+    clock, logger, store: o.store.calls, ua, locator: new ServerLocator(), ports, rtpBindAddress,
+    mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
+    timings: { ringTimeoutMs: config.calls.ring_timeout_seconds * 1000, mediaTimeoutMs: config.calls.media_timeout_seconds * 1000 },
+    holdMusic: () => null,
+    connectAgent: createAgentConnector({
+      clock, logger, websocketAgent: (options) => createStreamingRegistry().get('custom')!(options),
+      allowPrivateAgentUrls: config.calls.allow_private_agent_urls, connectTimeoutMs: config.calls.agent_connect_timeout_seconds * 1000,
+    }),
+  };
+  const service = new CallService(ctx, { maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining() });
+  const udp = transport.localAddress('UDP');
+  const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port };
+  logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, sandbox: sandbox.uri }, 'SIP and media listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= (async () => {
+    await service.shutdown();
+    await sandbox.stop();
+    ua.dispose();
+    await transport.stop();
+  })());
+  return { service, sip, sandboxUri: sandbox.uri, stop };
+}
