@@ -14,7 +14,7 @@ interface Started { child: ChildProcess; port: number; output: () => string }
 
 async function startGateway(dataDir: string): Promise<Started> {
   const child = spawn(process.execPath, [...TSX, 'src/main.ts'], {
-    env: { ...process.env, VGW_DATA_DIR: dataDir, VGW_HTTP_PORT: '0', VGW_LOG_LEVEL: 'info' },
+    env: { ...process.env, VGW_DATA_DIR: dataDir, VGW_HTTP_PORT: '0', VGW_SIP_HOST: '127.0.0.1', VGW_SIP_PORT: '0', VGW_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

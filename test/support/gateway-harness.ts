@@ -1,0 +1,111 @@
+/**
+ * @module startTestGateway(t): the whole product in this process (SIP and RTP on loopback, the
+ * sandbox far end, the control API on a free port) over a temporary data folder, with a tenant
+ * holding a live and a sandbox key. Requests go over real HTTP.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger, type Logger } from '../../src/common/logger.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { startGateway, type Gateway } from '../../src/gateway.js';
+import type { TenantId } from '../../src/common/ids.js';
+
+interface TestContext {
+  testdir(fixture?: Record<string, string>): string;
+  teardown(fn: () => void | Promise<void>): void;
+}
+
+/** The fields end-to-end tests read from call answers (a Call, its detail, a page, or a problem). */
+export interface ApiBody {
+  [field: string]: unknown;
+  id: string;
+  call_control_id: string;
+  state: string;
+  on_hold: boolean;
+  answered_at: string | null;
+  end_reason: string | null;
+  sip_status: number | null;
+  transfer: { to: string; state: string; started_at: string } | null;
+  cdr: { end_reason: string; hangup_by: string | null; billable_s: number; duration_s: number } | null;
+  session: { recording: { paused: boolean } | null; [field: string]: unknown } | null;
+  recording: { available: boolean };
+  data: ApiBody[];
+  code: string;
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  dataDir: string;
+  base: string;
+  tenantId: TenantId;
+  liveKey: string;
+  sandboxKey: string;
+  /** JSON over HTTP with a key (the sandbox key by default). */
+  api(method: string, path: string, body?: unknown, options?: { key?: string; headers?: Record<string, string> }): Promise<{ status: number; body: ApiBody; headers: Headers }>;
+  /** Every log line, as parsed JSON. */
+  logs: Record<string, unknown>[];
+}
+
+export interface TestGatewayOptions {
+  /** Extra YAML settings merged under the top level (e.g. `calls:\n  ring_timeout_seconds: 2`). */
+  yaml?: string;
+  /** Carriers file contents (YAML). */
+  carriers?: string;
+  /** A data folder to reuse (restart tests). */
+  dataDir?: string;
+}
+
+/** A random even RTP range of 400 ports in 30000-39999, so parallel test files rarely collide. */
+function rtpRange(): { min: number; max: number } {
+  const min = 30000 + 2 * Math.floor(Math.random() * 4800);
+  return { min, max: min + 399 };
+}
+
+export async function startTestGateway(t: TestContext, options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const dir = t.testdir({});
+  const dataDir = options.dataDir ?? join(dir, 'data');
+  const { min, max } = rtpRange();
+  const carriersFile = join(dir, 'carriers.yaml');
+  writeFileSync(carriersFile, options.carriers ?? 'carriers: []\n');
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(configFile, [
+    `data_dir: ${JSON.stringify(dataDir)}`,
+    `carriers_file: ${JSON.stringify(carriersFile)}`,
+    'log_level: debug',
+    'http:\n  host: 127.0.0.1\n  port: 0\n  rate_limit_per_second: 10000\n  rate_limit_burst: 10000',
+    'sip:\n  host: 127.0.0.1\n  port: 0\n  t1_ms: 100',
+    `rtp:\n  port_min: ${min}\n  port_max: ${max}`,
+    'sandbox:\n  ring_ms: 200\n  announcement: ""',
+    options.yaml ?? '',
+  ].join('\n'));
+  const config = loadConfig({ env: { VGW_CONFIG: configFile } });
+  const logs: Record<string, unknown>[] = [];
+  const logger: Logger = createLogger({ level: 'debug', destination: { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>); } } });
+  const gateway = await startGateway({ config, logger, announce: () => undefined });
+  t.teardown(() => gateway.stop('test over'));
+  const tenant = gateway.store.tenants.create('acme');
+  const liveKey = gateway.store.apiKeys.create(tenant.id, 'live').apiKey;
+  const sandboxKey = gateway.store.apiKeys.create(tenant.id, 'sandbox').apiKey;
+  const base = `http://127.0.0.1:${gateway.httpPort}`;
+  const api: TestGateway['api'] = async (method, path, body, o = {}) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${o.key ?? sandboxKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...o.headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as ApiBody, headers: response.headers };
+  };
+  return { gateway, dataDir, base, tenantId: tenant.id, liveKey, sandboxKey, api, logs };
+}
+
+/** Polls `check` until it returns a value that is not undefined/false, or fails after `ms`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
