@@ -95,6 +95,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
     timings: { ringTimeoutMs: config.calls.ring_timeout_seconds * 1000, mediaTimeoutMs: config.calls.media_timeout_seconds * 1000 },
     holdMusic: () => null,
+    transcripts: { save: (callId, source, turns) => o.store.transcripts.save(callId, source, turns) },
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => createStreamingRegistry().get('custom')!(options),
       allowPrivateAgentUrls: config.calls.allow_private_agent_urls, connectTimeoutMs: config.calls.agent_connect_timeout_seconds * 1000,

@@ -6,7 +6,7 @@ import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '.
 import type { ServerLocator, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
 import type { CarrierProfile } from './carrier-profile.js';
-import type { AgentConnector } from './ports.js';
+import type { AgentConnector, TranscriptSink } from './ports.js';
 
 export interface CallTimings {
   /** Ring time-out of outbound attempts: CANCEL after it. */
@@ -27,6 +27,7 @@ export interface CallEngineContext extends CallContext {
   sipHost: string;
   carriers: ReadonlyMap<string, CarrierProfile>;
   connectAgent: AgentConnector;
+  transcripts: TranscriptSink;
   /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */
   dataDir: string;
   timings: CallTimings;

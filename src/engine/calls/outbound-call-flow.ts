@@ -10,6 +10,7 @@ import type { Call } from './call.js';
 import type { CallCommandFailure } from './call-control.js';
 import type { LiveCall } from './call-registry.js';
 import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
+import { StreamingAgentSide } from './agent-side.js';
 import { ConnectedCall } from './connected-call.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
@@ -125,7 +126,10 @@ export class OutboundCallFlow implements LiveCall {
     }
     wireRemote(this.#rtp, answer);
     this.call.advance('answered');
-    const connected = new ConnectedCall(this.#ctx, this.call, new RemoteLeg(outcome.session, this.#rtp, answer, caps), this.#carrier, { kind: 'websocket', url: this.#agentUrl });
+    const remote = new RemoteLeg(outcome.session, this.#rtp, answer, caps);
+    const agent = { kind: 'websocket', url: this.#agentUrl } as const;
+    const connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
+      (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
     this.#connected = connected;
     await connected.start();
   }

@@ -76,3 +76,8 @@ export interface CallRecordStore {
   /** Calls a crash left unfinished, every tenant's. */
   unfinished(): CallRecord[];
 }
+
+/** Where transcripts go (the call's tenant is the call's; the store checks it). */
+export interface TranscriptSink {
+  save(callId: string, source: 'provider' | 'gateway', turns: { role: 'caller' | 'agent'; text: string; offset_s: number }[]): void;
+}
