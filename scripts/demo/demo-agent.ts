@@ -48,6 +48,16 @@ interface AgentMessage {
   dtmf?: { digit?: string };
 }
 
+/** One call's stream as the agent sees it. */
+interface Stream {
+  streamSid: string;
+  /** Set once the greeting has been played: from then on caller audio is echoed. */
+  echoing: boolean;
+  /** 20 ms frames heard from the caller, and echoed back. */
+  heard: number;
+  echoed: number;
+}
+
 /** A small agent server on 127.0.0.1 with a free port, one call at a time or several. */
 export class DemoAgent {
   readonly #server: WebSocketServer;
@@ -104,7 +114,7 @@ export class DemoAgent {
   }
 
   #serve(socket: WebSocket): void {
-    const call = { streamSid: '', echoing: false, heard: 0, echoed: 0 };
+    const call: Stream = { streamSid: '', echoing: false, heard: 0, echoed: 0 };
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary) return;
       let message: AgentMessage;
@@ -122,7 +132,7 @@ export class DemoAgent {
     });
   }
 
-  #handle(socket: WebSocket, call: { streamSid: string; echoing: boolean; heard: number; echoed: number }, message: AgentMessage): void {
+  #handle(socket: WebSocket, call: Stream, message: AgentMessage): void {
     const event = message.event ?? '(none)';
     if (event === 'media') {
       call.heard += 1;

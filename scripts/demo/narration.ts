@@ -86,9 +86,8 @@ export class ControlApi {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    const parsed = (text ? JSON.parse(text) : {}) as Json;
     if (!response.ok) throw new DemoFailure(`${method} ${path} answered ${response.status}: ${text}`);
-    return { status: response.status, body: parsed };
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as Json };
   }
 
   /** {@link request}, printing the chosen fields of the answer. */
