@@ -1,0 +1,145 @@
+/**
+ * @module `npm run bench:calls`: the gateway in its own process placing outbound calls to sipp
+ * far ends (several UAS carriers echoing RTP), each call joined to a load agent on loopback that
+ * sends and counts 20 ms frames. Measures the most concurrent calls held without audio loss,
+ * call setups per second, `GET /v1/calls` latency at 1,000 req/s with 1,000 live calls (against
+ * an idle `GET /healthz` anchor of the same run), memory and CPU per call. `--write` replaces the
+ * "Calls" section of docs/PERFORMANCE.md.
+ *
+ * Options: `--write`; `--gateway-rev REV` runs the gateway from that commit (git archive) instead
+ * of the working tree. Environment: BENCH_CALLS_STEPS (default 50,100,200,300,400,500,600,800),
+ * BENCH_CALLS_RATES (10,25,50,75,100,150), BENCH_CALLS_WINDOW_S (10), BENCH_CALLS_API_LIVE (1000),
+ * BENCH_CALLS_API_MEDIA (100), BENCH_CALLS_API_SECONDS (15), BENCH_CALLS_ECHO_SIPPS (4),
+ * BENCH_CALLS_PROFILE (a folder: the gateway writes a V8 CPU profile there when it stops).
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { freePort } from '../../test/support/sip-sipp.js';
+import { runApiLoad } from './api-load.js';
+import { CallDriver } from './call-driver.js';
+import { carriersYaml, startFarEnd, stopFarEnds, type FarEnd } from './far-ends.js';
+import { cpuMeter, load1, rssMedian, sleep } from './measure.js';
+import { apiWithLiveCalls, placeMedia, ramp, setupRate, type ApiUnderLoad, type BenchContext, type RateStep } from './phases.js';
+import { gatewaySource, rssKiB, startGatewayProcess, startLoadAgent } from './processes.js';
+import { writeCallsSection, type CallsReport } from './report.js';
+
+const list = (name: string, fallback: string): number[] => (process.env[name] ?? fallback).split(',').map(Number).filter((n) => n > 0);
+const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+
+const STEPS = list('BENCH_CALLS_STEPS', '50,100,200,300,400,500,600,800');
+const RATES = list('BENCH_CALLS_RATES', '10,25,50,75,100,150');
+const WINDOW_S = num('BENCH_CALLS_WINDOW_S', 10);
+const API_LIVE = num('BENCH_CALLS_API_LIVE', 1000);
+const API_MEDIA = num('BENCH_CALLS_API_MEDIA', 100);
+const API_SECONDS = num('BENCH_CALLS_API_SECONDS', 15);
+const ECHO_SIPPS = num('BENCH_CALLS_ECHO_SIPPS', 4);
+/** Where the gateway writes a V8 CPU profile when it exits (optional). */
+const PROFILE_DIR = process.env.BENCH_CALLS_PROFILE;
+const API_RATE = 1000;
+/** Calls per second while the ramp adds calls: well under the setup rate measured, so setup is not what the ramp tests. */
+const RAMP_RATE = 25;
+const SETUP_SECONDS = 10;
+const HOLD_MS = 1000;
+const THRESHOLD = 0.95;
+
+async function startFarEnds(dir: string): Promise<FarEnd[]> {
+  const farEnds: FarEnd[] = [];
+  const kinds = [...Array.from({ length: ECHO_SIPPS }, (_, i) => ['echo', `echo-${i + 1}`] as const), ['ring', 'ring-1'] as const];
+  for (const [kind, carrier] of kinds) {
+    const cwd = join(dir, carrier);
+    mkdirSync(cwd);
+    farEnds.push(startFarEnd(kind, carrier, cwd, await freePort(), await freePort()));
+  }
+  await sleep(500);
+  const dead = farEnds.find((f) => f.child.exitCode !== null);
+  if (dead) throw new Error(`sipp for ${dead.carrier} exited: ${dead.errors()}`);
+  return farEnds;
+}
+
+/** An autocannon run with no calls live, and the gateway's CPU during it. */
+async function idleApiRun(ctx: BenchContext, label: string, path: string, key: string | undefined): Promise<ApiUnderLoad> {
+  const cpu = cpuMeter(ctx.watched);
+  const result = await runApiLoad({ label, base: ctx.gw.base, path, key, rate: API_RATE, seconds: API_SECONDS, connections: 50 });
+  const run: ApiUnderLoad = { ringing: 0, media: 0, result, gatewayCores: cpu().gateway, rssKiB: rssKiB(ctx.gw.pid), audio: null, load: load1() };
+  console.log(`${label}, no calls: ${result.achievedRate.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, non-2xx ${result.non2xx}, gateway ${run.gatewayCores.toFixed(2)} cores`);
+  return run;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'gateway-rev': { type: 'string' } } });
+  const startedAt = new Date();
+  const loadAtStart = load1();
+  const dir = mkdtempSync(join(tmpdir(), 'vgw-bench-calls-'));
+  const source = gatewaySource(dir, values['gateway-rev']);
+  const farEnds = await startFarEnds(dir);
+  const agent = await startLoadAgent();
+  const gw = await startGatewayProcess({
+    root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds),
+    rtp: { min: 20000, max: 29999 },
+    nodeArgs: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  });
+  const stopAll = async (): Promise<void> => {
+    await gw.stop();
+    agent.stop();
+    stopFarEnds();
+  };
+  try {
+    const driver = new CallDriver(gw.base, gw.apiKey, agent.url);
+    driver.startPolling();
+    const ctx: BenchContext = {
+      gw, agent, driver, echoCarriers: farEnds.filter((f) => f.kind === 'echo').map((f) => f.carrier), ringCarrier: 'ring-1',
+      watched: { gateway: gw.pid, agent: agent.pid, sipps: farEnds.map((f) => f.child.pid!) }, idleRssKiB: 0, threshold: THRESHOLD,
+    };
+    console.log(`gateway pid ${gw.pid} (${source.label}), load agent pid ${agent.pid}, ${farEnds.length} sipp far ends`);
+
+    // Warm-up: code paths compiled and pools filled before the idle figures are taken.
+    const warm = await placeMedia(ctx, 20, 10);
+    await driver.settle(warm, 20_000);
+    await sleep(2000);
+    await driver.hangupAll();
+    agent.forgetClosed();
+    await sleep(3000);
+    const idleCpu = cpuMeter(ctx.watched);
+    ctx.idleRssKiB = await rssMedian(gw.pid, 6, 500);
+    const idleCores = idleCpu().gateway;
+    console.log(`idle: rss ${(ctx.idleRssKiB / 1024).toFixed(1)} MiB, gateway ${idleCores.toFixed(3)} cores; warm-up failures ${warm.filter((c) => c.failure).length}`);
+
+    const anchor = await idleApiRun(ctx, 'GET /healthz', '/healthz', undefined);
+    const listIdle = await idleApiRun(ctx, 'GET /v1/calls?limit=50', '/v1/calls?limit=50', gw.apiKey);
+
+    const steps = await ramp(ctx, STEPS, RAMP_RATE, WINDOW_S * 1000, 300_000);
+    const left = await driver.hangupAll(120_000);
+    agent.forgetClosed();
+    if (left > 0) console.log(`${left} calls still live after the ramp's hang-ups`);
+    await sleep(3000);
+
+    const rates: RateStep[] = [];
+    for (const rate of RATES) {
+      const step = await setupRate(ctx, rate, SETUP_SECONDS, HOLD_MS);
+      rates.push(step);
+      if (step.failed > 0) break;
+      await sleep(2000);
+    }
+
+    const api = await apiWithLiveCalls(ctx, API_LIVE, API_MEDIA, API_RATE, API_SECONDS);
+    driver.stopPolling();
+    const report: CallsReport = {
+      machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() },
+      gateway: source.label, echoSipps: ECHO_SIPPS, threshold: THRESHOLD, windowS: WINDOW_S, rampRate: RAMP_RATE,
+      setupSeconds: SETUP_SECONDS, holdMs: HOLD_MS, apiRate: API_RATE, apiSeconds: API_SECONDS,
+      idleRssKiB: ctx.idleRssKiB, idleCores, anchor, listIdle, steps, rates, api,
+    };
+    console.log(JSON.stringify(report));
+    if (values.write) writeCallsSection(report);
+  } catch (err) {
+    console.error(`gateway log tail:\n${gw.logTail()}`);
+    throw err;
+  } finally {
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,202 @@
+/**
+ * @module Drives calls through the control API as a customer would: POST /v1/calls at a fixed
+ * rate (open loop: a slow answer never delays the next call), a poller that sees when each call
+ * turns `active`, and hang-ups. Setup time is from just before the POST to the arrival of the
+ * first poll answer listing the call as active, so it is over-stated by up to one poll period.
+ */
+
+/** One call the benchmark placed. Times are Date.now() ms. */
+export interface PlacedCall {
+  id: string | null;
+  carrier: string;
+  postedAt: number;
+  activeAt?: number;
+  /** Why it counts as failed: an HTTP status and code, an end reason, or `timeout`. */
+  failure?: string;
+}
+
+interface CallsPage {
+  data: { id: string; state: string; end_reason: string | null }[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** How often the poller asks for active calls while some are pending. */
+export const POLL_MS = 20;
+const POLL_PAGE = 100;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class CallDriver {
+  readonly #base: string;
+  readonly #key: string;
+  readonly #agentUrl: string;
+  readonly #pending = new Map<string, PlacedCall>();
+  #polling = false;
+  #number = 0;
+  /** Called once per call when it is first seen active. */
+  onActive: (call: PlacedCall) => void = () => undefined;
+
+  constructor(base: string, key: string, agentUrl: string) {
+    this.#base = base;
+    this.#key = key;
+    this.#agentUrl = agentUrl;
+  }
+
+  async #api<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${this.#base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.#key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
+  }
+
+  /** POSTs one call; a refused POST is a failed call. `track`: watch for it turning active. */
+  async placeOne(carrier: string, track = true): Promise<PlacedCall> {
+    this.#number += 1;
+    const to = `+1555${String(1_000_000 + (this.#number % 9_000_000)).padStart(7, '0')}`;
+    const call: PlacedCall = { id: null, carrier, postedAt: Date.now() };
+    try {
+      const r = await this.#api<{ id: string; code?: string }>('POST', '/v1/calls', { from: '+15550100', to, carrier, agent_ws_url: this.#agentUrl });
+      if (r.status !== 200) call.failure = `HTTP ${r.status} ${r.body.code ?? ''}`.trim();
+      else {
+        call.id = r.body.id;
+        if (track) this.#pending.set(call.id, call);
+      }
+    } catch (err) {
+      call.failure = `POST failed: ${(err as Error).message}`;
+    }
+    return call;
+  }
+
+  /** Places `count` calls at `rate` per second; resolves once every POST is answered. */
+  async place(carrier: string, count: number, rate: number): Promise<PlacedCall[]> {
+    const t0 = performance.now();
+    const posts: Promise<PlacedCall>[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const wait = t0 + (i * 1000) / rate - performance.now();
+      if (wait > 0) await sleep(wait);
+      posts.push(this.placeOne(carrier));
+    }
+    return Promise.all(posts);
+  }
+
+  /** Polls the active list while calls are pending; run it beside place(). */
+  startPolling(): void {
+    if (this.#polling) return;
+    this.#polling = true;
+    void this.#pollLoop();
+  }
+
+  stopPolling(): void {
+    this.#polling = false;
+  }
+
+  async #pollLoop(): Promise<void> {
+    let lastSlowCheck = Date.now();
+    while (this.#polling) {
+      if (this.#pending.size === 0) {
+        await sleep(POLL_MS);
+        continue;
+      }
+      const sentAt = Date.now();
+      await this.#pollActive().catch(() => undefined);
+      if (Date.now() - lastSlowCheck > 1000) {
+        lastSlowCheck = Date.now();
+        await this.#checkStale().catch(() => undefined);
+      }
+      const left = POLL_MS - (Date.now() - sentAt);
+      if (left > 0) await sleep(left);
+    }
+  }
+
+  async #pollActive(): Promise<void> {
+    let cursor: string | null = null;
+    for (let page = 0; page < 10 && this.#pending.size > 0; page += 1) {
+      const query: string = `/v1/calls?state=active&limit=${POLL_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const r = await this.#api<CallsPage>('GET', query);
+      const seenAt = Date.now();
+      if (r.status !== 200) return;
+      for (const item of r.body.data) {
+        const call = this.#pending.get(item.id);
+        if (!call) continue;
+        call.activeAt = seenAt;
+        this.#pending.delete(item.id);
+        this.onActive(call);
+      }
+      if (!r.body.has_more || !r.body.next_cursor) return;
+      cursor = r.body.next_cursor;
+    }
+  }
+
+  /** Calls pending for over 3 s are looked up one by one: an ended one failed. */
+  async #checkStale(): Promise<void> {
+    const now = Date.now();
+    for (const call of [...this.#pending.values()]) {
+      if (now - call.postedAt < 3000 || !call.id) continue;
+      const r = await this.#api<{ state: string; end_reason: string | null }>('GET', `/v1/calls/${call.id}`);
+      if (r.body.state === 'active') {
+        call.activeAt = Date.now();
+        this.#pending.delete(call.id);
+        this.onActive(call);
+      } else if (r.body.state === 'ended') {
+        call.failure = `ended: ${r.body.end_reason ?? 'unknown'}`;
+        this.#pending.delete(call.id);
+      }
+    }
+  }
+
+  /** Waits until none of `calls` is pending, marking those still pending after `timeoutMs` as failed. */
+  async settle(calls: readonly PlacedCall[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (calls.some((c) => c.id !== null && this.#pending.has(c.id)) && Date.now() < deadline) await sleep(50);
+    for (const call of calls) {
+      if (call.id !== null && this.#pending.has(call.id)) {
+        call.failure = 'timeout';
+        this.#pending.delete(call.id);
+      }
+    }
+  }
+
+  /** Hangs up calls with at most `concurrency` requests in flight. */
+  async hangup(ids: readonly string[], concurrency = 16): Promise<number> {
+    let next = 0;
+    let failed = 0;
+    const worker = async (): Promise<void> => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        const r = await this.#api('POST', `/v1/calls/${id}/hangup`).catch(() => ({ status: 0 }));
+        if (r.status !== 200 && r.status !== 409) failed += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return failed;
+  }
+
+  /** Every live call of the tenant (ids and states), paging through the list. */
+  async live(): Promise<{ id: string; state: string }[]> {
+    const out: { id: string; state: string }[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const query: string = `/v1/calls?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const r = await this.#api<CallsPage>('GET', query);
+      out.push(...r.body.data.map((c) => ({ id: c.id, state: c.state })));
+      if (!r.body.has_more || !r.body.next_cursor) return out;
+      cursor = r.body.next_cursor;
+    }
+  }
+
+  /** Hangs up everything live and waits until the list is empty (or `timeoutMs`). */
+  async hangupAll(timeoutMs = 60_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let left = await this.live();
+    while (left.length > 0 && Date.now() < deadline) {
+      await this.hangup(left.map((c) => c.id));
+      await sleep(500);
+      left = await this.live();
+    }
+    return left.length;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * @module The calls benchmark's child processes: the gateway under test (its own Node process
+ * with a temporary config, data folder and carriers file), the load agent, and reading a
+ * process's CPU time and resident memory from /proc.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentCallCounts, AgentReply, AgentRequest } from './protocol.js';
+
+const REPO = join(import.meta.dirname, '..', '..');
+/** Linux reports utime and stime in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
+const USER_HZ = 100;
+
+/** user + system CPU seconds of a process (its threads included), from /proc/PID/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name, which may itself hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+}
+
+/** Resident set size in KiB, from VmRSS in /proc/PID/status. */
+export function rssKiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) : NaN;
+}
+
+/** Keeps the last lines a child wrote, to show when it fails. */
+function tail(child: ChildProcess, keep = 60): () => string {
+  const lines: string[] = [];
+  const take = (d: Buffer): void => {
+    lines.push(...d.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > keep) lines.splice(0, lines.length - keep);
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return () => lines.join('\n');
+}
+
+/**
+ * Where the gateway's code comes from: the working tree, or `rev` exported with `git archive`
+ * into `dir` (so a run measures one commit even while the tree changes), with the repository's
+ * node_modules linked beside it.
+ */
+export function gatewaySource(dir: string, rev: string | undefined): { root: string; label: string } {
+  if (!rev) {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
+    return { root: REPO, label: `working tree at ${head}${dirty ? ' with uncommitted changes in src/' : ''}` };
+  }
+  const commit = execFileSync('git', ['rev-parse', '--short', rev], { cwd: REPO, encoding: 'utf8' }).trim();
+  const root = join(dir, 'gateway-src');
+  mkdirSync(root, { recursive: true });
+  execFileSync('sh', ['-c', `git archive ${commit} src package.json | tar -x -C ${JSON.stringify(root)}`], { cwd: REPO });
+  symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+  return { root, label: `commit ${commit}` };
+}
+
+export interface GatewayProcessOptions {
+  /** Source root holding src/ and node_modules. */
+  root: string;
+  dir: string;
+  httpPort: number;
+  sipPort: number;
+  carriersYaml: string;
+  rtp: { min: number; max: number };
+  /** Extra node flags for the gateway (e.g. --cpu-prof). */
+  nodeArgs?: readonly string[];
+}
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  pid: number;
+  base: string;
+  apiKey: string;
+  logTail(): string;
+  stop(): Promise<void>;
+}
+
+function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: string): string {
+  return [
+    `data_dir: ${JSON.stringify(dataDir)}`,
+    `carriers_file: ${JSON.stringify(carriersFile)}`,
+    'log_level: warn',
+    // One API key drives 1,000 req/s plus the benchmark's own polling: the per-key limit is lifted.
+    `http:\n  host: 127.0.0.1\n  port: ${o.httpPort}\n  rate_limit_per_second: 1000000\n  rate_limit_burst: 1000000`,
+    `sip:\n  host: 127.0.0.1\n  port: ${o.sipPort}`,
+    `rtp:\n  port_min: ${o.rtp.min}\n  port_max: ${o.rtp.max}`,
+    'calls:\n  max_concurrent_per_tenant: 10000\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 600',
+    'sandbox:\n  announcement: ""',
+    '',
+  ].join('\n');
+}
+
+/** A live key for a new tenant, made with the operator CLI on the gateway's data folder. */
+function createTenant(root: string, configFile: string): string {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/vgw.ts', 'tenant', 'create', 'bench'], {
+    cwd: root, env: { ...process.env, VGW_CONFIG: configFile }, encoding: 'utf8',
+  });
+  return (JSON.parse(out) as { api_key: string }).api_key;
+}
+
+async function waitHealthy(base: string, child: ChildProcess, logTail: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${logTail()}`);
+    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`gateway did not answer /healthz within 60 s:\n${logTail()}`);
+}
+
+export async function startGatewayProcess(o: GatewayProcessOptions): Promise<GatewayProcess> {
+  const dataDir = join(o.dir, 'data');
+  const carriersFile = join(o.dir, 'carriers.yaml');
+  const configFile = join(o.dir, 'config.yaml');
+  writeFileSync(carriersFile, o.carriersYaml);
+  writeFileSync(configFile, configYaml(o, dataDir, carriersFile));
+  const apiKey = createTenant(o.root, configFile);
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+    cwd: o.root, env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logTail = tail(child);
+  const base = `http://127.0.0.1:${o.httpPort}`;
+  await waitHealthy(base, child, logTail);
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { child, pid: child.pid!, base, apiKey, logTail, stop };
+}
+
+export interface LoadAgent {
+  pid: number;
+  url: string;
+  snapshot(): Promise<AgentCallCounts[]>;
+  forgetClosed(): void;
+  stop(): void;
+}
+
+export async function startLoadAgent(): Promise<LoadAgent> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-agent.ts')], {
+    cwd: REPO, stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = new Map<number, (calls: AgentCallCounts[]) => void>();
+  let nextId = 1;
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`load agent exited with ${code}`)));
+    child.on('message', (m: AgentReply) => {
+      if (m.type === 'listening') resolve(m.port);
+      else waiting.get(m.id)?.(m.calls);
+    });
+  });
+  const send = (request: AgentRequest): void => { child.send(request); };
+  return {
+    pid: child.pid!,
+    url: `ws://127.0.0.1:${port}/agent`,
+    snapshot: () => new Promise((resolve) => {
+      const id = nextId++;
+      waiting.set(id, (calls) => { waiting.delete(id); resolve(calls); });
+      send({ type: 'snapshot', id });
+    }),
+    forgetClosed: () => send({ type: 'forget-closed' }),
+    stop: () => { if (child.exitCode === null) child.kill('SIGTERM'); },
+  };
+}
