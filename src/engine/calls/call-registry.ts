@@ -14,6 +14,8 @@ export interface LiveCall {
   unhold(): CallCommandFailure | null;
   /** CANCEL or BYE as the state requires; resolves once the call has ended. */
   hangup(): Promise<void>;
+  /** The same for a gateway shutdown (`gateway_shutdown`). */
+  shutdown(): Promise<void>;
   /** Starts a blind transfer of the remote party; null once started. */
   transfer(to: string): CallCommandFailure | null;
   /** Live media state for GET /v1/calls/{id}. */

@@ -9,6 +9,9 @@ import type { CallCommandFailure, CallCommandResult, CallControl, PlaceCallReque
 import { CallRegistry, type LiveCall } from './call-registry.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
 import { OutboundCallFlow } from './outbound-call-flow.js';
+import { InboundCallFlow } from './inbound-call-flow.js';
+import { toE164, uriUser } from './dialled-number.js';
+import type { InboundCall } from '../sip/index.js';
 
 export interface CallServiceOptions {
   /** Live calls a tenant may have at once (contract section 2: 429 `concurrency_limit`). */
@@ -62,6 +65,47 @@ export class CallService implements CallControl {
     return { call: call.snapshot() };
   }
 
+  /**
+   * An INVITE from a carrier (its source already allowed): the dialled number, read where the
+   * carrier puts it and normalized to E.164, must have a live route (else 404 Not Found); the
+   * tenant and the carrier must be under their limits and media ports free (else 503, RFC 3261
+   * 21.5.4, so the carrier may try another route).
+   */
+  async acceptInbound(invite: InboundCall): Promise<void> {
+    const carrier = this.#ctx.carrierForSource(invite.source.address);
+    if (!carrier) return invite.reject(403);
+    const dialled = carrier.didFrom === 'to' ? invite.request.headers.get('To') ?? '' : invite.request.uri;
+    const did = toE164(uriUser(dialled), carrier);
+    const route = did ? this.#ctx.routeFor(did, carrier.name) : undefined;
+    const log = this.#ctx.logger.child({ carrier: carrier.name, did: did ?? uriUser(dialled) });
+    if (!did || !route) {
+      log.info('inbound call to an unrouted number');
+      return invite.reject(404);
+    }
+    if (this.#o.isDraining() || this.#admissionRefused(route.tenantId, carrier.name, carrier.maxConcurrentCalls)) {
+      log.warn({ tenant_id: route.tenantId }, 'inbound call refused: draining or over a concurrency limit');
+      return invite.reject(503);
+    }
+    this.#bumpAdmitting(route.tenantId, carrier.name, 1);
+    let rtp;
+    try {
+      rtp = await openLegRtp(this.#ctx);
+    } finally {
+      this.#bumpAdmitting(route.tenantId, carrier.name, -1);
+    }
+    if (!rtp) return invite.reject(503);
+    if (invite.isFinal) return rtp.close();
+    const fromUser = uriUser(invite.request.headers.get('From') ?? '');
+    const call = new Call({
+      tenantId: route.tenantId, direction: 'inbound', from: toE164(fromUser, carrier) ?? (fromUser || 'anonymous'), to: did,
+      carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
+    }, this.#ctx);
+    const flow = new InboundCallFlow(this.#ctx, call, invite, carrier, route, rtp);
+    this.registry.add(flow);
+    call.log.info({ carrier: carrier.name, mode: route.connectionMode }, 'inbound call');
+    await flow.run();
+  }
+
   hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
     return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.hold()));
   }
@@ -92,7 +136,7 @@ export class CallService implements CallControl {
 
   /** Hangs up every live call (gateway shutdown), waiting for each to end. */
   async shutdown(): Promise<void> {
-    await Promise.all(this.registry.all().map((live) => (live instanceof OutboundCallFlow ? live.shutdown() : live.hangup())));
+    await Promise.all(this.registry.all().map((live) => live.shutdown()));
   }
 
   #command(tenantId: TenantId, live: LiveCall | undefined, callId: string, act: (live: LiveCall) => CallCommandFailure | null): CallCommandResult {

@@ -18,6 +18,8 @@ export interface CarrierProfile {
   countryCode?: string;
   codecs: readonly CodecName[];
   maxConcurrentCalls: number;
+  /** Where the dialled number of an inbound INVITE is read (contract section 8). */
+  didFrom: 'request_uri' | 'to';
   transfer: 'bridge' | 'refer';
   /** Address advertised in our SDP toward this carrier, when not the gateway's own (the loopback sandbox). */
   mediaAddress?: string;

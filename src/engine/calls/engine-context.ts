@@ -6,7 +6,7 @@ import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '.
 import type { ServerLocator, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
 import type { CarrierProfile } from './carrier-profile.js';
-import type { AgentConnector, TranscriptSink } from './ports.js';
+import type { AgentConnector, InboundRoute, SipTrunkResolver, TranscriptSink } from './ports.js';
 
 export interface CallTimings {
   /** Ring time-out of outbound attempts: CANCEL after it. */
@@ -28,6 +28,13 @@ export interface CallEngineContext extends CallContext {
   carriers: ReadonlyMap<string, CarrierProfile>;
   connectAgent: AgentConnector;
   transcripts: TranscriptSink;
+  /** The carrier an INVITE's source address belongs to (contract section 8 `inbound.sources`). */
+  carrierForSource(address: string): CarrierProfile | undefined;
+  /** The live route of a DID on a carrier, or undefined (unrouted or released). */
+  routeFor(did: string, carrier: string): InboundRoute | undefined;
+  resolveSipTrunk: SipTrunkResolver;
+  /** Whether inbound calls are recorded (media_bridge and sip_trunk alike). */
+  recordInbound: boolean;
   /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */
   dataDir: string;
   timings: CallTimings;

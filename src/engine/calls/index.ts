@@ -8,6 +8,7 @@ export type { CallEngineContext, CallTimings } from './engine-context.js';
 export type { CarrierProfile, NumberFormat, CodecName } from './carrier-profile.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
+  InboundRoute, SipTrunkResolver, SipTrunkTarget, TranscriptSink,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './recovery.js';
 export { SandboxFarEnd, type SandboxFarEndOptions } from './sandbox/sandbox-far-end.js';

@@ -65,7 +65,7 @@ export type AgentTarget =
   | { kind: 'imported'; agentId: string };
 
 /** Opens (but does not start) the link to a call's agent. */
-export type AgentConnector = (request: { call: AgentCallInfo; tenantId: string; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink;
+export type AgentConnector = (request: { call: AgentCallInfo; tenantId: TenantId; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink;
 
 /** Where calls are persisted: written at each state change, never per packet. */
 export interface CallRecordStore {
@@ -81,3 +81,23 @@ export interface CallRecordStore {
 export interface TranscriptSink {
   save(callId: string, source: 'provider' | 'gateway', turns: { role: 'caller' | 'agent'; text: string; offset_s: number }[]): void;
 }
+
+/** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */
+export interface InboundRoute {
+  tenantId: TenantId;
+  agentId: string;
+  connectionMode: 'sip_trunk' | 'media_bridge';
+}
+
+/** A sip_trunk agent's SIP target for one call: URI, digest credentials, and the headers its platform documents. */
+export interface SipTrunkTarget {
+  uri: string;
+  credentials?: { username: string; password: string; realm?: string };
+  headers?: readonly (readonly [string, string])[];
+}
+
+/**
+ * Resolves a sip_trunk agent's target at call time (some platforms first register the call over
+ * HTTPS, Retell's `register-phone-call`). A failure is a value: the caller gets 503.
+ */
+export type SipTrunkResolver = (request: { tenantId: TenantId; agentId: string; call: AgentCallInfo }) => Promise<SipTrunkTarget | { error: string }>;

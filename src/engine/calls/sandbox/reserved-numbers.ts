@@ -1,4 +1,7 @@
 /** @module The sandbox carrier's reserved numbers: dialled numbers that reproduce one failure each. */
+import { uriUser } from '../dialled-number.js';
+
+export { uriUser };
 
 /** What the sandbox far end does with a call, decided by the dialled number. */
 export type SandboxBehaviour =
@@ -25,21 +28,6 @@ export const RESERVED_NUMBERS: Readonly<Record<string, SandboxBehaviour>> = {
 };
 
 const ANSWER: SandboxBehaviour = { kind: 'answer' };
-
-/**
- * The user part of a SIP URI (RFC 3261 §19.1.1), percent-decoded, or '' when it has none. A
- * telephone-subscriber user may carry its own parameters after ';' (RFC 3966 §3), dropped here.
- */
-export function uriUser(uri: string): string {
-  const match = /^\s*<?sips?:([^@>]*)@/i.exec(uri);
-  if (!match?.[1]) return '';
-  const user = match[1].split(';')[0] ?? '';
-  try {
-    return decodeURIComponent(user);
-  } catch {
-    return user;
-  }
-}
 
 /**
  * The dialled number as E.164 digits: '+' and the visual separators of RFC 3966 §5.1.1

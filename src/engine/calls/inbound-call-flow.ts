@@ -1,0 +1,148 @@
+/**
+ * @module An inbound call to a routed DID (issue "inbound calls"): the caller's INVITE is answered
+ * from our RTP port and joined to the tenant's imported agent in its connection mode. media_bridge:
+ * the gateway answers and opens the platform's streaming session on the caller's audio. sip_trunk:
+ * the gateway dials the platform's SIP edge first and answers the caller when the agent answers
+ * (see sip-trunk-side.ts). Either way the media is anchored here, so hold, recording and transfer
+ * work exactly as on outbound calls.
+ */
+import { createAnswer, isSdpRejection, type RtpSession } from '../media/index.js';
+import type { InboundCall } from '../sip/index.js';
+import { StreamingAgentSide } from './agent-side.js';
+import type { Call } from './call.js';
+import type { CallCommandFailure } from './call-control.js';
+import type { LiveCall } from './call-registry.js';
+import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
+import { ConnectedCall } from './connected-call.js';
+import type { EndReason } from './end-reason.js';
+import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
+import type { InboundRoute } from './ports.js';
+import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
+import { SipTrunkSide } from './sip-trunk-side.js';
+
+export class InboundCallFlow implements LiveCall {
+  readonly call: Call;
+  readonly #ctx: CallEngineContext;
+  readonly #invite: InboundCall;
+  readonly #carrier: CarrierProfile;
+  readonly #route: InboundRoute;
+  readonly #rtp: RtpSession;
+  #connected: ConnectedCall | null = null;
+  #trunk: SipTrunkSide | null = null;
+  readonly #ended: Promise<void>;
+
+  constructor(ctx: CallEngineContext, call: Call, invite: InboundCall, carrier: CarrierProfile, route: InboundRoute, rtp: RtpSession) {
+    this.#ctx = ctx;
+    this.call = call;
+    this.#invite = invite;
+    this.#carrier = carrier;
+    this.#route = route;
+    this.#rtp = rtp;
+    this.#ended = new Promise((resolve) => call.onEnd(() => resolve()));
+    // RFC 3261 9.2: the caller gave up before the answer (the UA already answered 487).
+    invite.events.on('cancel', () => {
+      this.#trunk?.cancel();
+      this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+    });
+  }
+
+  /** Answers (media_bridge) or bridges (sip_trunk); never rejects. */
+  async run(): Promise<void> {
+    try {
+      await (this.#route.connectionMode === 'sip_trunk' ? this.#bridgeTrunk() : this.#answerForStream());
+    } catch (err) {
+      this.call.log.error({ err }, 'inbound call failed unexpectedly');
+      const reason: EndReason = { reason: 'failed', sipStatus: null, hangupBy: 'gateway' };
+      if (this.#connected) await this.#connected.end(reason, true);
+      else this.#reject(500, reason);
+    }
+  }
+
+  hold(): CallCommandFailure | null {
+    return this.#connected ? this.#connected.hold() : { error: 'call_not_active' };
+  }
+
+  unhold(): CallCommandFailure | null {
+    return this.#connected ? this.#connected.unhold() : { error: 'call_not_active' };
+  }
+
+  transfer(to: string): CallCommandFailure | null {
+    return this.#connected ? this.#connected.transfer(to) : { error: 'call_not_active' };
+  }
+
+  hangup(): Promise<void> {
+    return this.#stop({ reason: 'completed', sipStatus: null, hangupBy: 'api' });
+  }
+
+  shutdown(): Promise<void> {
+    return this.#stop({ reason: 'gateway_shutdown', sipStatus: null, hangupBy: 'gateway' });
+  }
+
+  session(): Record<string, unknown> {
+    if (this.#connected) return this.#connected.session();
+    return { phase: 'setup', local_rtp_port: this.#rtp.localPort, agent: this.#trunk?.describe() ?? null };
+  }
+
+  #stop(reason: EndReason): Promise<void> {
+    if (this.#connected) void this.#connected.end(reason, true);
+    else if (!this.call.isEnded) {
+      // Before the answer a hang-up refuses the caller's INVITE (and cancels the agent leg).
+      this.#trunk?.cancel();
+      this.#reject(reason.reason === 'gateway_shutdown' ? 503 : 480, { ...reason, reason: reason.reason === 'completed' ? 'canceled' : reason.reason });
+    }
+    return this.#ended;
+  }
+
+  async #answerForStream(): Promise<void> {
+    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, this.#rtp, carrierCodecs(this.#carrier), newSdpSessionId());
+    const answer = createAnswer(this.#invite.offer.toString('utf8'), caps);
+    // RFC 3264 6: no common codec (or no offer we can read) is a 488.
+    if (isSdpRejection(answer)) return this.#reject(488, { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
+    wireRemote(this.#rtp, answer.negotiated);
+    const dialog = this.#invite.accept(Buffer.from(answer.sdp));
+    if (!dialog) return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+    this.call.advance('answered');
+    const remote = new RemoteLeg(dialog, this.#rtp, answer.negotiated, caps);
+    const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
+    this.#connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
+      (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
+    await this.#connected.start();
+  }
+
+  async #bridgeTrunk(): Promise<void> {
+    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, this.#rtp, carrierCodecs(this.#carrier), newSdpSessionId());
+    const answer = createAnswer(this.#invite.offer.toString('utf8'), caps);
+    if (isSdpRejection(answer)) return this.#reject(488, { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
+    wireRemote(this.#rtp, answer.negotiated);
+    const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, answer.negotiated, {
+      // The agent's 18x becomes ours; its early media flows through the bridge already.
+      onRinging: (earlyMedia) => {
+        this.call.advance('ringing');
+        this.#invite.progress(earlyMedia ? 183 : 180, earlyMedia ? Buffer.from(answer.sdp) : undefined);
+      },
+    });
+    this.#trunk = trunk;
+    const outcome = await trunk.dial();
+    if (this.call.isEnded) return trunk.release('call ended');
+    if (outcome.kind === 'failed') return this.#reject(outcome.callerStatus, outcome.reason);
+    const dialog = this.#invite.accept(Buffer.from(answer.sdp));
+    if (!dialog) {
+      trunk.release('caller went away');
+      return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+    }
+    this.call.advance('answered');
+    const remote = new RemoteLeg(dialog, this.#rtp, answer.negotiated, caps);
+    this.#connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
+    await this.#connected.start();
+  }
+
+  #reject(status: number, reason: EndReason): void {
+    this.#invite.reject(status);
+    this.#fail(reason);
+  }
+
+  #fail(reason: EndReason): void {
+    this.#rtp.close();
+    this.call.end(reason);
+  }
+}

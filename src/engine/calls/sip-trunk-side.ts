@@ -1,0 +1,181 @@
+/**
+ * @module The agent side of a sip_trunk call: a second SIP leg from the gateway to the platform's
+ * SIP edge (a B2BUA, RFC 7092), with its own RTP port bridged to the caller's. Media stays anchored
+ * here, so hold, recording and transfer work as on any call. The caller is answered only when the
+ * agent answers; the agent's 18x and early media reach the caller before that.
+ */
+import {
+  bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer,
+  type LocalCapabilities, type NegotiatedAudio, type RtpSession, type StereoWavRecorder,
+} from '../media/index.js';
+import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
+import type { AgentEnded, AgentSide } from './agent-side.js';
+import type { Call } from './call.js';
+import { endReasonForFailure, type EndReason } from './end-reason.js';
+import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
+import type { InboundRoute } from './ports.js';
+import { legCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
+
+export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
+
+export interface TrunkHooks {
+  /** The agent's leg is alerting (180), or sent early media (183 with SDP, already bridged). */
+  onRinging(earlyMedia: boolean): void;
+}
+
+/**
+ * What the caller is told when the agent's leg fails (RFC 3261 16.7 style: the best final
+ * response, not every internal detail). Busy, not found, no answer and decline pass through; no
+ * answer at all or a server error at the platform is our 503, so the carrier may try elsewhere.
+ */
+function callerStatusFor(status: number, answered: boolean): number {
+  if (!answered) return 503;
+  if ([404, 480, 486, 487, 600, 603, 604].includes(status)) return status;
+  if (status === 408) return 480;
+  return status >= 500 ? 503 : 480;
+}
+
+export class SipTrunkSide implements AgentSide {
+  readonly #ctx: CallEngineContext;
+  readonly #call: Call;
+  readonly #route: InboundRoute;
+  readonly #callerRtp: RtpSession;
+  readonly #callerAudio: NegotiatedAudio;
+  readonly #hooks: TrunkHooks;
+  #rtp: RtpSession | null = null;
+  #attempt: OutboundCall | null = null;
+  #dialog: SessionDialog | null = null;
+  #bridge: MediaBridge | null = null;
+  #recorder: StereoWavRecorder | null = null;
+  #released = false;
+
+  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio, hooks: TrunkHooks) {
+    this.#ctx = ctx;
+    this.#call = call;
+    this.#route = route;
+    this.#callerRtp = callerRtp;
+    this.#callerAudio = callerAudio;
+    this.#hooks = hooks;
+  }
+
+  /** Places the agent's leg; resolves when it answered (and is bridged) or failed. */
+  async dial(): Promise<TrunkDialOutcome> {
+    const unreachable = (detail: string): TrunkDialOutcome => {
+      this.#call.log.warn({ detail }, 'sip_trunk agent unreachable');
+      return { kind: 'failed', callerStatus: 503, reason: { reason: 'agent_unreachable', sipStatus: null, hangupBy: 'gateway' } };
+    };
+    const record = this.#call.snapshot();
+    const target = await this.#ctx.resolveSipTrunk({
+      tenantId: record.tenant_id, agentId: this.#route.agentId,
+      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: 'inbound' },
+    });
+    if ('error' in target) return unreachable(target.error);
+    const targets = await resolveNextHop(this.#ctx.locator, target.uri).catch(() => []);
+    if (targets.length === 0) return unreachable(`${target.uri} does not resolve`);
+    const rtp = await openLegRtp(this.#ctx);
+    if (!rtp) return { kind: 'failed', callerStatus: 503, reason: { reason: 'unavailable', sipStatus: null, hangupBy: 'gateway' } };
+    this.#rtp = rtp;
+    if (this.#released) return unreachable('released before dialling');
+    // Offer the caller's codec first so the bridge relays without transcoding.
+    const codecs = [this.#callerAudio.codec, ...[CODECS.PCMU, CODECS.PCMA].filter((c) => c.encoding !== this.#callerAudio.codec.encoding), CODECS.TELEPHONE_EVENT];
+    const caps = legCapabilities(this.#ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+    const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
+    const outcome = await inviteWithFailover(this.#ctx.ua, {
+      target: target.uri,
+      from: `sip:${record.from_number}@${this.#ctx.sipHost}`,
+      to: `sip:${record.to_number}@${this.#ctx.sipHost}`,
+      sdp: Buffer.from(createOffer(caps)),
+      credentials: target.credentials,
+      headers: target.headers,
+    }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps) }).finally(() => ring.cancel());
+    this.#attempt = null;
+    if (outcome.kind === 'failed') {
+      const answered = outcome.response !== undefined;
+      const reason: EndReason = answered ? { ...endReasonForFailure(outcome.status), hangupBy: 'agent' } : { reason: 'agent_unreachable', sipStatus: outcome.status, hangupBy: 'gateway' };
+      return { kind: 'failed', callerStatus: callerStatusFor(outcome.status, answered), reason };
+    }
+    this.#dialog = outcome.session;
+    const answer = processAnswer(outcome.response.body.toString('utf8'), caps);
+    if (isSdpRejection(answer)) {
+      void outcome.session.bye().catch(() => 0);
+      return { kind: 'failed', callerStatus: 488, reason: { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' } };
+    }
+    this.#join(answer);
+    return { kind: 'answered' };
+  }
+
+  /** The caller hung up or was refused before the agent answered: CANCEL the agent's INVITE (RFC 3261 9.1). */
+  cancel(): void {
+    this.release('caller went away');
+  }
+
+  /** Once the caller's leg is answered: the recording taps and the agent's BYE. */
+  connected(_remote: RemoteLeg, recorder: StereoWavRecorder | null, ended: AgentEnded): AgentSide {
+    this.#recorder = recorder;
+    const bridge = this.#bridge;
+    if (bridge && recorder) {
+      const caller = recorder.channelSink('remote');
+      const agent = recorder.channelSink('agent');
+      bridge.setTap('a', 'received', (frame) => caller.writeFrame(frame));
+      bridge.setTap('b', 'received', (frame) => agent.writeFrame(frame));
+    }
+    if (bridge) bridge.delegate = { onMediaTimeout: () => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }) };
+    this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
+    return this;
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  hold(): void {
+    this.#bridge?.hold({ music: this.#ctx.holdMusic() ?? undefined });
+    this.#recorder?.pause();
+  }
+
+  unhold(): void {
+    this.#bridge?.resume();
+    this.#recorder?.resume();
+  }
+
+  release(reason: string): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#call.log.debug({ reason }, 'sip_trunk leg released');
+    this.#attempt?.cancel();
+    this.#bridge?.close();
+    this.#bridge = null;
+    if (this.#dialog && !this.#dialog.isEnded) void this.#dialog.bye().catch(() => 0);
+    this.#rtp?.close();
+  }
+
+  describe(): Record<string, unknown> {
+    const stats = this.#rtp?.stats();
+    return {
+      kind: 'sip_trunk', connected: this.#dialog !== null && !this.#dialog.isEnded, bridged: this.#bridge !== null,
+      rtp: stats ? { local_port: stats.localPort, packets_sent: stats.packetsSent, packets_received: stats.packetsReceived } : null,
+    };
+  }
+
+  #watch(attempt: OutboundCall, caps: LocalCapabilities): void {
+    this.#attempt = attempt;
+    if (this.#released) attempt.cancel();
+    attempt.events.on('progress', (response) => {
+      if (response.status <= 100) return;
+      // RFC 3960: a 183 with SDP is early media; relay it to the caller before the answer.
+      const early = response.body.length > 0 ? processAnswer(response.body.toString('utf8'), caps) : null;
+      if (early && !isSdpRejection(early)) this.#join(early);
+      this.#hooks.onRinging(early !== null && !isSdpRejection(early));
+    });
+  }
+
+  /** Bridges the caller's RTP with the agent leg's, or re-points it when the final answer differs from the early one. */
+  #join(audio: NegotiatedAudio): void {
+    const rtp = this.#rtp;
+    if (!rtp || this.#released) return;
+    wireRemote(rtp, audio);
+    const b = bridgeLegOf(rtp, audio);
+    if (this.#bridge) this.#bridge.replaceLeg('b', b);
+    else this.#bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+  }
+}
