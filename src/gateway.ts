@@ -101,7 +101,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'vgw_' });
   let draining = false;
-  const engine = await startCallEngine({ config, carriers, store, clock, logger, isDraining: () => draining });
+  const platforms = createProviderRegistry(config.providers, { clock });
+  const engine = await startCallEngine({ config, carriers, store, clock, logger, platforms, isDraining: () => draining });
   const api = createApp({
     options: {
       cookieSecure: config.http.cookie_secure, allowedOrigins: config.http.allowed_origins,
@@ -111,7 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,
     },
     store, logger, metrics, clock,
-    platforms: createProviderRegistry(config.providers, { clock }),
+    platforms,
     readiness: { notReadyReason: () => (draining ? 'draining' : null) },
     calls: engine.service,
     webhooks: { ports: webhookPorts(clock), options: webhookOptions(config) },

@@ -9,8 +9,9 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { isNonPublicAddress } from '../common/address-policy.js';
 import type { Clock } from '../common/clock.js';
+import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
-import type { AgentAudioFormat, AgentConnector, AgentLink, AgentLinkHandlers } from '../engine/calls/index.js';
+import type { AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkHandlers } from '../engine/calls/index.js';
 import { MULAW_8000, ProviderError, type AgentSession, type AgentSessionFactory, type AgentSessionOptions } from '../providers/index.js';
 
 export interface AgentConnectorOptions {
@@ -20,6 +21,8 @@ export interface AgentConnectorOptions {
   websocketAgent: AgentSessionFactory;
   allowPrivateAgentUrls: boolean;
   connectTimeoutMs: number;
+  /** media_bridge agents: the platform's streaming session for an imported agent. */
+  importedAgent(request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): AgentLink;
   /** Name resolution (tests inject one); node:dns `lookup` with all addresses by default. */
   resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
@@ -101,9 +104,7 @@ export function createAgentConnector(o: AgentConnectorOptions): AgentConnector {
   return ({ call, tenantId, agent, handlers }): AgentLink => {
     const log = o.logger.child({ call_id: call.callId, tenant_id: tenantId });
     const sessionHandlers: AgentLinkHandlers = handlers;
-    if (agent.kind !== 'websocket') {
-      throw new Error(`agent kind ${agent.kind} is connected by the inbound flows`);
-    }
+    if (agent.kind === 'imported') return o.importedAgent({ tenantId, agentId: agent.agentId, call, handlers });
     return new CheckedWebSocketAgent(o, {
       call, endpoint: { url: agent.url, externalAgentId: '' }, clock: o.clock, connectTimeoutMs: o.connectTimeoutMs,
       handlers: sessionHandlers, log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),

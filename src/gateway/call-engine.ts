@@ -13,10 +13,11 @@ import {
   CallService, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
 } from '../engine/calls/index.js';
 import { PortPool } from '../engine/media/index.js';
-import { ServerLocator, SipUserAgent, TransportLayer, type SipSource } from '../engine/sip/index.js';
-import { createStreamingRegistry } from '../providers/index.js';
+import { DigestServer, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type SipSource } from '../engine/sip/index.js';
+import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
+import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
 import { sourceMatches } from './carrier-sources.js';
 
 export interface CallEngineOptions {
@@ -25,6 +26,8 @@ export interface CallEngineOptions {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Provider adapters (endpoints, SIP edges) for imported agents. */
+  platforms: ProviderRegistry;
   isDraining(): boolean;
 }
 
@@ -52,6 +55,19 @@ function carrierProfile(c: CarrierConfig): CarrierProfile {
   return {
     name: c.name, outboundUri: c.outbound?.uri ?? null, credentials: c.outbound?.auth, numberFormat: c.outbound?.from_format ?? 'e164',
     countryCode: c.outbound?.country_code, codecs: c.codecs, maxConcurrentCalls: c.max_concurrent_calls, transfer: c.transfer, sandbox: false,
+    didFrom: c.inbound?.did_from ?? 'request_uri',
+  };
+}
+
+/** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
+function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: (address: string) => CarrierConfig | undefined, clock: Clock): (source: SipSource) => InboundAuth | undefined {
+  const servers = new Map(carriers.flatMap((c) => (c.inbound?.auth ? [[c.name, new DigestServer({ realm: c.inbound.auth.realm ?? c.name, clock })] as const] : [])));
+  return (source) => {
+    const carrier = carrierFor(source.address);
+    const auth = carrier?.inbound?.auth;
+    const server = carrier && servers.get(carrier.name);
+    if (!auth || !server) return undefined;
+    return { server, passwordOf: (username) => (username === auth.username ? auth.password : undefined) };
   };
 }
 
@@ -70,11 +86,13 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     clock,
   });
   await transport.start();
+  const carrierConfigFor = (address: string): CarrierConfig | undefined => o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
   const ua = new SipUserAgent({
     transport, clock, userAgent: 'voice-gateway', contactUser: 'gateway',
     timers: { T1: config.sip.t1_ms, T2: config.sip.t2_ms, T4: config.sip.t4_ms },
     // Contract section 8: INVITEs only from configured carrier sources.
-    authorizeSource: (source: SipSource) => (o.carriers.some((c) => sourceMatches(c.inbound?.sources ?? [], source.address)) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
+    authorizeSource: (source: SipSource) => (carrierConfigFor(source.address) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
+    inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
   });
   up.ua = ua;
 
@@ -86,10 +104,13 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const carriers = new Map<string, CarrierProfile>(o.carriers.map((c) => [c.name, carrierProfile(c)]));
   carriers.set(SANDBOX_CARRIER, {
     name: SANDBOX_CARRIER, outboundUri: sandbox.uri, numberFormat: 'e164', codecs: ['PCMU', 'PCMA', 'telephone-event'],
-    maxConcurrentCalls: 1000, transfer: 'bridge', sandbox: true,
+    maxConcurrentCalls: 1000, transfer: 'bridge', sandbox: true, didFrom: 'request_uri',
     mediaAddress: isUnspecified(rtpBindAddress) ? '127.0.0.1' : rtpBindAddress,
   });
 
+  const streaming = createStreamingRegistry();
+  const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
+  const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs };
   const ctx: CallEngineContext = {
     clock, logger, store: o.store.calls, ua, locator: new ServerLocator(), ports, rtpBindAddress,
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
@@ -97,11 +118,29 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     holdMusic: () => null,
     transcripts: { save: (callId, source, turns) => o.store.transcripts.save(callId, source, turns) },
     connectAgent: createAgentConnector({
-      clock, logger, websocketAgent: (options) => createStreamingRegistry().get('custom')!(options),
-      allowPrivateAgentUrls: config.calls.allow_private_agent_urls, connectTimeoutMs: config.calls.agent_connect_timeout_seconds * 1000,
+      clock, logger, websocketAgent: (options) => streaming.get('custom')!(options),
+      importedAgent: (request) => openImportedAgent(targets, request),
+      allowPrivateAgentUrls: config.calls.allow_private_agent_urls, connectTimeoutMs,
     }),
+    carrierForSource: (address) => {
+      const c = carrierConfigFor(address);
+      return c && carriers.get(c.name);
+    },
+    routeFor: (did, carrier) => {
+      const route = o.store.routes.liveForDid(did, carrier);
+      const agent = route && o.store.agents.get(route.tenant_id, route.agent_id);
+      return route && agent ? { tenantId: route.tenant_id, agentId: agent.id, connectionMode: agent.connection_mode } : undefined;
+    },
+    resolveSipTrunk: createSipTrunkResolver(targets),
+    recordInbound: config.calls.record_inbound,
   };
   const service = new CallService(ctx, { maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining() });
+  ua.events.on('invite', (invite) => {
+    service.acceptInbound(invite).catch((err: unknown) => {
+      logger.error({ err }, 'inbound call failed');
+      if (!invite.isFinal) invite.reject(500);
+    });
+  });
   const udp = transport.localAddress('UDP');
   const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port };
   logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, sandbox: sandbox.uri }, 'SIP and media listening');

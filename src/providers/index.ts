@@ -47,6 +47,7 @@ export {
 } from './post-call-payload.js';
 export { parseElevenLabsWebhook } from './elevenlabs/post-call-webhook.js';
 export { parseRetellWebhook } from './retell/post-call-webhook.js';
+export { registerRetellCall, type RetellRegistration } from './retell/register-call.js';
 export { parseVapiWebhook } from './vapi/post-call-webhook.js';
 export {
   verifyElevenLabsSignature,

@@ -1,0 +1,79 @@
+/**
+ * @module Imported agents at call time (issue "inbound calls"): the SIP target of a sip_trunk
+ * agent (its `sip_uri`, or its platform's edge for its region, Retell's per-call registration,
+ * the stored SIP credential, the platform's call-identification headers) and the streaming
+ * session of a media_bridge agent (the platform's adapter with the tenant's stored key).
+ */
+import type { Clock } from '../common/clock.js';
+import type { TenantId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import type { AgentCallInfo, AgentLink, AgentLinkHandlers, SipTrunkResolver, SipTrunkTarget } from '../engine/calls/index.js';
+import { registerRetellCall, type ProviderRegistry, type StreamingRegistry } from '../providers/index.js';
+import type { Store } from '../storage/index.js';
+
+export interface AgentTargetOptions {
+  store: Store;
+  platforms: ProviderRegistry;
+  streaming: StreamingRegistry;
+  clock: Clock;
+  logger: Logger;
+  connectTimeoutMs: number;
+}
+
+/** Headers each platform documents for identifying the call on its side. */
+function platformHeaders(provider: string, call: AgentCallInfo): [string, string][] {
+  switch (provider) {
+    // ElevenLabs honours X-CALL-ID and X-CALLER-ID on inbound INVITEs.
+    case 'elevenlabs': return [['X-CALL-ID', call.callId], ['X-CALLER-ID', call.from]];
+    default: return [['X-Call-Id', call.callId]];
+  }
+}
+
+export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver {
+  return async ({ tenantId, agentId, call }) => {
+    const agent = o.store.agents.get(tenantId, agentId);
+    const platform = agent && o.platforms.get(agent.provider);
+    if (!agent || !platform) return { error: 'agent or provider no longer exists' };
+    const transport = agent.sip_transport ?? platform.defaultSipTransport;
+    const region = agent.sip_region ?? agent.region;
+    let uri = agent.sip_uri;
+    if (!uri && agent.provider === 'retell') {
+      const apiKey = o.store.agents.apiKey(tenantId, agent.id);
+      const endpoints = platform.endpoints(region);
+      if (!apiKey || !endpoints.apiBaseUrl || !endpoints.sipHost) return { error: 'retell needs the stored api_key to register the call' };
+      const registered = await registerRetellCall({
+        apiBaseUrl: endpoints.apiBaseUrl, sipHost: endpoints.sipHost, apiKey, agentId: agent.external_agent_id,
+        from: call.from, to: call.to, transport, timeoutMs: o.connectTimeoutMs,
+      });
+      if ('error' in registered) return registered;
+      uri = registered.uri;
+    }
+    uri ??= platform.defaultSipUri(region, { didNumber: call.to, externalAgentId: agent.external_agent_id, transport });
+    if (!uri) return { error: `no SIP target for ${agent.provider} agent` };
+    const target: SipTrunkTarget = { uri, headers: platformHeaders(agent.provider, call) };
+    if (agent.sip_credential_id) {
+      const credential = o.store.sipCredentials.get(tenantId, agent.sip_credential_id);
+      const password = credential && o.store.sipCredentials.password(tenantId, agent.sip_credential_id);
+      if (!credential || !password) return { error: 'the agent\'s SIP credential is gone' };
+      target.credentials = { username: credential.username, password, ...(credential.realm ? { realm: credential.realm } : {}) };
+    }
+    return target;
+  };
+}
+
+/** The streaming session of a media_bridge agent, or an Error when it has none. */
+export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): AgentLink {
+  const agent = o.store.agents.get(request.tenantId, request.agentId);
+  const platform = agent && o.platforms.get(agent.provider);
+  const factory = agent && o.streaming.get(agent.provider);
+  const url = agent && platform ? agent.websocket_url ?? platform.defaultStreamingUrl(agent.region, agent.external_agent_id) : null;
+  if (!agent || !platform || !factory || !url) throw new Error('the agent has no streaming endpoint');
+  const log = o.logger.child({ call_id: request.call.callId, tenant_id: request.tenantId, provider: agent.provider });
+  return factory({
+    call: request.call,
+    endpoint: { url, externalAgentId: agent.external_agent_id, apiBaseUrl: platform.endpoints(agent.region).apiBaseUrl },
+    apiKey: o.store.agents.apiKey(request.tenantId, agent.id) ?? undefined,
+    clock: o.clock, connectTimeoutMs: o.connectTimeoutMs, handlers: request.handlers,
+    log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),
+  });
+}
