@@ -1,0 +1,177 @@
+/**
+ * Inbound calls end to end through the whole product: a carrier (our SIP user agent and an RTP
+ * phone on loopback) calls a tenant's DID; the gateway routes it to the imported agent in its
+ * connection mode: media_bridge to a `custom` WebSocket agent, sip_trunk to a SIP edge that
+ * challenges with digest (issue "inbound calls", contract sections 4 to 6).
+ */
+import t from 'tap';
+import { DigestServer, type SessionDialog } from '../../src/engine/sip/index.js';
+import { systemClock } from '../../src/common/clock.js';
+import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
+import { mulawTone, toneLevel } from '../support/audio-probe.js';
+import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
+import { answered, startSipPhoneUa } from '../support/sip-phone.js';
+
+const CARRIERS = `carriers:
+  - name: trunk
+    inbound:
+      sources: ['127.0.0.1']
+`;
+const YAML = 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 5';
+
+async function inboundCall(gw: TestGateway, did: string): Promise<ApiBody> {
+  return waitFor(`inbound call to ${did}`, async () => {
+    for (const query of ['direction=inbound', 'direction=inbound&state=ended']) {
+      const r = await gw.api('GET', `/v1/calls?${query}`, undefined, { key: gw.liveKey });
+      const found = r.body.data.find((c) => c.to === did);
+      if (found) return found;
+    }
+    return undefined;
+  });
+}
+
+async function endedCall(gw: TestGateway, id: string): Promise<ApiBody> {
+  return waitFor(`call ${id} ended`, async () => {
+    const r = await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
+    return r.body.state === 'ended' ? r.body : undefined;
+  });
+}
+
+t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways, hold, and the caller hangs up', async (t) => {
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'front-desk', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550100',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+
+  const carrier = await startSipPhoneUa(t);
+  const phone = await carrier.phone();
+  const call = carrier.ua.invite({ target: `sip:+15550100@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer });
+  const { session, answer } = await answered(call);
+  phone.useAnswer(answer);
+  phone.startSending(mulawTone(1000, 1000));
+
+  await bot.core.until(() => bot.events().includes('start'));
+  const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, string> } };
+  t.equal(start.start.customParameters.direction, 'inbound', 'the agent is told the call is inbound');
+  t.equal(start.start.customParameters.from, '+15557770001', 'with the caller in E.164');
+  await bot.core.until(() => toneLevel(bot.receivedAudio().subarray(-8000), 1000) > 1000);
+  t.pass("the caller's audio reaches the agent");
+  const greeting = mulawTone(440, 2000);
+  for (let i = 0; i < greeting.length; i += 160) bot.sendAudio(greeting.subarray(i, i + 160));
+  await waitFor('agent audio at the caller', () => toneLevel(phone.audio(), 440) > 1000);
+  t.pass("the agent's audio reaches the caller");
+
+  const live = await inboundCall(gw, '+15550100');
+  t.equal(live.direction, 'inbound');
+  t.equal(live.state, 'active');
+  t.same(live.agent, { type: 'imported', agent_id: imported.body.id }, 'the call names the imported agent');
+  const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
+  t.equal(held.body.on_hold, true, 'hold works on inbound calls as on outbound ones');
+  await bot.core.until(() => bot.events().includes('hold'));
+  await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
+  await bot.core.until(() => bot.events().includes('unhold'));
+
+  await session.bye();
+  const ended = await endedCall(gw, live.id);
+  t.equal(ended.cdr?.hangup_by, 'caller');
+  t.equal(ended.cdr?.end_reason, 'completed');
+  await bot.core.until(() => bot.core.closedWith !== undefined);
+  t.pass('the agent socket closes when the caller hangs up');
+  const recorded = await waitFor('recording', async () => (await gw.api('GET', `/v1/calls/${live.id}`, undefined, { key: gw.liveKey })).body.recording.available || undefined);
+  t.ok(recorded, 'inbound calls are recorded by default');
+});
+
+t.test('RFC 3261 21.4.5 and 21.5.4: an unrouted DID gets 404, a foreign source 403', async (t) => {
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  const carrier = await startSipPhoneUa(t);
+  const phone = await carrier.phone();
+  const call = carrier.ua.invite({ target: `sip:+15550999@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer });
+  const failure = await answered(call).then(() => 0, (err: { status: number }) => err.status);
+  t.equal(failure, 404, 'a DID with no live route is Not Found');
+
+  const elsewhere = await startTestGateway(t, { carriers: 'carriers:\n  - name: trunk\n    inbound:\n      sources: [\'192.0.2.1\']\n', yaml: YAML });
+  const refused = carrier.ua.invite({ target: `sip:+15550100@127.0.0.1:${elsewhere.gateway.sip.udpPort}`, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer });
+  t.equal(await answered(refused).then(() => 0, (err: { status: number }) => err.status), 403, 'a source that matches no carrier is refused (contract 8)');
+});
+
+t.test('sip_trunk: the gateway dials the agent edge with the stored digest credential and bridges the media', async (t) => {
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  // The platform's SIP edge: challenges with digest (RFC 3261 22.2), answers, plays a 440 Hz tone.
+  const digest = new DigestServer({ realm: 'edge.example', clock: systemClock });
+  const edge = await startSipPhoneUa(t, { inboundAuth: () => ({ server: digest, passwordOf: (u) => (u === 'gw-trunk' ? 's3cret-pass' : undefined) }) });
+  const edgePhone = await edge.phone();
+  const edgeInvites: string[] = [];
+  const edgeDialogs: SessionDialog[] = [];
+  edge.ua.events.on('invite', (incoming) => {
+    edgeInvites.push(incoming.request.headers.get('X-Call-Id') ?? '');
+    incoming.progress(180);
+    setTimeout(() => {
+      const dialog = incoming.accept(edgePhone.answerOffer(incoming.offer));
+      edgePhone.startSending(mulawTone(440, 1000));
+      if (dialog) edgeDialogs.push(dialog);
+    }, 100);
+  });
+
+  const credential = await gw.api('POST', '/v1/sip-credentials', { username: 'gw-trunk', password: 's3cret-pass' }, { key: gw.liveKey });
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'trunk-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.port}`,
+    sip_transport: 'udp', sip_credential_id: credential.body.id, did_number: '+15550101',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+
+  const carrier = await startSipPhoneUa(t);
+  const phone = await carrier.phone();
+  const ringing: number[] = [];
+  const call = carrier.ua.invite({ target: `sip:+15550101@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770002@127.0.0.1', sdp: phone.offer });
+  call.events.on('progress', (r) => ringing.push(r.status));
+  const { answer } = await answered(call);
+  t.ok(ringing.includes(180), "the agent's 180 reached the caller before the answer");
+  t.equal(edgeInvites.length, 1, 'the edge answered the INVITE that carried the digest credential');
+  const live = await inboundCall(gw, '+15550101');
+  t.equal(edgeInvites[0], live.id, 'the INVITE names the call for the platform');
+  phone.useAnswer(answer);
+  phone.startSending(mulawTone(1000, 1000));
+  await waitFor('edge audio at the caller', () => toneLevel(phone.audio(), 440) > 1000);
+  await waitFor('caller audio at the edge', () => toneLevel(edgePhone.audio(), 1000) > 1000);
+  t.pass('media flows both ways through the anchored bridge');
+
+  const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
+  t.equal(held.body.on_hold, true);
+  await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
+
+  await edgeDialogs[0]?.bye();
+  const ended = await endedCall(gw, live.id);
+  t.equal(ended.cdr?.hangup_by, 'agent', 'BYE from the agent edge ends the call');
+});
+
+t.test('sip_trunk: CANCEL from the caller before the agent answers is propagated', async (t) => {
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  const edge = await startSipPhoneUa(t);
+  const cancelled: string[] = [];
+  edge.ua.events.on('invite', (incoming) => {
+    incoming.progress(180);
+    incoming.events.on('cancel', () => cancelled.push('cancel'));
+  });
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'slow-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.port}`, sip_transport: 'udp', did_number: '+15550102',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const carrier = await startSipPhoneUa(t);
+  const phone = await carrier.phone();
+  const call = carrier.ua.invite({ target: `sip:+15550102@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770003@127.0.0.1', sdp: phone.offer });
+  await new Promise<void>((resolve) => call.events.on('progress', (r) => { if (r.status === 180) resolve(); }));
+  call.cancel();
+  const status = await answered(call).then(() => 0, (err: { status: number }) => err.status);
+  t.equal(status, 487, 'the caller gets 487 Request Terminated');
+  await waitFor('CANCEL at the edge', () => cancelled.length > 0);
+  const live = await inboundCall(gw, '+15550102');
+  const ended = await endedCall(gw, live.id);
+  t.equal(ended.end_reason, 'canceled');
+  t.equal(ended.cdr?.hangup_by, 'caller');
+});
