@@ -115,4 +115,6 @@ t.test('contract 1: GET /v1/openapi.json is a valid OpenAPI 3.1 document, versio
   t.same(doc.paths['/v1/tenant'].get.security, [{ BearerAuth: [] }, { CookieAuth: [] }]);
   t.ok(doc.components.schemas.Problem && doc.components.schemas.Tenant, 'named components');
   t.equal(doc.paths['/v1/numbers'].get.parameters.find((p: { name: string }) => p.name === 'limit').schema.maximum, 500);
+  t.equal(doc.paths['/v1/calls/{id}/hold'].post.requestBody.required, false, 'hold takes no body: an optional one is documented as optional');
+  t.equal(doc.paths['/v1/calls/transfer'].post.requestBody.required, true);
 });

@@ -43,6 +43,8 @@ export interface RouteSpec<B extends TSchema, Q extends TSchema, P extends TSche
   body?: B;
   query?: Q;
   params?: P;
+  /** The body may be left out (it is then validated as `{}`); the OpenAPI document says so. */
+  bodyOptional?: boolean;
   /** Body size limit for this route, when it differs from the API's default. */
   bodyLimitBytes?: number;
   /**

@@ -71,7 +71,7 @@ function operation(route: AnyRoute, components: Json): Json {
     tags: route.tags,
     security: route.auth === 'tenant' ? [{ BearerAuth: [] }, { CookieAuth: [] }] : [],
     parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: hoist(route.body, components) } } } } : {}),
+    ...(route.body ? { requestBody: { required: route.bodyOptional !== true, content: { 'application/json': { schema: hoist(route.body, components) } } } } : {}),
     responses,
   };
 }

@@ -62,6 +62,7 @@ function commandRoute(deps: CallCommandDeps, command: Command): AnyRoute {
     method: 'POST', path: `/v1/calls/{id}/${command}`, tags: ['calls'], auth: 'tenant', ...COMMANDS[command],
     params: IdParams,
     body: NoBody,
+    bodyOptional: true,
     responses: CALL_RESPONSE,
     errors: COMMAND_ERRORS,
     async handle({ params, principal }) {
