@@ -7,12 +7,13 @@
  * "Calls" section of docs/PERFORMANCE.md.
  *
  * Options: `--write`; `--gateway-rev REV` runs the gateway from that commit (git archive) instead
- * of the working tree. Environment: BENCH_CALLS_STEPS (default 50,100,200,300,400,500,600,800),
- * BENCH_CALLS_RATES (10,25,50,75,100,150), BENCH_CALLS_WINDOW_S (10), BENCH_CALLS_API_LIVE (1000),
+ * of the working tree; `--from-json FILE` writes the section from a run saved with BENCH_CALLS_JSON. Environment: BENCH_CALLS_STEPS (default 50,100,150,200,250,300,400,500),
+ * BENCH_CALLS_RATES (10,20,30,40,50,60,75,100), BENCH_CALLS_MEMORY_CALLS (100), BENCH_CALLS_MEMORY_AGES (5,30,65), BENCH_CALLS_WINDOW_S (10), BENCH_CALLS_API_LIVE (1000),
  * BENCH_CALLS_API_MEDIA (100), BENCH_CALLS_API_SECONDS (15), BENCH_CALLS_ECHO_SIPPS (4),
- * BENCH_CALLS_PROFILE (a folder: the gateway writes a V8 CPU profile there when it stops).
+ * BENCH_CALLS_PROFILE (a folder: the gateway writes a V8 CPU profile there when it stops),
+ * BENCH_CALLS_JSON (a file for the run's figures).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import { runApiLoad } from './api-load.js';
 import { CallDriver } from './call-driver.js';
 import { carriersYaml, startFarEnd, stopFarEnds, type FarEnd } from './far-ends.js';
 import { cpuMeter, load1, rssMedian, sleep } from './measure.js';
+import { memoryByAge } from './memory-age.js';
 import { apiWithLiveCalls, placeMedia, ramp, setupRate, type ApiUnderLoad, type BenchContext, type RateStep } from './phases.js';
 import { gatewaySource, rssKiB, startGatewayProcess, startLoadAgent } from './processes.js';
 import { writeCallsSection, type CallsReport } from './report.js';
@@ -28,8 +30,10 @@ import { writeCallsSection, type CallsReport } from './report.js';
 const list = (name: string, fallback: string): number[] => (process.env[name] ?? fallback).split(',').map(Number).filter((n) => n > 0);
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 
-const STEPS = list('BENCH_CALLS_STEPS', '50,100,200,300,400,500,600,800');
-const RATES = list('BENCH_CALLS_RATES', '10,25,50,75,100,150');
+const STEPS = list('BENCH_CALLS_STEPS', '50,100,150,200,250,300,400,500');
+const RATES = list('BENCH_CALLS_RATES', '10,20,30,40,50,60,75,100');
+const MEMORY_CALLS = num('BENCH_CALLS_MEMORY_CALLS', 100);
+const MEMORY_AGES = list('BENCH_CALLS_MEMORY_AGES', '5,30,65');
 const WINDOW_S = num('BENCH_CALLS_WINDOW_S', 10);
 const API_LIVE = num('BENCH_CALLS_API_LIVE', 1000);
 const API_MEDIA = num('BENCH_CALLS_API_MEDIA', 100);
@@ -37,6 +41,8 @@ const API_SECONDS = num('BENCH_CALLS_API_SECONDS', 15);
 const ECHO_SIPPS = num('BENCH_CALLS_ECHO_SIPPS', 4);
 /** Where the gateway writes a V8 CPU profile when it exits (optional). */
 const PROFILE_DIR = process.env.BENCH_CALLS_PROFILE;
+/** Where the run's figures are saved as JSON (optional). */
+const REPORT_JSON = process.env.BENCH_CALLS_JSON;
 const API_RATE = 1000;
 /** Calls per second while the ramp adds calls: well under the setup rate measured, so setup is not what the ramp tests. */
 const RAMP_RATE = 25;
@@ -62,13 +68,20 @@ async function startFarEnds(dir: string): Promise<FarEnd[]> {
 async function idleApiRun(ctx: BenchContext, label: string, path: string, key: string | undefined): Promise<ApiUnderLoad> {
   const cpu = cpuMeter(ctx.watched);
   const result = await runApiLoad({ label, base: ctx.gw.base, path, key, rate: API_RATE, seconds: API_SECONDS, connections: 50 });
-  const run: ApiUnderLoad = { ringing: 0, media: 0, result, gatewayCores: cpu().gateway, rssKiB: rssKiB(ctx.gw.pid), audio: null, load: load1() };
+  const used = cpu();
+  const run: ApiUnderLoad = { ringing: 0, media: 0, result, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB: rssKiB(ctx.gw.pid), audio: null, load: load1() };
   console.log(`${label}, no calls: ${result.achievedRate.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, non-2xx ${result.non2xx}, gateway ${run.gatewayCores.toFixed(2)} cores`);
   return run;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'gateway-rev': { type: 'string' } } });
+  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'gateway-rev': { type: 'string' }, 'from-json': { type: 'string' } } });
+  if (values['from-json']) {
+    // Rewrites the section from a saved run (BENCH_CALLS_JSON) without measuring again.
+    const saved = JSON.parse(readFileSync(values['from-json'], 'utf8')) as CallsReport & { machine: { startedAt: string } };
+    writeCallsSection({ ...saved, machine: { ...saved.machine, startedAt: new Date(saved.machine.startedAt) } });
+    return;
+  }
   const startedAt = new Date();
   const loadAtStart = load1();
   const dir = mkdtempSync(join(tmpdir(), 'vgw-bench-calls-'));
@@ -115,6 +128,9 @@ async function main(): Promise<void> {
     if (left > 0) console.log(`${left} calls still live after the ramp's hang-ups`);
     await sleep(3000);
 
+    const memory = await memoryByAge(ctx, MEMORY_CALLS, MEMORY_AGES);
+    await sleep(2000);
+
     const rates: RateStep[] = [];
     for (const rate of RATES) {
       const step = await setupRate(ctx, rate, SETUP_SECONDS, HOLD_MS);
@@ -129,9 +145,10 @@ async function main(): Promise<void> {
       machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() },
       gateway: source.label, echoSipps: ECHO_SIPPS, threshold: THRESHOLD, windowS: WINDOW_S, rampRate: RAMP_RATE,
       setupSeconds: SETUP_SECONDS, holdMs: HOLD_MS, apiRate: API_RATE, apiSeconds: API_SECONDS,
-      idleRssKiB: ctx.idleRssKiB, idleCores, anchor, listIdle, steps, rates, api,
+      idleRssKiB: ctx.idleRssKiB, idleCores, anchor, listIdle, steps, memory, rates, api, unansweredHangups: driver.unansweredHangups.size,
     };
     console.log(JSON.stringify(report));
+    if (REPORT_JSON) writeFileSync(REPORT_JSON, JSON.stringify(report, null, 2));
     if (values.write) writeCallsSection(report);
   } catch (err) {
     console.error(`gateway log tail:\n${gw.logTail()}`);

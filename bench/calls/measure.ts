@@ -2,6 +2,7 @@
  * @module Measuring windows of the calls benchmark: CPU of each process over a window, resident
  * memory samples, and each call's agent frame counts turned into the share of expected frames.
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { percentile } from './api-load.js';
 import { FRAME_MS, type AgentCallCounts } from './protocol.js';
@@ -23,16 +24,30 @@ export interface CpuUse {
   gateway: number;
   agent: number;
   sipps: number;
+  /**
+   * Share of the window the gateway's main thread (its event loop) spent runnable but waiting
+   * for a CPU, from /proc/PID/schedstat: time lost to other processes on the host, not to its own work.
+   */
+  gatewayRunQueueWait: number;
+}
+
+/** Nanoseconds the thread `pid` has waited on a run queue (second field of /proc/PID/schedstat). */
+function runQueueWaitNs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
 }
 
 export function cpuMeter(w: Watched): () => CpuUse {
-  const read = (): CpuUse => ({ gateway: cpuSeconds(w.gateway), agent: cpuSeconds(w.agent), sipps: w.sipps.reduce((s, pid) => s + cpuSeconds(pid), 0) });
+  const read = (): CpuUse => ({
+    gateway: cpuSeconds(w.gateway), agent: cpuSeconds(w.agent), sipps: w.sipps.reduce((s, pid) => s + cpuSeconds(pid), 0),
+    gatewayRunQueueWait: runQueueWaitNs(w.gateway) / 1e9,
+  });
   const start = read();
   const t0 = performance.now();
   return () => {
     const end = read();
     const wall = (performance.now() - t0) / 1000;
-    return { gateway: (end.gateway - start.gateway) / wall, agent: (end.agent - start.agent) / wall, sipps: (end.sipps - start.sipps) / wall };
+    const per = (k: keyof CpuUse): number => (end[k] - start[k]) / wall;
+    return { gateway: per('gateway'), agent: per('agent'), sipps: per('sipps'), gatewayRunQueueWait: per('gatewayRunQueueWait') };
   };
 }
 
@@ -100,3 +115,31 @@ export async function audioWindow(agent: LoadAgent, ids: ReadonlySet<string>, ms
 }
 
 export const load1 = (): number => loadavg()[0] ?? NaN;
+
+/** Host-wide count of UDP datagrams dropped because a socket's receive buffer was full (/proc/net/snmp). */
+export function udpReceiveBufferErrors(): number {
+  const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp:'));
+  const head = lines[0]?.split(/\s+/) ?? [];
+  const values = lines[1]?.split(/\s+/) ?? [];
+  return Number(values[head.indexOf('RcvbufErrors')] ?? NaN);
+}
+
+/** Figures from the gateway's /metrics (prom-client's default collectors). */
+export interface GatewayMetrics {
+  heapUsedKiB: number;
+  externalKiB: number;
+  /** Event-loop delay since the previous scrape (prom-client resets its histogram on each scrape). */
+  lagP99Ms: number;
+  lagMaxMs: number;
+}
+
+export async function gatewayMetrics(base: string): Promise<GatewayMetrics> {
+  const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const metric = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    heapUsedKiB: metric('vgw_nodejs_heap_size_used_bytes') / 1024,
+    externalKiB: metric('vgw_nodejs_external_memory_bytes') / 1024,
+    lagP99Ms: metric('vgw_nodejs_eventloop_lag_p99_seconds') * 1000,
+    lagMaxMs: metric('vgw_nodejs_eventloop_lag_max_seconds') * 1000,
+  };
+}

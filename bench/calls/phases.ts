@@ -5,7 +5,9 @@
  */
 import { runApiLoad, percentile, type ApiLoadResult } from './api-load.js';
 import type { CallDriver, PlacedCall } from './call-driver.js';
-import { audioWindow, cpuMeter, load1, rssMedian, sleep, type AudioWindow, type CpuUse, type Watched } from './measure.js';
+import {
+  audioWindow, cpuMeter, gatewayMetrics, load1, rssMedian, sleep, udpReceiveBufferErrors, type AudioWindow, type CpuUse, type Watched,
+} from './measure.js';
 import type { GatewayProcess, LoadAgent } from './processes.js';
 
 export interface BenchContext {
@@ -48,6 +50,11 @@ export interface RampStep {
   cpu: CpuUse;
   rssKiB: number;
   perCallKiB: number;
+  /** The gateway's event-loop delay over the window (p99 and max, ms). */
+  lagP99Ms: number;
+  lagMaxMs: number;
+  /** UDP datagrams the host dropped for full receive buffers during the window (all processes). */
+  udpDrops: number;
   load: number;
   passed: boolean;
 }
@@ -70,18 +77,23 @@ export async function ramp(ctx: BenchContext, targets: readonly number[], rate: 
     live.push(...placed.filter((c) => !c.failure && c.id));
     const missing = await agentsUp(ctx, live.map((c) => c.id!), 10_000);
     await sleep(3000);
+    await gatewayMetrics(ctx.gw.base);
+    const drops0 = udpReceiveBufferErrors();
     const cpu = cpuMeter(ctx.watched);
     const rss = rssMedian(ctx.gw.pid, Math.max(2, Math.floor(windowMs / 1000)), 1000);
     const audio = await audioWindow(ctx.agent, new Set(live.map((c) => c.id!)), windowMs, ctx.threshold);
+    const used = cpu();
+    const udpDrops = udpReceiveBufferErrors() - drops0;
+    const lag = await gatewayMetrics(ctx.gw.base);
     const rssKiB = await rss;
     const failed = placed.filter((c) => c.failure).length + missing;
     const step: RampStep = {
-      target, live: audio.calls, failedSetups: failed, failures: failureList(placed), audio, cpu: cpu(), rssKiB,
-      perCallKiB: (rssKiB - ctx.idleRssKiB) / Math.max(1, audio.calls), load: load1(),
+      target, live: audio.calls, failedSetups: failed, failures: failureList(placed), audio, cpu: used, rssKiB,
+      perCallKiB: (rssKiB - ctx.idleRssKiB) / Math.max(1, audio.calls), lagP99Ms: lag.lagP99Ms, lagMaxMs: lag.lagMaxMs, udpDrops, load: load1(),
       passed: failed === 0 && audio.dropped === 0 && audio.below === 0 && audio.calls === target,
     };
     steps.push(step);
-    console.log(`ramp ${target}: live ${audio.calls}, failed ${failed}, echoed min ${(audio.echoedMin * 100).toFixed(1)} % total ${(audio.echoedTotal * 100).toFixed(1)} %, below ${audio.below}, dropped ${audio.dropped}, agent sent ${(audio.sentTotal * 100).toFixed(1)} %, gateway ${step.cpu.gateway.toFixed(2)} cores, agent ${step.cpu.agent.toFixed(2)}, sipp ${step.cpu.sipps.toFixed(2)}, rss ${(rssKiB / 1024).toFixed(0)} MiB (${step.perCallKiB.toFixed(0)} KiB/call), load ${step.load.toFixed(1)}`);
+    console.log(`ramp ${target}: live ${audio.calls}, failed ${failed}, echoed min ${(audio.echoedMin * 100).toFixed(1)} % total ${(audio.echoedTotal * 100).toFixed(1)} %, received ${(audio.receivedTotal * 100).toFixed(1)} %, lag p99 ${step.lagP99Ms.toFixed(0)} ms max ${step.lagMaxMs.toFixed(0)} ms, udp drops ${udpDrops}, below ${audio.below}, dropped ${audio.dropped}, agent sent ${(audio.sentTotal * 100).toFixed(1)} %, gateway ${step.cpu.gateway.toFixed(2)} cores (waited for a CPU ${(step.cpu.gatewayRunQueueWait * 100).toFixed(0)} % of the window), agent ${step.cpu.agent.toFixed(2)}, sipp ${step.cpu.sipps.toFixed(2)}, rss ${(rssKiB / 1024).toFixed(0)} MiB (${step.perCallKiB.toFixed(0)} KiB/call), load ${step.load.toFixed(1)}`);
     if (!step.passed) break;
   }
   return steps;
@@ -132,6 +144,8 @@ export interface ApiUnderLoad {
   media: number;
   result: ApiLoadResult;
   gatewayCores: number;
+  /** Share of the run the gateway's main thread waited for a CPU. */
+  gatewayWait: number;
   rssKiB: number;
   audio: AudioWindow | null;
   load: number;
@@ -159,7 +173,8 @@ export async function apiWithLiveCalls(ctx: BenchContext, total: number, media: 
     let result: ApiLoadResult | undefined;
     const audio = withAudio ? await audioWindow(ctx.agent, withAudio, 0, ctx.threshold, async () => { result = await run(); }) : null;
     result ??= await run();
-    const entry: ApiUnderLoad = { ringing, media: withAudio?.size ?? 0, result, gatewayCores: cpu().gateway, rssKiB: await rss, audio, load: load1() };
+    const used = cpu();
+    const entry: ApiUnderLoad = { ringing, media: withAudio?.size ?? 0, result, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB: await rss, audio, load: load1() };
     console.log(`API ${label}: ${result.requests} requests (${result.achievedRate.toFixed(0)}/s), non-2xx ${result.non2xx}, errors ${result.errors}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms (autocannon ${result.autocannonP99} ms), gateway ${entry.gatewayCores.toFixed(2)} cores, rss ${(entry.rssKiB / 1024).toFixed(0)} MiB`);
     out.push(entry);
   };

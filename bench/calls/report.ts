@@ -2,10 +2,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { POLL_MS } from './call-driver.js';
+import type { MemoryByAge } from './memory-age.js';
 import type { ApiUnderLoad, RampStep, RateStep } from './phases.js';
 
 export const HEADING = '## Calls (`npm run bench:calls`)';
 const DOC = join(import.meta.dirname, '..', '..', 'docs', 'PERFORMANCE.md');
+/** Reading of the committed run, written by hand after it (it names the run it is about). */
+const ANALYSIS = join(import.meta.dirname, 'analysis.md');
 
 export interface CallsReport {
   machine: { nproc: number; cpu: string; node: string; startedAt: Date; loadAtStart: number; loadAtEnd: number };
@@ -23,10 +26,11 @@ export interface CallsReport {
   anchor: ApiUnderLoad;
   listIdle: ApiUnderLoad;
   steps: RampStep[];
+  memory: MemoryByAge;
   rates: RateStep[];
+  /** Hang-up requests the gateway never answered (see the analysis). */
+  unansweredHangups: number;
   api: ApiUnderLoad[];
-  /** Paragraphs on why targets were missed, written after reading the run (kept across rewrites by the caller). */
-  analysis?: string[];
 }
 
 const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
@@ -43,9 +47,20 @@ const cpuPerCallSecond = (s: RampStep): number => (s.cpu.gateway * 1000) / Math.
 
 function rampTable(r: CallsReport): string[] {
   return [
-    '| calls | failed setups | calls ended | agent frames back: lowest call / 1st pct / median | all calls | calls under 95 % | load agent sent | gateway cores | CPU ms per call-second | load agent cores | sipp cores | gateway RSS | RSS per call | load avg |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...r.steps.map((s) => `| ${s.target}${s.live !== s.target ? ` (${s.live} live)` : ''} | ${s.failedSetups}${s.failures.length ? ` (${s.failures.join('; ')})` : ''} | ${s.audio.dropped} | ${pct(s.audio.echoedMin)} / ${pct(s.audio.echoedP1)} / ${pct(s.audio.echoedMedian)} | ${pct(s.audio.echoedTotal)} | ${s.audio.below} | ${pct(s.audio.sentTotal)} | ${s.cpu.gateway.toFixed(2)} | ${cpuPerCallSecond(s).toFixed(1)} | ${s.cpu.agent.toFixed(2)} | ${s.cpu.sipps.toFixed(2)} | ${(s.rssKiB / 1024).toFixed(0)} MiB | ${s.perCallKiB.toFixed(0)} KiB | ${s.load.toFixed(1)} |`),
+    '| calls | failed setups | calls ended | agent frames back: lowest call / 1st pct / median | all calls | calls under 95 % | all frames to agents | load agent sent | gateway cores | CPU ms per call-second | gateway main thread waiting for a CPU | gateway event-loop delay p99 / max | load agent cores | sipp cores | host UDP receive-buffer drops | gateway RSS | RSS per call | load avg |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...r.steps.map((s) => `| ${s.target}${s.live !== s.target ? ` (${s.live} live)` : ''} | ${s.failedSetups}${s.failures.length ? ` (${s.failures.join('; ')})` : ''} | ${s.audio.dropped} | ${pct(s.audio.echoedMin)} / ${pct(s.audio.echoedP1)} / ${pct(s.audio.echoedMedian)} | ${pct(s.audio.echoedTotal)} | ${s.audio.below} | ${pct(s.audio.receivedTotal)} | ${pct(s.audio.sentTotal)} | ${s.cpu.gateway.toFixed(2)} | ${cpuPerCallSecond(s).toFixed(1)} | ${pct(s.cpu.gatewayRunQueueWait)} | ${s.lagP99Ms.toFixed(0)} / ${s.lagMaxMs.toFixed(0)} ms | ${s.cpu.agent.toFixed(2)} | ${s.cpu.sipps.toFixed(2)} | ${s.udpDrops} | ${(s.rssKiB / 1024).toFixed(0)} MiB | ${s.perCallKiB.toFixed(0)} KiB | ${s.load.toFixed(1)} |`),
+  ];
+}
+
+function memoryTable(r: CallsReport): string[] {
+  const m = r.memory;
+  return [
+    `${m.calls} media calls with agents held past a minute${m.failed ? ` (${m.failed} failed to set up)` : ''}; idle: RSS ${(m.idle.rssKiB / 1024).toFixed(1)} MiB, V8 heap used ${(m.idle.heapUsedKiB / 1024).toFixed(1)} MiB, external ${(m.idle.externalKiB / 1024).toFixed(1)} MiB (from the gateway's \`/metrics\`).`,
+    '',
+    '| call age | gateway RSS | RSS per call | V8 heap used | external (ArrayBuffers, Buffers) | external per call |',
+    '|---|---|---|---|---|---|',
+    ...m.samples.map((x) => `| ${x.ageS} s | ${(x.rssKiB / 1024).toFixed(0)} MiB | ${x.perCallKiB.toFixed(0)} KiB | ${(x.heapUsedKiB / 1024).toFixed(1)} MiB | ${(x.externalKiB / 1024).toFixed(1)} MiB | ${((x.externalKiB - m.idle.externalKiB) / Math.max(1, m.calls)).toFixed(0)} KiB |`),
   ];
 }
 
@@ -61,14 +76,14 @@ function apiRow(a: ApiUnderLoad, anchorP99: number, live: string): string {
   const x = a.result;
   const cpuPerRequest = (a.gatewayCores * 1000) / Math.max(1, x.achievedRate);
   const audio = a.audio ? `; their agents got ${pct(a.audio.echoedTotal)} of their frames back (lowest call ${pct(a.audio.echoedMin)})` : '';
-  return `| \`${x.path}\` | ${live}${audio} | ${x.achievedRate.toFixed(0)} | ${x.non2xx + x.errors} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} | ${ms(x.max)} | ${x.autocannonP99} | ${(x.p99 / anchorP99).toFixed(1)} | ${a.gatewayCores.toFixed(2)} | ${cpuPerRequest.toFixed(2)} | ${a.load.toFixed(1)} |`;
+  return `| \`${x.path}\` | ${live}${audio} | ${x.achievedRate.toFixed(0)} | ${x.non2xx + x.errors} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} | ${ms(x.max)} | ${x.autocannonP99} | ${(x.p99 / anchorP99).toFixed(1)} | ${a.gatewayCores.toFixed(2)} | ${cpuPerRequest.toFixed(2)} | ${pct(a.gatewayWait)} | ${a.load.toFixed(1)} |`;
 }
 
 function apiTable(r: CallsReport): string[] {
   const anchor = r.anchor.result.p99;
   return [
-    '| request | live calls | answered/s | errors | p50 ms | p90 ms | p99 ms | max ms | autocannon p99 ms | p99 / anchor p99 | gateway cores | gateway CPU ms per request | load avg |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| request | live calls | answered/s | errors | p50 ms | p90 ms | p99 ms | max ms | autocannon p99 ms | p99 / anchor p99 | gateway cores | gateway CPU ms per request | gateway main thread waiting for a CPU | load avg |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     apiRow(r.anchor, anchor, 'none (anchor)'),
     apiRow(r.listIdle, anchor, 'none'),
     ...r.api.map((a) => apiRow(a, anchor, a.media > 0 ? `${a.ringing} ringing + ${a.media} answered, media and agents` : `${a.ringing} ringing (no media)`)),
@@ -80,14 +95,15 @@ function targets(r: CallsReport): string[] {
   const passingRates = r.rates.filter((s) => s.failed === 0);
   const bestRate = passingRates.at(-1);
   const thousand = r.api[0];
-  const perCall = held?.perCallKiB ?? NaN;
+  const oldest = r.memory.samples.at(-1);
+  const perCall = oldest?.perCallKiB ?? NaN;
   return [
     '| measure | this run | target | verdict |',
     '|---|---|---|---|',
     `| most concurrent agent calls held with no audio loss | ${held ? held.live : 'none'}${failed ? ` (the ${failed.target} step failed)` : ''} | ≥ 300 | ${verdict((held?.live ?? 0) >= 300)} |`,
     `| call setups per second with no failure | ${bestRate ? `${bestRate.rate}/s (POST→active p50 ${ms(bestRate.setupP50)} ms, p99 ${ms(bestRate.setupP99)} ms)` : 'none'} | ≥ 50/s | ${verdict((bestRate?.rate ?? 0) >= 50)} |`,
     `| \`GET /v1/calls?limit=50\` p99 at ${r.apiRate} req/s with ${thousand ? thousand.ringing + thousand.media : 0} live calls | ${thousand ? `${ms(thousand.result.p99)} ms (anchor \`GET /healthz\` idle: ${ms(r.anchor.result.p99)} ms)` : 'not run'} | < 10 ms | ${verdict(thousand !== undefined && thousand.result.p99 < 10)} |`,
-    `| memory per media call (gateway RSS growth / calls) | ${Number.isFinite(perCall) ? `${perCall.toFixed(0)} KiB at ${held?.live} calls` : '-'} | < 300 KB | ${verdict(perCall * 1024 < 300_000)} |`,
+    `| memory per media call (gateway RSS growth / calls) | ${oldest ? `${perCall.toFixed(0)} KiB with ${r.memory.calls} calls ${oldest.ageS} s old (${r.memory.samples.map((x) => `${x.perCallKiB.toFixed(0)} KiB at ${x.ageS} s`).join(', ')})` : '-'} | < 300 KB | ${verdict(perCall * 1024 < 300_000)} |`,
     `| gateway CPU per media call | ${held ? `${cpuPerCallSecond(held).toFixed(1)} ms per call-second (${((held.cpu.gateway / held.live) * 100).toFixed(2)} % of a core) at ${held.live} calls` : '-'} | (none) | |`,
   ];
 }
@@ -120,6 +136,10 @@ export function writeCallsSection(r: CallsReport): void {
     '',
     ...rampTable(r),
     '',
+    '### Memory per call as calls age',
+    '',
+    ...memoryTable(r),
+    '',
     '### Setup rate',
     '',
     ...rateTable(r),
@@ -128,7 +148,8 @@ export function writeCallsSection(r: CallsReport): void {
     '',
     ...apiTable(r),
     '',
-    ...(r.analysis?.length ? ['### What did not meet the target, and why', '', ...r.analysis, ''] : []),
+    ...(r.unansweredHangups > 0 ? [`${r.unansweredHangups} hang-up request(s) got no answer within 20 s during this run (see below).`, ''] : []),
+    ...(existsSync(ANALYSIS) ? ['### What did not meet the target, and why', '', readFileSync(ANALYSIS, 'utf8').trim(), ''] : []),
     'Run: `npm run bench:calls -- --write` (add `--gateway-rev HEAD` to measure a commit while the working tree changes).',
     '',
   ].join('\n');
