@@ -57,6 +57,14 @@ export interface AgentLink {
   unhold(): void;
   markPlayed(name: string): void;
   close(reason: string): void;
+  /**
+   * Who stops the agent's audio when the caller talks over it. 'platform' (the default): the
+   * provider detects it and sends a clear (`onClearAudio`). 'client': the provider expects the
+   * gateway to detect the caller's speech, drop the queued audio itself and call {@link interrupt}.
+   */
+  readonly bargeIn?: 'client' | 'platform';
+  /** With `bargeIn: 'client'`: the caller started speaking over the agent, whose queued audio was dropped. */
+  interrupt?(): void;
 }
 
 /** Which agent a call connects to. */
@@ -101,3 +109,56 @@ export interface SipTrunkTarget {
  * HTTPS, Retell's `register-phone-call`). A failure is a value: the caller gets 503.
  */
 export type SipTrunkResolver = (request: { tenantId: TenantId; agentId: string; call: AgentCallInfo }) => Promise<SipTrunkTarget | { error: string }>;
+
+/** Which party of a call a recognition stream hears: the remote party on the phone, or the agent. */
+export type SpeakerRole = 'caller' | 'agent';
+
+/** One final result of a recognition stream, timed in the audio given to its `write()` (hold excluded). */
+export interface RecognizedUtterance {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** What a recognition stream reports as it goes; called synchronously, must not throw. */
+export interface RecognitionHandlers {
+  /** A provisional hypothesis that a later partial or final replaces (streaming cloud engines). */
+  onPartial?(text: string): void;
+  onFinal?(utterance: RecognizedUtterance): void;
+  /** The engine failed; the stream writes nothing more, keeps what it heard, and the call goes on. */
+  onError?(message: string): void;
+}
+
+/** What {@link SpeechRecognizer.open} is told: whose voice, in which call, at which rate `write()` is fed. */
+export interface RecognitionRequest {
+  callId: string;
+  role: SpeakerRole;
+  sampleRate: number;
+  handlers?: RecognitionHandlers;
+}
+
+/**
+ * One party's speech in one call. `write()` takes mono PCM16 at the requested rate, and the
+ * caller may reuse the array once it returns. `pause()` marks an intended gap (hold): an engine
+ * ends the utterance in progress and may keep its connection alive meanwhile.
+ */
+export interface RecognitionStream {
+  write(pcm: Int16Array): void;
+  pause(): void;
+  resume(): void;
+  /** Ends the stream: every final utterance it produced, in order. Never rejects; bounded in time. */
+  close(): Promise<RecognizedUtterance[]>;
+}
+
+/**
+ * A speech recognition engine the gateway runs on call audio itself (a local process, or a
+ * cloud streaming service). Opening never throws for an engine failure: the stream reports it
+ * through `onError` and yields what it heard.
+ */
+export interface SpeechRecognizer {
+  /** The engine's name for logs and `session` (e.g. `pocketsphinx`). */
+  readonly name: string;
+  /** The rate the engine wants; the call layer resamples its 8 kHz audio to it. */
+  readonly sampleRate: 8000 | 16000 | 24000 | 48000;
+  open(request: RecognitionRequest): RecognitionStream;
+}

@@ -23,9 +23,15 @@ class RecordingLink implements AgentLink {
   readonly dtmf: string[] = [];
   readonly holdEvents: string[] = [];
   readonly marksPlayed: string[] = [];
-  constructor(input: AgentAudioFormat, output: AgentAudioFormat) {
+  readonly bargeIn: 'client' | 'platform' | undefined;
+  interrupts = 0;
+  constructor(input: AgentAudioFormat, output: AgentAudioFormat, bargeIn?: 'client' | 'platform') {
     this.inputFormat = input;
     this.outputFormat = output;
+    this.bargeIn = bargeIn;
+  }
+  interrupt(): void {
+    this.interrupts++;
   }
   start(): Promise<void> {
     return Promise.resolve();
@@ -74,6 +80,7 @@ interface RigOptions {
   output?: AgentAudioFormat;
   leg?: Partial<AgentMediaLegOptions>;
   attach?: boolean;
+  bargeIn?: 'client' | 'platform';
 }
 
 /** Real SDP offer/answer between the phone and the leg, so payload types come from negotiation. */
@@ -105,7 +112,7 @@ async function rig(t: T, options: RigOptions = {}): Promise<Rig> {
   const digits: string[] = [];
   const leg = new AgentMediaLeg({ clock, rtp: session, audio, onDigit: (d) => digits.push(d), ...options.leg });
   t.teardown(() => leg.close());
-  const link = new RecordingLink(options.input ?? MULAW_8K, options.output ?? MULAW_8K);
+  const link = new RecordingLink(options.input ?? MULAW_8K, options.output ?? MULAW_8K, options.bargeIn);
   const attach = async (): Promise<void> => {
     await leg.attach(link);
     await phone.waitFor(1);
@@ -415,4 +422,143 @@ t.test('RFC 3550 5.1: malformed and unexpected packets are dropped and counted, 
   t.equal(leg.stats().packetsDropped, 5);
   t.equal(link.audio[0]!.length, 160);
   t.doesNotThrow(() => JSON.stringify(leg.stats()));
+});
+
+// Caller speech, echo guard and barge-in.
+
+/** A crude voiced sound (harmonics of a gliding pitch, two stressed like formants); `at` is the absolute sample index. */
+function vowel(at: number, pitch: number, formants: readonly number[], amp = 3000): Int16Array {
+  return Int16Array.from({ length: 160 }, (_, i) => {
+    const k = at + i;
+    const f0 = pitch * (1 + 0.4 * Math.sin(k / 4000));
+    let s = 0;
+    for (let h = 1; h <= 20; h++) s += Math.sin((2 * Math.PI * f0 * h * k) / 8000) * (formants.includes(h) ? 1 : 0.25 / h);
+    return Math.round(s * amp);
+  });
+}
+const agentVoice = (frame: number): Int16Array => vowel(frame * 160, 150, [4, 9]);
+const callerVoice = (frame: number): Int16Array => vowel(frame * 160, 110, [3, 7]);
+const agentSpeech = (frames: number): Buffer => Buffer.concat(Array.from({ length: frames }, (_, f) => ulaw(agentVoice(f))));
+const isSilence = (packet: Buffer): boolean => payloadOf(packet).every((b) => b === ULAW_SILENCE);
+
+/** Sends one 20 ms caller packet and waits until the leg has taken it (held or not). */
+async function speak(r: Rig, pcm: Int16Array): Promise<void> {
+  const before = (r.leg.stats().rtp as { packetsReceived: number }).packetsReceived;
+  await r.send({}, ulaw(pcm));
+  await until('the caller packet', () => (r.leg.stats().rtp as { packetsReceived: number }).packetsReceived > before);
+}
+
+async function speechRig(t: T, options: RigOptions = {}): Promise<Rig & { events: string[] }> {
+  const events: string[] = [];
+  const r = await rig(t, { ...options, leg: { ...options.leg, onCallerSpeech: (e) => events.push(e) } });
+  return { ...r, events };
+}
+
+t.test('caller VAD: the carrier party\'s speech gives onCallerSpeech start and stop, counted in stats', async (t) => {
+  const r = await speechRig(t);
+  for (let f = 0; f < 15; f++) await speak(r, new Int16Array(160));
+  t.same(r.events, []);
+  for (let f = 15; f < 45; f++) await speak(r, callerVoice(f));
+  t.same(r.events, ['start']);
+  t.equal(r.leg.stats().callerSpeaking, true);
+  for (let f = 45; f < 75; f++) await speak(r, new Int16Array(160));
+  t.same(r.events, ['start', 'stop'], 'stop after the 400 ms hangover');
+  t.match(r.leg.stats(), { callerSpeechStarts: 1, callerSpeechStops: 1, callerSpeaking: false, echoFrames: 0, bargeIns: 0, bargeIn: 'platform' });
+  t.equal(r.link.audio.length, 75, 'the agent got every caller frame, speech or not');
+});
+
+/**
+ * The line returns what the phone received at -10 dB, `delay` packets (20 ms each) later, with
+ * `caller(f)` (or nothing) added: an echoing carrier with a caller who may talk over it.
+ */
+async function echoingLine(r: Rig, frames: number, caller: (f: number) => Int16Array | null, delay = 5): Promise<void> {
+  const heard: Int16Array[] = [];
+  for (let f = 0; f < frames; f++) {
+    const [packet] = await r.play(1);
+    heard.push(decodeUlaw(payloadOf(packet!)));
+    const echo = f >= delay ? heard[f - delay]!.map((x) => Math.round(x * 10 ** (-10 / 20))) : new Int16Array(160);
+    const own = caller(f);
+    await speak(r, own === null ? echo : echo.map((x, i) => Math.max(-32768, Math.min(32767, x + own[i]!))));
+  }
+}
+
+t.test('echo guard: the agent\'s audio echoed back at -10 dB after 100 ms starts no caller speech; the caller talking over it does', async (t) => {
+  const r = await speechRig(t);
+  r.leg.handlers.onAudio?.(agentSpeech(150));
+  await echoingLine(r, 80, () => null);
+  t.same(r.events, [], 'the echo alone is not the caller');
+  t.ok((r.leg.stats().echoFrames as number) >= 70, `echo frames kept from the VAD (${String(r.leg.stats().echoFrames)})`);
+  await echoingLine(r, 20, (f) => callerVoice(80 + f));
+  t.same(r.events, ['start'], 'the caller, as loud as the agent, is heard over the echo');
+  t.equal(r.leg.stats().bargeIns, 0, 'a platform barge-in link: the gateway flushes nothing');
+});
+
+/** Agent audio queued with a mark behind it, then the caller speaking until the speech start. Returns the packet index of the start. */
+async function talkOver(r: Rig & { events: string[] }): Promise<number> {
+  r.leg.handlers.onAudio?.(agentSpeech(150));
+  r.leg.handlers.onMark?.('reply-1');
+  for (let f = 0; f < 60; f++) {
+    await r.play(1);
+    await speak(r, f < 15 ? new Int16Array(160) : callerVoice(f));
+    if (r.events.length > 0) return f;
+  }
+  throw new Error('no caller speech start');
+}
+
+t.test('barge-in, client: the caller\'s speech start flushes the agent\'s queued audio within one packet and interrupts the link', async (t) => {
+  const r = await speechRig(t, { bargeIn: 'client' });
+  const at = await talkOver(r);
+  t.ok(at >= 17 && at < 25, `speech start after the onset (packet ${at})`);
+  t.equal(r.link.interrupts, 1, 'the link is told');
+  t.same(r.link.marksPlayed, ['reply-1'], 'the flushed mark is answered');
+  const after = await r.play(3);
+  t.ok(after.every(isSilence), 'the very next packet is silence: no agent audio 20 ms after the interruption');
+  t.match(r.leg.stats(), { bargeIns: 1, bargeIn: 'client', bufferedMs: 0, callerSpeechStarts: 1 });
+  r.leg.handlers.onAudio?.(agentSpeech(5));
+  const next = await r.play(2);
+  t.ok(next.some((p) => !isSilence(p)), 'the agent\'s next reply plays');
+  t.equal(r.link.interrupts, 1, 'one interruption per speech start');
+});
+
+t.test('barge-in, platform: the gateway reports the caller\'s speech but leaves the flush to the provider', async (t) => {
+  const r = await speechRig(t, { bargeIn: 'platform' });
+  await talkOver(r);
+  t.equal(r.link.interrupts, 0);
+  t.same(r.link.marksPlayed, []);
+  const after = await r.play(3);
+  t.ok(after.every((p) => !isSilence(p)), 'the agent keeps playing until its platform sends a clear');
+  t.equal(r.leg.stats().bargeIns, 0);
+});
+
+t.test('barge-in, client: speech while the agent is quiet interrupts nothing', async (t) => {
+  const r = await speechRig(t, { bargeIn: 'client' });
+  for (let f = 0; f < 40; f++) {
+    await r.play(1);
+    await speak(r, f < 15 ? new Int16Array(160) : callerVoice(f));
+  }
+  t.same(r.events, ['start']);
+  t.equal(r.link.interrupts, 0);
+  t.equal(r.leg.stats().bargeIns, 0);
+});
+
+t.test('contract 4: hold pauses caller VAD and barge-in; unhold listens again', async (t) => {
+  const r = await speechRig(t, { bargeIn: 'client' });
+  for (let f = 0; f < 15; f++) await speak(r, new Int16Array(160));
+  r.leg.hold();
+  r.leg.handlers.onAudio?.(agentSpeech(50));
+  for (let f = 15; f < 45; f++) await speak(r, callerVoice(f));
+  t.same(r.events, [], 'no speech while held');
+  t.match(r.leg.stats(), { callerSpeechStarts: 0, bargeIns: 0 });
+  r.leg.unhold();
+  for (let f = 45; f < 75; f++) await speak(r, callerVoice(f));
+  t.same(r.events, ['start'], 'heard after unhold (and its warm-up)');
+});
+
+t.test('contract 4: hold during the caller\'s speech ends it', async (t) => {
+  const r = await speechRig(t);
+  for (let f = 0; f < 40; f++) await speak(r, f < 15 ? new Int16Array(160) : callerVoice(f));
+  t.same(r.events, ['start']);
+  r.leg.hold();
+  t.same(r.events, ['start', 'stop']);
+  t.match(r.leg.stats(), { callerSpeechStarts: 1, callerSpeechStops: 1, callerSpeaking: false });
 });

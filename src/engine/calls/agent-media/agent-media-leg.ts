@@ -1,4 +1,4 @@
-/** @module Joins the carrier's RTP leg to an agent link: caller audio, agent playout, marks, clear, DTMF and hold (contract 4 and 5). */
+/** @module Joins the carrier's RTP leg to an agent link: caller audio, agent playout, marks, clear, caller speech and barge-in, DTMF and hold (contract 4 and 5). */
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import {
@@ -9,6 +9,7 @@ import {
 } from '../../media/index.js';
 import type { AgentLink, AgentLinkHandlers } from '../ports.js';
 import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, FRAME_MS, type CarrierCodec } from './agent-audio-format.js';
+import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
 
 /** Options of {@link AgentMediaLeg}. */
 export interface AgentMediaLegOptions {
@@ -23,6 +24,10 @@ export interface AgentMediaLegOptions {
   holdMusic?: AudioSource | null;
   /** An RFC 4733 digit from the carrier party. */
   onDigit?: (digit: string) => void;
+  /** The carrier party started or stopped speaking (the agent's echo excluded; nothing while held). */
+  onCallerSpeech?: (event: CallerSpeechEvent) => void;
+  /** VAD and echo guard tuning; defaults suit a telephone line. */
+  callerSpeech?: CallerSpeechOptions;
 }
 
 const FRAME_SAMPLES = (CARRIER_RATE * FRAME_MS) / 1000;
@@ -41,7 +46,9 @@ type Pending = { kind: 'audio'; chunk: Buffer } | { kind: 'mark'; name: string }
  * audio, in chunks of any size, is decoded to 8 kHz into a playout queue that a pacer drains
  * every 20 ms onto the RTP leg, playing silence when it is empty so that the carrier's media
  * timers never see a gap. `clear` flushes the queue at once: the next packet is silence, so no
- * agent audio reaches the caller more than one packet time after the barge-in.
+ * agent audio reaches the caller more than one packet time after the barge-in. The caller's audio
+ * also goes through a VAD with an echo guard; for links that leave barge-in to the client, the
+ * caller's speech start does what `clear` does.
  */
 export class AgentMediaLeg {
   /** Handlers to pass when opening the AgentLink; events before {@link attach} are kept in order. */
@@ -52,6 +59,8 @@ export class AgentMediaLeg {
   readonly #recorder: StereoWavRecorder | null;
   readonly #music: AudioSource | null;
   readonly #onDigit: (digit: string) => void;
+  readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
+  readonly #speechOptions: CallerSpeechOptions;
   readonly #pacer: FramePacer;
   readonly #playout: PlayoutBuffer;
   readonly #events = new TelephoneEventReceiver();
@@ -63,6 +72,9 @@ export class AgentMediaLeg {
   #link: AgentLink | null = null;
   #encoder: CallerAudioEncoder | null = null;
   #decoder: AgentAudioDecoder | null = null;
+  #speech: CallerSpeechDetector | null = null;
+  /** Whether the last packet sent carried agent audio (the agent is talking even if nothing is queued). */
+  #agentAudible = false;
   #previousDelegate: RtpSessionDelegate | null = null;
   #attaching = false;
   #held = false;
@@ -70,7 +82,7 @@ export class AgentMediaLeg {
   #closed = false;
   #seq = 0;
   #ts = 0;
-  readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, framesToCarrier: 0 };
+  readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, framesToCarrier: 0, bargeIns: 0 };
 
   constructor(options: AgentMediaLegOptions) {
     const encoding = options.audio.codec.encoding;
@@ -82,6 +94,8 @@ export class AgentMediaLeg {
     this.#recorder = options.recorder ?? null;
     this.#music = options.holdMusic ?? null;
     this.#onDigit = options.onDigit ?? (() => undefined);
+    this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
+    this.#speechOptions = options.callerSpeech ?? {};
     this.#playout = new PlayoutBuffer({ sampleRate: CARRIER_RATE, onMark: (name) => this.#link?.markPlayed(name) });
     this.#pacer = new FramePacer(options.clock, FRAME_MS, () => this.#onFrame());
     this.handlers = {
@@ -109,14 +123,22 @@ export class AgentMediaLeg {
       encoder.close();
       throw error;
     });
+    const speech = await CallerSpeechDetector.create(this.#speechOptions, (event) => this.#onSpeech(event)).catch((error: unknown) => {
+      encoder.close();
+      decoder.close();
+      throw error;
+    });
     if (this.#stopped) {
       encoder.close();
       decoder.close();
+      speech.close();
       return;
     }
     this.#link = link;
     this.#encoder = encoder;
     this.#decoder = decoder;
+    this.#speech = speech;
+    if (this.#held) speech.pause();
     if (this.#held) link.hold();
     const pending = this.#pending ?? [];
     this.#pending = null;
@@ -140,6 +162,7 @@ export class AgentMediaLeg {
     this.#held = true;
     this.#link?.hold();
     this.#encoder?.reset();
+    this.#speech?.pause();
     this.#flushPlayout();
     this.#recorder?.pause();
   }
@@ -147,6 +170,7 @@ export class AgentMediaLeg {
   unhold(): void {
     if (!this.#held || this.#stopped) return;
     this.#held = false;
+    this.#speech?.resume();
     this.#recorder?.resume();
     this.#link?.unhold();
   }
@@ -173,6 +197,7 @@ export class AgentMediaLeg {
     this.detach();
     this.#encoder?.close();
     this.#decoder?.close();
+    this.#speech?.close();
   }
 
   /** Live numbers for GET /v1/calls/{id} `session`. */
@@ -188,6 +213,11 @@ export class AgentMediaLeg {
       framesPlayed: this.#playout.stats.framesPlayed,
       underruns: this.#playout.stats.underruns,
       bufferedMs: Math.round(this.#playout.bufferedMs),
+      bargeIn: this.#link?.bargeIn ?? 'platform',
+      callerSpeaking: this.#speech?.isSpeaking ?? false,
+      callerSpeechStarts: this.#speech?.stats.speechStarts ?? 0,
+      callerSpeechStops: this.#speech?.stats.speechStops ?? 0,
+      echoFrames: this.#speech?.stats.echoFrames ?? 0,
       rtp: {
         localPort: rtp.localPort,
         packetsSent: rtp.packetsSent,
@@ -224,14 +254,28 @@ export class AgentMediaLeg {
     }
     if (this.#held) return;
     const payload = packet.subarray(offset, end);
-    const recorder = this.#recorder;
-    let pcm: Int16Array | null = null;
-    if (recorder !== null || !encoder.takesG711) {
-      pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
-      this.#record(recorder, 'remote', pcm, rtpTimestamp(packet));
-    }
+    // Decoded for the VAD whatever the agent takes; µ-law agents still get the payload bytes as they are.
+    const pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
+    this.#record(this.#recorder, 'remote', pcm, rtpTimestamp(packet));
     if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
-    else if (pcm !== null) encoder.pushPcm(pcm);
+    else encoder.pushPcm(pcm);
+    // After the agent got the frame: a barge-in this packet causes must not delay the caller's audio.
+    this.#speech?.writeCaller(pcm, this.#clock.monotonic());
+  }
+
+  /**
+   * Caller speech (echo excluded by the detector). With a 'client' barge-in link, a start while
+   * the agent is talking drops its queued audio at once, so the next packet is silence (within
+   * 20 ms), and tells the link; 'platform' links send their own clear.
+   */
+  #onSpeech(event: CallerSpeechEvent): void {
+    const link = this.#link;
+    if (event === 'start' && link?.bargeIn === 'client' && (this.#playout.bufferedMs > 0 || this.#agentAudible)) {
+      this.#counts.bargeIns++;
+      this.#flushPlayout();
+      link.interrupt?.();
+    }
+    this.#onCallerSpeech(event);
   }
 
   /** RFC 4733 §2.5.1.4: the end packet is sent three times; the receiver reports each event once. */
@@ -301,12 +345,17 @@ export class AgentMediaLeg {
   #onFrame(): void {
     const pcm = this.#framePcm;
     if (this.#held) {
+      this.#agentAudible = false;
       const n = this.#music?.read(pcm) ?? 0;
       if (n < pcm.length) pcm.fill(0, n);
     } else {
+      const played = this.#playout.stats.framesPlayed;
       this.#playout.read(pcm);
+      this.#agentAudible = this.#playout.stats.framesPlayed !== played;
       this.#record(this.#recorder, 'agent', pcm, this.#ts);
     }
+    // Whatever the carrier party hears may come back as echo.
+    this.#speech?.notePlayout(pcm);
     // The socket holds the packet until it is sent: a fresh buffer per packet, as media's players do.
     const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + FRAME_SAMPLES);
     // Our own continuous numbering; the session's sequencer maps it into the leg's stream (RFC 3550 §5.1).
