@@ -14,6 +14,8 @@ import type { EndReason, HangupBy } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { recordingPathOf } from './recovery.js';
 import type { RemoteLeg } from './remote-leg.js';
+import { CallAudioTap } from './transcription/call-audio-tap.js';
+import { CallTranscriber } from './transcription/call-transcriber.js';
 import { Transfer } from './transfer.js';
 
 /** How the remote party is named in `hangup_by`: the callee of an outbound call, the caller of an inbound one. */
@@ -31,6 +33,7 @@ export class ConnectedCall {
   #agent: (AgentSide & { readonly turns?: readonly TranscriptTurn[] }) | null = null;
   #recorder: StereoWavRecorder | null = null;
   #recordingPath = '';
+  #transcriber: CallTranscriber | null = null;
   #transfer: Transfer | null = null;
   #ending: Promise<void> | null = null;
 
@@ -54,8 +57,12 @@ export class ConnectedCall {
 
   /** Opens the recording (when asked) and the agent; an agent that cannot be reached ends the call `agent_unreachable`. */
   async start(): Promise<void> {
+    const answeredAt = this.#ctx.clock.monotonic();
     if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
-    const agent = this.#makeAgent(this.#recorder, (reason) => {
+    this.#transcriber = await this.#openTranscriber(answeredAt);
+    // The agent side feeds the recording; with transcription on it feeds both through the tap.
+    const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber).asRecorder() : this.#recorder;
+    const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
     });
     this.#agent = agent;
@@ -66,13 +73,18 @@ export class ConnectedCall {
       await this.end({ reason: 'agent_unreachable', sipStatus: null, hangupBy: 'gateway' }, true);
       return;
     }
-    if (this.#call.snapshot().on_hold) agent.hold();
+    if (this.#call.snapshot().on_hold) {
+      agent.hold();
+      this.#transcriber?.pause();
+    }
   }
 
   hold(): CallCommandFailure | null {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.bridged) this.#transfer.hold();
     else this.#agent?.hold();
+    // Contract 4: transcription pauses with the recording, whoever holds the audio now.
+    this.#transcriber?.pause();
     this.#call.setHold(true);
     return null;
   }
@@ -81,6 +93,7 @@ export class ConnectedCall {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.bridged) this.#transfer.unhold();
     else this.#agent?.unhold();
+    this.#transcriber?.resume();
     this.#call.setHold(false);
     return null;
   }
@@ -102,13 +115,14 @@ export class ConnectedCall {
       agent: this.#agent?.describe() ?? null,
       transfer: this.#transfer?.describe() ?? null,
       recording: this.#recorder ? { paused: this.#recorder.isPaused } : null,
+      transcription: this.#transcriber ? { engine: this.#ctx.transcription?.recognizer.name ?? null, paused: this.#transcriber.isPaused } : null,
     };
   }
 
   /**
    * Ends the call once: records the reason, sends BYE to the remote party when asked (not when the
    * remote party ended it), releases the agent and every leg, stores the transcript, finishes the
-   * recording.
+   * recording and the gateway's own transcript.
    */
   end(reason: EndReason, byeRemote: boolean): Promise<void> {
     this.#ending ??= (async () => {
@@ -118,7 +132,7 @@ export class ConnectedCall {
       this.#saveTranscript();
       if (byeRemote && !this.#remote.dialog.isEnded) await this.#remote.dialog.bye().catch(() => 0);
       this.#remote.close();
-      await this.#closeRecorder();
+      await Promise.all([this.#closeRecorder(), this.#saveGatewayTranscript()]);
     })();
     return this.#ending;
   }
@@ -130,6 +144,37 @@ export class ConnectedCall {
       this.#ctx.transcripts.save(this.#call.id, 'provider', [...turns]);
     } catch (err) {
       this.#call.log.error({ err }, 'cannot store the transcript');
+    }
+  }
+
+  /** The gateway's own recognizer on this call when configured; a failure to start it never fails the call. */
+  async #openTranscriber(answeredAt: number): Promise<CallTranscriber | null> {
+    const settings = this.#ctx.transcription;
+    if (!settings || settings.channels.length === 0) return null;
+    try {
+      const transcriber = await CallTranscriber.open({ settings, callId: this.#call.id, startedAt: answeredAt, log: this.#call.log });
+      // Ended while the streams opened: end() found nothing to close, so close them here.
+      if (this.#ending !== null) {
+        void transcriber.close();
+        return null;
+      }
+      return transcriber;
+    } catch (err) {
+      this.#call.log.error({ err }, 'cannot start transcription; the call goes on without it');
+      return null;
+    }
+  }
+
+  /** Stored as source `gateway`, beside the provider's turns (contract 4 `GET /v1/calls/{id}/transcript`). */
+  async #saveGatewayTranscript(): Promise<void> {
+    const transcriber = this.#transcriber;
+    if (!transcriber) return;
+    const turns = await transcriber.close();
+    if (turns.length === 0) return;
+    try {
+      this.#ctx.transcripts.save(this.#call.id, 'gateway', turns);
+    } catch (err) {
+      this.#call.log.error({ err }, 'cannot store the gateway transcript');
     }
   }
 

@@ -6,7 +6,7 @@ import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '.
 import type { ServerLocator, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
 import type { CarrierProfile } from './carrier-profile.js';
-import type { AgentConnector, InboundRoute, SipTrunkResolver, TranscriptSink } from './ports.js';
+import type { AgentConnector, InboundRoute, SipTrunkResolver, SpeakerRole, SpeechRecognizer, TranscriptSink } from './ports.js';
 
 export interface CallTimings {
   /** Ring time-out of outbound attempts: CANCEL after it. */
@@ -40,6 +40,8 @@ export interface CallEngineContext extends CallContext {
   timings: CallTimings;
   /** The source played to a held party, or null for silence. A new source per hold. */
   holdMusic(): AudioSource | null;
+  /** The gateway's own speech recognition of answered calls; absent or null when off. */
+  transcription?: TranscriptionSettings | null;
 }
 
 /** Opens an RTP session for a new leg, or null when the port range is exhausted. */
@@ -52,3 +54,10 @@ export async function openLegRtp(ctx: CallEngineContext): Promise<RtpSession | n
 
 /** A random o= session id (RFC 4566 5.2 suggests an NTP timestamp; any unique number will do). */
 export const newSdpSessionId = (): number => Math.floor(Math.random() * 2 ** 31);
+
+/** The gateway's own transcription of answered calls (configuration `transcription`). */
+export interface TranscriptionSettings {
+  recognizer: SpeechRecognizer;
+  /** The parties transcribed: one recognition stream each per call. */
+  channels: readonly SpeakerRole[];
+}
