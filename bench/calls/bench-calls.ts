@@ -119,6 +119,12 @@ async function main(): Promise<void> {
     const idleCores = idleCpu().gateway;
     console.log(`idle: rss ${(ctx.idleRssKiB / 1024).toFixed(1)} MiB, gateway ${idleCores.toFixed(3)} cores; warm-up failures ${warm.filter((c) => c.failure).length}`);
 
+    // Memory first, while no call has run but the warm-up: pages freed by earlier calls would be
+    // reused without growing RSS and hide what a call costs.
+    const memory = await memoryByAge(ctx, MEMORY_CALLS, MEMORY_AGES);
+    await sleep(3000);
+    ctx.idleRssKiB = await rssMedian(gw.pid, 6, 500);
+
     const anchor = await idleApiRun(ctx, 'GET /healthz', '/healthz', undefined);
     const listIdle = await idleApiRun(ctx, 'GET /v1/calls?limit=50', '/v1/calls?limit=50', gw.apiKey);
 
@@ -127,9 +133,6 @@ async function main(): Promise<void> {
     agent.forgetClosed();
     if (left > 0) console.log(`${left} calls still live after the ramp's hang-ups`);
     await sleep(3000);
-
-    const memory = await memoryByAge(ctx, MEMORY_CALLS, MEMORY_AGES);
-    await sleep(2000);
 
     const rates: RateStep[] = [];
     for (const rate of RATES) {
