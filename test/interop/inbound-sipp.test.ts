@@ -1,0 +1,170 @@
+/**
+ * Inbound sip_trunk calls against real peers (issue "inbound calls", part a): sipp as the carrier
+ * calls a tenant's DID; the gateway dials the agent platform's SIP edge, a second sipp that
+ * challenges with digest (401), rings and answers, and echoes RTP (`-rtp_echo`) as the agent's
+ * voice. The carrier plays the Debian g711a.pcap (PCMA) while the edge answers PCMU, so the
+ * anchored bridge transcodes both ways.
+ */
+import t, { type Test } from 'tap';
+import type { ApiBody, TestGateway } from '../support/gateway-harness.js';
+import {
+  detailWhen, EDGE_USER, inboundCall, requestsIn, sippMessages, startInboundRig, type SippPeer,
+} from '../support/inbound-sipp-rig.js';
+import { needPeer } from '../support/peers.js';
+
+interface LegStats {
+  remote?: { packets_received?: number; packets_sent?: number };
+  agent?: { kind?: string; rtp?: { packets_received?: number; packets_sent?: number } | null };
+}
+
+const statsOf = (d: ApiBody): LegStats => (d.session ?? {}) as LegStats;
+
+/** sipp ended with every call successful (exit 0); its stderr otherwise. */
+async function sippPassed(t: Test, peer: SippPeer, what: string): Promise<void> {
+  const done = await peer.run.done;
+  t.equal(done.code, 0, `${what} completed its scenario${done.code === 0 ? '' : `: ${done.stderr.slice(0, 300)}`}`);
+}
+
+/** RMS of each channel of a 16-bit stereo WAV (44-byte header). */
+function channelRms(wav: Buffer): [number, number] {
+  const sums = [0, 0];
+  const frames = Math.floor((wav.length - 44) / 4);
+  for (let i = 0; i < frames; i++) {
+    for (const c of [0, 1]) sums[c]! += wav.readInt16LE(44 + 4 * i + 2 * c) ** 2;
+  }
+  return [Math.sqrt(sums[0]! / Math.max(frames, 1)), Math.sqrt(sums[1]! / Math.max(frames, 1))];
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function ended(gw: TestGateway, id: string): Promise<ApiBody> {
+  return detailWhen(gw, id, 'ended', (d) => d.state === 'ended');
+}
+
+t.test('RFC 3261 22.2 and 15.1.1: the carrier calls the DID, the edge is reached with digest credentials, audio flows both ways, the carrier hangs up', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml' });
+  const carrier = await rig.call('inbound-uac-talk-bye.xml', ['-d', '3000']);
+  const live = await inboundCall(rig.gw, rig.did);
+  t.equal(live.direction, 'inbound', 'the call is listed as inbound');
+  t.equal(live.from, '+15557770020', "the caller's number in E.164");
+
+  // Caller audio crossed the bridge to the edge (whose echo came back), and the echo went on to the caller.
+  const talking = await detailWhen(rig.gw, live.id, 'packets on both legs', (d) => {
+    const s = statsOf(d);
+    return (s.remote?.packets_received ?? 0) >= 40 && (s.agent?.rtp?.packets_received ?? 0) >= 40 && (s.remote?.packets_sent ?? 0) >= 40;
+  });
+  const s = statsOf(talking);
+  t.equal(talking.direction, 'inbound', 'the detail says inbound');
+  t.equal(s.agent?.kind, 'sip_trunk');
+  t.pass(`RTP both ways: caller leg ${s.remote?.packets_received} in / ${s.remote?.packets_sent} out, edge leg ${s.agent?.rtp?.packets_sent} out / ${s.agent?.rtp?.packets_received} in`);
+
+  await sippPassed(t, carrier, 'the carrier (BYE answered 200)');
+  await sippPassed(t, rig.edge, 'the edge (challenge met, BYE received)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+
+  const invites = requestsIn(sippMessages(rig.edge), 'INVITE');
+  const authorized = invites.find((m) => /^Authorization:\s*Digest /im.test(m));
+  t.ok(authorized, 'the INVITE after the 401 carries Authorization');
+  t.match(authorized, new RegExp(`username="${EDGE_USER}"`), 'for the stored SIP credential');
+  t.match(authorized, new RegExp(`^X-Call-Id:\\s*${live.id}\\s*$`, 'im'), 'and names the call for the platform');
+
+  const recorded = await detailWhen(rig.gw, live.id, 'recording', (d) => d.recording.available);
+  t.ok(recorded.recording.available);
+  const response = await fetch(`${rig.gw.base}/v1/calls/${live.id}/recording`, { headers: { authorization: `Bearer ${rig.gw.liveKey}` } });
+  const [caller, agent] = channelRms(Buffer.from(await response.arrayBuffer()));
+  t.ok(caller > 100, `the recording's caller channel holds the pcap's speech (RMS ${caller.toFixed(0)})`);
+  t.ok(agent > 100, `the agent channel holds the edge's echo of it (RMS ${agent.toFixed(0)})`);
+});
+
+t.test('RFC 3261 15.1.2: the agent edge hangs up with BYE; the gateway ends the caller leg with BYE', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth-bye.xml', edgeArgs: ['-d', '1500'] });
+  const carrier = await rig.call('inbound-uac-wait-bye.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await sippPassed(t, rig.edge, 'the edge (its BYE answered 200)');
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway answered)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'agent' }, 'the agent ended the call');
+  t.ok(done.answered_at, 'after the answer');
+});
+
+t.test('RFC 3261 9.1 and 9.2: CANCEL from the carrier while the edge rings reaches the edge; 487 both ways', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-ring.xml' });
+  const carrier = await rig.call('inbound-uac-cancel.xml');
+  await sippPassed(t, carrier, 'the carrier (180 seen, CANCEL 200, INVITE 487)');
+  await sippPassed(t, rig.edge, 'the edge (CANCEL received, 487 ACKed)');
+  const live = await inboundCall(rig.gw, rig.did);
+  const done = await ended(rig.gw, live.id);
+  t.equal(done.end_reason, 'canceled');
+  t.equal(done.cdr?.hangup_by, 'caller');
+  t.equal(done.answered_at, null, 'never answered');
+  t.equal(requestsIn(sippMessages(rig.edge), 'CANCEL').length > 0, true, "the CANCEL is in the edge's log");
+});
+
+t.test('contract 4: hold, unhold and hangup over the API work on an inbound call', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml' });
+  const carrier = await rig.call('inbound-uac-wait-bye.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await detailWhen(rig.gw, live.id, 'active', (d) => d.state === 'active');
+  const key = { key: rig.gw.liveKey };
+
+  // The carrier's pcap (8 s) is playing: while held, none of it may be relayed to the edge.
+  await detailWhen(rig.gw, live.id, 'caller audio at the edge', (d) => (statsOf(d).agent?.rtp?.packets_sent ?? 0) >= 10);
+  const held = await rig.gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, key);
+  t.equal(held.status, 200, JSON.stringify(held.body));
+  t.equal(held.body.on_hold, true);
+  const paused = await rig.gw.api('GET', `/v1/calls/${live.id}`, undefined, key);
+  t.equal(paused.body.session?.recording?.paused, true, 'the recording is paused while held');
+  const toEdgeAtHold = statsOf(paused.body).agent?.rtp?.packets_sent ?? 0;
+  await sleep(600); // 30 packet times of the caller's speech
+  const stillHeld = await rig.gw.api('GET', `/v1/calls/${live.id}`, undefined, key);
+  const relayedWhileHeld = (statsOf(stillHeld.body).agent?.rtp?.packets_sent ?? 0) - toEdgeAtHold;
+  t.ok(relayedWhileHeld <= 1, `the edge gets none of the caller's audio while held (${relayedWhileHeld} packets)`);
+
+  const unheld = await rig.gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, key);
+  t.equal(unheld.body.on_hold, false);
+  const resumed = await detailWhen(rig.gw, live.id, 'caller audio at the edge again', (d) => (statsOf(d).agent?.rtp?.packets_sent ?? 0) >= toEdgeAtHold + relayedWhileHeld + 10);
+  t.equal(resumed.session?.recording?.paused, false, 'after unhold the caller reaches the edge again and the recording resumes');
+
+  const hung = await rig.gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, key);
+  t.equal(hung.status, 200, JSON.stringify(hung.body));
+  t.equal(hung.body.state, 'ended');
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+  await sippPassed(t, rig.edge, 'the edge (BYE from the gateway)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'api' });
+});
+
+t.test('contract 4: blind transfer of an inbound call dials the target at the carrier, releases the edge, and bridges the caller', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml', transferTarget: true });
+  const target = rig.target!;
+  const carrier = await rig.call('inbound-uac-wait-bye.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await detailWhen(rig.gw, live.id, 'active', (d) => d.state === 'active');
+  const key = { key: rig.gw.liveKey };
+
+  const transferred = await rig.gw.api('POST', '/v1/calls/transfer', { call_control_id: live.call_control_id, to: '+15550142' }, key);
+  t.equal(transferred.status, 200, JSON.stringify(transferred.body));
+  const connected = await detailWhen(rig.gw, live.id, 'transfer connected', (d) => d.transfer?.state === 'connected');
+  t.equal(connected.state, 'active');
+  await sippPassed(t, rig.edge, 'the edge (released with BYE once the target answered)');
+  const targetInvite = requestsIn(sippMessages(target), 'INVITE')[0] ?? '';
+  t.match(targetInvite, /^INVITE sip:\+15550142@/m, "the target's INVITE names the transfer number");
+
+  // With the edge gone, only the bridge to the target sends RTP to the caller: the target's echo
+  // of the caller's pcap. So the caller leg's sent count keeps growing only if audio flows both
+  // ways between caller and target.
+  const atConnect = statsOf(connected).remote?.packets_sent ?? 0;
+  const bridged = await detailWhen(rig.gw, live.id, "the target's echo at the caller", (d) => (statsOf(d).remote?.packets_sent ?? 0) >= atConnect + 25);
+  t.pass(`the caller leg sent ${(statsOf(bridged).remote?.packets_sent ?? 0) - atConnect} packets from the target since the transfer connected`);
+
+  const hung = await rig.gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, key);
+  t.equal(hung.body.state, 'ended');
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+  await sippPassed(t, target, 'the transfer target (BYE from the gateway)');
+});

@@ -1,0 +1,127 @@
+/**
+ * @module Inbound calls against sipp: a gateway whose carrier `trunk` takes calls from 127.0.0.1,
+ * a sipp agent edge (a sip_trunk agent imported with a digest credential and a DID), and a sipp
+ * carrier that calls that DID. Also what the tests read back: sipp's message logs, call details.
+ */
+import { createSocket } from 'node:dgram';
+import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { startTestGateway, waitFor, type ApiBody, type TestGateway } from './gateway-harness.js';
+import { tempWorkdir } from './peers.js';
+import { freePort, SCENARIOS, startSipp, type SippRun } from './sip-sipp.js';
+
+/** The edge's credential, as inbound-edge-*.xml check it. */
+export const EDGE_USER = 'gw-trunk';
+export const EDGE_PASSWORD = 's3cret-pass';
+
+/** One sipp peer: its run, folder (message log) and SIP port. */
+export interface SippPeer {
+  run: SippRun;
+  cwd: string;
+  port: number;
+}
+
+export interface InboundRig {
+  gw: TestGateway;
+  did: string;
+  edge: SippPeer;
+  /** The transfer target at the carrier's outbound URI, when asked for. */
+  target: SippPeer | null;
+  /** Starts the carrier's sipp calling the DID with `scenario` (a file in test/interop/scenarios). */
+  call(scenario: string, extra?: string[]): Promise<SippPeer>;
+}
+
+async function udpFree(port: number): Promise<boolean> {
+  const probe = createSocket('udp4');
+  const ok = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.bind(port, '127.0.0.1', () => resolve(true));
+  });
+  probe.close();
+  return ok;
+}
+
+/**
+ * An even UDP port with the next three free too (sipp's -mp binds an RTP/RTCP pair for audio and
+ * the pair above it). Picked at random below the kernel's ephemeral range: Linux hands out odd
+ * ports for bind(0), so asking it for a free port and waiting for an even one never ends.
+ */
+export async function freeEvenPort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + 4 * Math.floor(Math.random() * 2500);
+    let free = true;
+    for (let p = port; free && p < port + 4; p++) free = await udpFree(p);
+    if (free) return port;
+  }
+}
+
+/** Starts sipp in its own folder (with `pcap` linked to the Debian captures) on a free SIP and media port. */
+async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
+  const cwd = tempWorkdir(t);
+  symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
+  const [port, media] = [await freePort(), await freeEvenPort()];
+  const run = startSipp(t, cwd, [...args, '-i', '127.0.0.1', '-p', String(port), '-mp', String(media), '-trace_msg', '-m', '1', '-timeout', '30s', '-timeout_error']);
+  return { run, cwd, port };
+}
+
+const scenario = (name: string): string[] => (name === 'uas' ? ['-sn', 'uas'] : ['-sf', join(SCENARIOS, name)]);
+
+/**
+ * The gateway, the edge sipp running `edgeScenario` with `-rtp_echo` (the agent says back what it
+ * hears) and the imported sip_trunk agent routed from the DID. With `transferTarget`, the
+ * carrier's outbound URI is a sipp `uas` with `-rtp_echo` that answers transfers.
+ */
+export async function startInboundRig(t: Test, options: { edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean }): Promise<InboundRig> {
+  const edge = await sippPeer(t, [...scenario(options.edgeScenario), '-rtp_echo', ...(options.edgeArgs ?? [])]);
+  const target = options.transferTarget ? await sippPeer(t, [...scenario('uas'), '-rtp_echo']) : null;
+  const outbound = target ? `\n    outbound:\n      uri: "sip:127.0.0.1:${target.port};transport=udp"` : '';
+  const gw = await startTestGateway(t, {
+    carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${outbound}\n`,
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10',
+  });
+  const did = '+15550120';
+  const credential = await gw.api('POST', '/v1/sip-credentials', { username: EDGE_USER, password: EDGE_PASSWORD }, { key: gw.liveKey });
+  if (credential.status !== 201 && credential.status !== 200) throw new Error(`credential: ${JSON.stringify(credential.body)}`);
+  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'edge-bot', connection_mode: 'sip_trunk', sip_uri: `sip:${did}@127.0.0.1:${edge.port}`,
+    sip_transport: 'udp', sip_credential_id: credential.body.id, did_number: did,
+  }, { key: gw.liveKey });
+  if (imported.status !== 200) throw new Error(`import: ${JSON.stringify(imported.body)}`);
+  return {
+    gw, did, edge, target,
+    call: (name, extra = []) => sippPeer(t, [`127.0.0.1:${gw.gateway.sip.udpPort}`, ...scenario(name), '-s', did, ...extra]),
+  };
+}
+
+/** sipp's message log (`-trace_msg`): every SIP message it sent and received. */
+export function sippMessages(peer: SippPeer): string {
+  const log = readdirSync(peer.cwd).find((n) => n.endsWith('_messages.log'));
+  return log ? readFileSync(join(peer.cwd, log), 'utf8') : '';
+}
+
+/** The `method` requests in a sipp log, each as its full text (retransmissions included). */
+export function requestsIn(log: string, method: string): string[] {
+  return log.split(/\n(?=-{10,})/).filter((block) => new RegExp(`^${method} \\S+ SIP/2\\.0`, 'm').test(block));
+}
+
+/** The first call to `did` in the tenant's list of inbound calls, live or ended. */
+export async function inboundCall(gw: TestGateway, did: string): Promise<ApiBody> {
+  return waitFor(`inbound call to ${did}`, async () => {
+    for (const query of ['direction=inbound', 'direction=inbound&state=ended']) {
+      const r = await gw.api('GET', `/v1/calls?${query}`, undefined, { key: gw.liveKey });
+      const found = r.body.data.find((c) => c.to === did);
+      if (found) return found;
+    }
+    return undefined;
+  }, 20_000);
+}
+
+/** The call's detail once `check` holds on it. */
+export async function detailWhen(gw: TestGateway, id: string, what: string, check: (d: ApiBody) => boolean): Promise<ApiBody> {
+  return waitFor(`call ${id}: ${what}`, async () => {
+    const r = await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
+    return check(r.body) ? r.body : undefined;
+  }, 20_000);
+}
