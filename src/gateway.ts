@@ -19,7 +19,7 @@ import {
   verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature,
 } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
-import { startCallEngine } from './gateway/call-engine.js';
+import { startCallEngine, type CallEngine } from './gateway/call-engine.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -102,7 +102,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   collectDefaultMetrics({ register: metrics, prefix: 'vgw_' });
   let draining = false;
   const platforms = createProviderRegistry(config.providers, { clock });
-  const engine = await startCallEngine({ config, carriers, store, clock, logger, platforms, isDraining: () => draining });
+  let engine: CallEngine;
+  try {
+    engine = await startCallEngine({ config, carriers, store, clock, logger, platforms, isDraining: () => draining });
+  } catch (err) {
+    store.close();
+    throw err;
+  }
   const api = createApp({
     options: {
       cookieSecure: config.http.cookie_secure, allowedOrigins: config.http.allowed_origins,
@@ -121,7 +127,15 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // Koa settles its own promise (errors become responses), so nothing is lost by void.
   const server = createServer((req, res) => { void handle(req, res); });
   server.keepAliveTimeout = 5_000;
-  const httpPort = await listen(server, config.http.host, config.http.port);
+  let httpPort: number;
+  try {
+    httpPort = await listen(server, config.http.host, config.http.port);
+  } catch (err) {
+    // The HTTP port is taken (or not ours to bind): undo the engine so nothing is left listening.
+    await engine.stop();
+    store.close();
+    throw err;
+  }
   logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: carriers.map((c) => c.name) }, 'control API listening');
 
   let stopping: Promise<void> | undefined;

@@ -84,6 +84,8 @@ export const ConfigSchema = Type.Object(
         ring_timeout_seconds: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
         /** No RTP from the remote party for this long ends an answered call (`media_timeout`); 0 = never. */
         media_timeout_seconds: Type.Integer({ minimum: 0, default: 60 }),
+        /** A WAV file played to the remote party while a call is on hold (silence when absent). */
+        hold_music_file: Type.Optional(Type.String({ minLength: 1 })),
         /** Whether inbound calls to imported agents are recorded (stereo WAV, caller left, agent right). */
         record_inbound: Type.Boolean({ default: true }),
         /** Time an agent WebSocket has to open and be ready once the callee answers. */

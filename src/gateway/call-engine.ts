@@ -9,10 +9,11 @@ import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import { SANDBOX_CARRIER, type CarrierConfig } from '../config/carriers.js';
 import type { Config } from '../config/schema.js';
+import { ConfigError } from '../config/load-config.js';
 import {
-  CallService, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
+  CallService, loadAnnouncement, loadWavPcm8k, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
 } from '../engine/calls/index.js';
-import { PortPool } from '../engine/media/index.js';
+import { LoopingPcmSource, PortPool } from '../engine/media/index.js';
 import { DigestServer, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type SipSource } from '../engine/sip/index.js';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
@@ -59,6 +60,17 @@ function carrierProfile(c: CarrierConfig): CarrierProfile {
   };
 }
 
+/** The hold music, decoded once; a file that cannot be read stops the start (exit 78), naming the key. */
+async function loadHoldMusic(file: string): Promise<Int16Array> {
+  try {
+    const pcm = await loadWavPcm8k(file);
+    if (pcm.length === 0) throw new Error('no audio in it');
+    return pcm;
+  } catch (err) {
+    throw new ConfigError(`config: calls.hold_music_file ${file} is not a usable WAV: ${(err as Error).message}`);
+  }
+}
+
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
 function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: (address: string) => CarrierConfig | undefined, clock: Clock): (source: SipSource) => InboundAuth | undefined {
   const servers = new Map(carriers.flatMap((c) => (c.inbound?.auth ? [[c.name, new DigestServer({ realm: c.inbound.auth.realm ?? c.name, clock })] as const] : [])));
@@ -73,6 +85,9 @@ function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: (address:
 
 export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine> {
   const { config, clock, logger } = o;
+  // Everything that can fail on configuration alone comes before any socket is opened.
+  const holdMusic = config.calls.hold_music_file ? await loadHoldMusic(config.calls.hold_music_file) : null;
+  const announcement = await loadAnnouncement(config.sandbox.announcement);
   await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
 
   const ports = new PortPool({ min: config.rtp.port_min, max: config.rtp.port_max });
@@ -97,10 +112,16 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   up.ua = ua;
 
   // The sandbox far end lives on loopback; media toward it is advertised there too.
-  const sandbox = await SandboxFarEnd.start({
-    clock, ports, host: '127.0.0.1', ringMs: config.sandbox.ring_ms, logger: logger.child({ component: 'sandbox' }),
-    announcement: await loadAnnouncement(config.sandbox.announcement),
-  });
+  let sandbox: SandboxFarEnd;
+  try {
+    sandbox = await SandboxFarEnd.start({
+      clock, ports, host: '127.0.0.1', ringMs: config.sandbox.ring_ms, logger: logger.child({ component: 'sandbox' }), announcement,
+    });
+  } catch (err) {
+    ua.dispose();
+    await transport.stop();
+    throw err;
+  }
   const carriers = new Map<string, CarrierProfile>(o.carriers.map((c) => [c.name, carrierProfile(c)]));
   carriers.set(SANDBOX_CARRIER, {
     name: SANDBOX_CARRIER, outboundUri: sandbox.uri, numberFormat: 'e164', codecs: ['PCMU', 'PCMA', 'telephone-event'],
@@ -115,7 +136,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     clock, logger, store: o.store.calls, ua, locator: new ServerLocator(), ports, rtpBindAddress,
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
     timings: { ringTimeoutMs: config.calls.ring_timeout_seconds * 1000, mediaTimeoutMs: config.calls.media_timeout_seconds * 1000 },
-    holdMusic: () => null,
+    holdMusic: () => (holdMusic ? new LoopingPcmSource(holdMusic, 'hold music') : null),
     transcripts: { save: (callId, source, turns) => o.store.transcripts.save(callId, source, turns) },
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => streaming.get('custom')!(options),

@@ -5,6 +5,10 @@
  * challenges with digest (issue "inbound calls", contract sections 4 to 6).
  */
 import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import wavefile from 'wavefile';
 import { DigestServer, type SessionDialog } from '../../src/engine/sip/index.js';
 import { systemClock } from '../../src/common/clock.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
@@ -37,8 +41,20 @@ async function endedCall(gw: TestGateway, id: string): Promise<ApiBody> {
   });
 }
 
-t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways, hold, and the caller hangs up', async (t) => {
-  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+/** A WAV of a 600 Hz tone, for hold music. */
+function holdMusicFile(dir: string): string {
+  const wav = new wavefile.WaveFile();
+  wav.fromScratch(1, 16000, '16', Array.from({ length: 16000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 600 * i) / 16000))));
+  const file = join(dir, 'hold.wav');
+  writeFileSync(file, wav.toBuffer());
+  return file;
+}
+
+t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways, hold with music, and the caller hangs up', async (t) => {
+  const musicDir = mkdtempSync(join(tmpdir(), 'vgw-hold-'));
+  t.teardown(() => rmSync(musicDir, { recursive: true, force: true }));
+  const music = holdMusicFile(musicDir);
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: `${YAML}\n  hold_music_file: ${JSON.stringify(music)}` });
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'trunk');
@@ -72,6 +88,9 @@ t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways
   const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
   t.equal(held.body.on_hold, true, 'hold works on inbound calls as on outbound ones');
   await bot.core.until(() => bot.events().includes('hold'));
+  const heardBefore = phone.received.length;
+  await waitFor('hold music at the caller', () => toneLevel(Buffer.concat(phone.received.slice(heardBefore)), 600) > 1000);
+  t.pass('the held caller hears the configured hold music (contract 4)');
   await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
   await bot.core.until(() => bot.events().includes('unhold'));
 
@@ -144,7 +163,7 @@ t.test('sip_trunk: the gateway dials the agent edge with the stored digest crede
   t.equal(held.body.on_hold, true);
   await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
 
-  await edgeDialogs[0]?.bye();
+  t.equal(await edgeDialogs[0]?.bye(), 200, 'the gateway answers the edge\'s BYE');
   const ended = await endedCall(gw, live.id);
   t.equal(ended.cdr?.hangup_by, 'agent', 'BYE from the agent edge ends the call');
 });

@@ -13,5 +13,6 @@ export type {
 export { recoverUnfinishedCalls, recordingPathOf } from './recovery.js';
 export { SandboxFarEnd, type SandboxFarEndOptions } from './sandbox/sandbox-far-end.js';
 export { loadAnnouncement } from './sandbox/announcement.js';
+export { loadWavPcm8k, wavToPcm8k } from './audio-files.js';
 export { CALL_STATES, type CallState } from './call-state.js';
 export { END_REASONS, type EndReason, type EndReasonCode, type HangupBy } from './end-reason.js';

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import wavefile from 'wavefile';
+import { wavToPcm8k } from '../audio-files.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -68,27 +68,12 @@ async function synthesize(text: string, flite: string): Promise<Int16Array | nul
     const wav = join(dir, 'announcement.wav');
     // execFile, not a shell: the text is an argument and never interpreted.
     await execFileAsync(flite, ['-t', text, '-o', wav], { timeout: FLITE_TIMEOUT_MS });
-    return toPcm8k(await readFile(wav));
+    return wavToPcm8k(await readFile(wav));
   } catch {
     return null;
   } finally {
     if (dir) await rm(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * Reads a WAV as 8 kHz mono 16-bit PCM. flite's default voice already writes 8 kHz; other voices
- * write 16 kHz, which wavefile's own resampler (with its anti-aliasing filter) brings down.
- */
-function toPcm8k(bytes: Buffer): Int16Array {
-  const wav = new wavefile.WaveFile(bytes);
-  const fmt = wav.fmt as { sampleRate?: number };
-  if (wav.bitDepth !== '16') wav.toBitDepth('16');
-  if (fmt.sampleRate !== RATE) wav.toSampleRate(RATE);
-  const samples = wav.getSamples(false, Int16Array) as unknown as Int16Array | Int16Array[];
-  // Several channels come back as one array each; the first is enough for a prompt.
-  const first = Array.isArray(samples) ? samples[0] : samples;
-  return first ?? new Int16Array(0);
 }
 
 /** Cuts `pcm` to `maxSamples` with a short linear fade-out at the cut. */
