@@ -149,7 +149,7 @@ export function writeCallsSection(r: CallsReport): void {
     '',
     ...apiTable(r),
     '',
-    ...(r.unansweredHangups > 0 ? [`${r.unansweredHangups} hang-up request(s) got no answer within 20 s during this run (see below).`, ''] : []),
+    ...(r.unansweredHangups > 0 ? [`${r.unansweredHangups} hang-up requests got no answer within 20 s in this run (see the last point below).`, ''] : []),
     ...(existsSync(ANALYSIS) ? ['### What did not meet the target, and why', '', readFileSync(ANALYSIS, 'utf8').trim(), ''] : []),
     'Run: `npm run bench:calls -- --write` (add `--gateway-rev HEAD` to measure a commit while the working tree changes).',
     '',
