@@ -127,6 +127,26 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    /** The gateway's own speech recognition of answered calls, stored as the `gateway` transcript. */
+    transcription: Type.Object(
+      {
+        engine: StringEnum(['none', 'pocketsphinx'], { default: 'none' }),
+        /** The parties transcribed, one recognition stream each per call. */
+        channels: Type.Array(StringEnum(['caller', 'agent']), { default: ['caller', 'agent'], uniqueItems: true }),
+        pocketsphinx: Type.Object(
+          {
+            /** Debian 12's pocketsphinx package installs `pocketsphinx_continuous`. */
+            command: Type.String({ minLength: 1, default: 'pocketsphinx_continuous' }),
+            /** Acoustic model folder (`-hmm`); the package's en-us model when absent. */
+            model: Type.Optional(Type.String({ minLength: 1 })),
+            /** Further decoder arguments, replacing the default VAD threshold (`-jsgf`, `-kws`, `-lm`, `-dict`). */
+            args: Type.Array(Type.String(), { default: ['-vad_threshold', '3.0'] }),
+          },
+          { ...strict, default: {} },
+        ),
+      },
+      { ...strict, default: {} },
+    ),
     providers: Type.Record(Type.String(), ProviderOverride, { default: {} }),
     shutdown: Type.Object({ drain_seconds: Type.Integer({ minimum: 0, default: 30 }) }, { ...strict, default: {} }),
   },

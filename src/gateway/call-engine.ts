@@ -13,9 +13,11 @@ import { ConfigError } from '../config/load-config.js';
 import {
   CallService, loadAnnouncement, loadWavPcm8k, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
 } from '../engine/calls/index.js';
+import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool } from '../engine/media/index.js';
 import { DigestServer, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type SipSource } from '../engine/sip/index.js';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
+import { PocketsphinxRecognizer } from '../providers/speech/index.js';
 import type { Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
@@ -69,6 +71,16 @@ async function loadHoldMusic(file: string): Promise<Int16Array> {
   } catch (err) {
     throw new ConfigError(`config: calls.hold_music_file ${file} is not a usable WAV: ${(err as Error).message}`);
   }
+}
+
+/** The configured speech recognizer (contract 4 `source: "gateway"` transcripts), or null when off. */
+function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: Logger): TranscriptionSettings | null {
+  const t = config.transcription;
+  if (t.engine === 'none' || t.channels.length === 0) return null;
+  const p = t.pocketsphinx;
+  const recognizer = new PocketsphinxRecognizer({ command: p.command, model: p.model, args: p.args, clock, logger: logger.child({ component: 'transcription' }) });
+  logger.info({ engine: recognizer.name, channels: t.channels }, 'gateway transcription on');
+  return { recognizer, channels: t.channels };
 }
 
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
@@ -154,6 +166,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     },
     resolveSipTrunk: createSipTrunkResolver(targets),
     recordInbound: config.calls.record_inbound,
+    transcription: transcriptionOf(config, clock, logger),
   };
   const service = new CallService(ctx, { maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining() });
   ua.events.on('invite', (invite) => {

@@ -24,6 +24,9 @@ export const remoteParty = (call: Call): HangupBy => (call.snapshot().direction 
 /** Builds the agent side once the recording (if any) is open; `ended` reports the agent hanging up. */
 export type AgentSideFactory = (recorder: StereoWavRecorder | null, ended: AgentEnded) => AgentSide & { readonly turns?: readonly TranscriptTurn[] };
 
+/** Longest wait for the answer to our BYE (a non-INVITE transaction gives up after 64*T1 anyway). */
+const BYE_WAIT_MS = 5_000;
+
 export class ConnectedCall {
   readonly #ctx: CallEngineContext;
   readonly #call: Call;
@@ -130,11 +133,24 @@ export class ConnectedCall {
       this.#agent?.release(reason.reason === 'completed' ? 'call ended' : reason.reason);
       this.#transfer?.close();
       this.#saveTranscript();
-      if (byeRemote && !this.#remote.dialog.isEnded) await this.#remote.dialog.bye().catch(() => 0);
+      // Media stops now; the BYE only reports the end, and its answer may never come (a vanished
+      // carrier, or the user agent shutting down), so the wait for it is bounded.
       this.#remote.close();
+      if (byeRemote && !this.#remote.dialog.isEnded) await this.#bounded(this.#remote.dialog.bye());
       await Promise.all([this.#closeRecorder(), this.#saveGatewayTranscript()]);
     })();
     return this.#ending;
+  }
+
+  /** Waits for `work` at most {@link BYE_WAIT_MS}; its outcome does not matter. */
+  #bounded(work: Promise<unknown>): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#ctx.clock.setTimeout(resolve, BYE_WAIT_MS);
+      work.catch(() => undefined).finally(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
   }
 
   #saveTranscript(): void {
@@ -170,6 +186,7 @@ export class ConnectedCall {
     const transcriber = this.#transcriber;
     if (!transcriber) return;
     const turns = await transcriber.close();
+    this.#call.log.debug({ turns: turns.length }, 'gateway transcript done');
     if (turns.length === 0) return;
     try {
       this.#ctx.transcripts.save(this.#call.id, 'gateway', turns);

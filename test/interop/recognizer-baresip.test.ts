@@ -1,0 +1,85 @@
+/**
+ * Real-peer transcription: baresip calls a DID routed to a media_bridge `custom` agent and plays
+ * a flite "hello world" WAV as its microphone, then hangs up when the file ends. With
+ * `transcription.engine: pocketsphinx`, the gateway's own recognizer hears the caller, and after
+ * the hang-up `GET /v1/calls/{id}/transcript` holds a caller turn with those words (issue
+ * "inbound calls": transcription; contract section 4).
+ */
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { startBaresipPeer } from '../support/baresip-peer.js';
+import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
+import { startTestGateway, waitFor } from '../support/gateway-harness.js';
+import { needPeer, tempWorkdir } from '../support/peers.js';
+import { freePort } from '../support/sip-sipp.js';
+
+const CARRIERS = `carriers:
+  - name: trunk
+    inbound:
+      sources: ['127.0.0.1']
+`;
+const YAML = [
+  'calls:\n  allow_private_agent_urls: true\n  record_inbound: false',
+  'transcription:\n  engine: pocketsphinx\n  channels: [caller, agent]',
+].join('\n');
+
+interface Transcript {
+  call_id: string;
+  source: string;
+  turns: { role: string; text: string; offset_s: number }[];
+}
+
+t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (case-insensitive) in a caller turn of a baresip call to a media_bridge agent', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
+  const dir = tempWorkdir(t, 'vgw-recognizer-');
+  execFileSync('flite', ['-t', 'hello world', '-o', join(dir, 'flite.wav')]);
+  // Silence first, so the agent link is up (the media leg takes audio from then on) before the words; after, so the decoder's VAD sees them end.
+  const played = join(dir, 'played.wav');
+  execFileSync('sox', [join(dir, 'flite.wav'), '-r', '8000', '-c', '1', '-b', '16', played, 'pad', '2', '1']);
+
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'listener', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550100',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+
+  const phoneDir = join(dir, 'caller');
+  mkdirSync(phoneDir);
+  const rtpBase = 32000 + 200 * Math.floor(Math.random() * 4);
+  const caller = startBaresipPeer(t, {
+    dir: phoneDir, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: played, user: '+15557770001', autoAnswer: false,
+    rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+  });
+  await caller.waitFor(/baresip is ready/);
+  await caller.command('dial', `sip:+15550100@127.0.0.1:${gw.gateway.sip.udpPort}`);
+  await caller.waitFor(/established/i, 15_000);
+  // baresip's aufile source ends the call when its file runs out.
+  await caller.waitFor(/terminated|closed/i, 20_000);
+  await caller.stop();
+
+  const call = await waitFor('the inbound call', async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=ended', undefined, { key: gw.liveKey });
+    return r.body.data.find((c) => c.to === '+15550100');
+  });
+  // The recognizer finishes after the hang-up: the transcript appears once it has.
+  const transcript = await waitFor('the gateway transcript', async () => {
+    const r = await gw.api('GET', `/v1/calls/${call.id}/transcript`, undefined, { key: gw.liveKey });
+    return r.status === 200 ? (r.body as unknown as Transcript) : undefined;
+  }, 45_000).catch((err: Error) => {
+    const related = gw.logs.filter((l) => /transcri|pocketsphinx|recogni/i.test(String(l.msg)) || l.role !== undefined);
+    throw new Error(`${err.message}; gateway log:\n${related.map((l) => JSON.stringify(l)).join('\n')}`);
+  });
+  t.equal(transcript.source, 'gateway', 'the custom agent reported no transcript: the source is the gateway');
+  const callerText = transcript.turns.filter((turn) => turn.role === 'caller').map((turn) => turn.text).join(' ');
+  t.match(callerText, /hello/i, `a caller turn has "hello" (heard: ${JSON.stringify(transcript.turns)})`);
+  t.match(callerText, /world/i, 'and "world"');
+  const offsets = transcript.turns.map((turn) => turn.offset_s);
+  t.same(offsets, [...offsets].sort((a, b) => a - b), 'turns are ordered by offset_s');
+  const detail = await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey });
+  t.same(detail.body.transcript, { available: true, source: 'gateway' }, 'the call detail says a gateway transcript is available');
+});
