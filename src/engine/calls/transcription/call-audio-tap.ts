@@ -46,7 +46,7 @@ export class CallAudioTap implements RecordingPort {
    * The tap typed as the recorder the agent sides take. NOTE: a cast, because the agent media
    * leg's and the sip_trunk side's `recorder` option names the concrete class, whose private
    * fields make it nominal; both call only the {@link RecordingPort} methods, which the tap
-   * implements (checked by call-audio-tap.test.ts through a real AgentMediaLeg).
+   * implements (test/interop/recognizer-baresip.test.ts runs it through a real AgentMediaLeg).
    * TODO(transcription): type those options as RecordingPort and drop this cast.
    */
   asRecorder(): StereoWavRecorder {
