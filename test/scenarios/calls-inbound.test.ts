@@ -70,11 +70,11 @@ t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways
   phone.useAnswer(answer);
   phone.startSending(mulawTone(1000, 1000));
 
-  await bot.core.until(() => bot.events().includes('start'));
+  await waitFor("the agent's start message", () => bot.events().includes('start'));
   const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, string> } };
   t.equal(start.start.customParameters.direction, 'inbound', 'the agent is told the call is inbound');
   t.equal(start.start.customParameters.from, '+15557770001', 'with the caller in E.164');
-  await bot.core.until(() => toneLevel(bot.receivedAudio().subarray(-8000), 1000) > 1000);
+  await waitFor('the 1 kHz tone at the agent', () => toneLevel(bot.receivedAudio().subarray(-8000), 1000) > 1000);
   t.pass("the caller's audio reaches the agent");
   const greeting = mulawTone(440, 2000);
   for (let i = 0; i < greeting.length; i += 160) bot.sendAudio(greeting.subarray(i, i + 160));
@@ -87,18 +87,18 @@ t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways
   t.same(live.agent, { type: 'imported', agent_id: imported.body.id }, 'the call names the imported agent');
   const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
   t.equal(held.body.on_hold, true, 'hold works on inbound calls as on outbound ones');
-  await bot.core.until(() => bot.events().includes('hold'));
+  await waitFor("the agent's hold event", () => bot.events().includes('hold'));
   const heardBefore = phone.received.length;
   await waitFor('hold music at the caller', () => toneLevel(Buffer.concat(phone.received.slice(heardBefore)), 600) > 1000);
   t.pass('the held caller hears the configured hold music (contract 4)');
   await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
-  await bot.core.until(() => bot.events().includes('unhold'));
+  await waitFor("the agent's unhold event", () => bot.events().includes('unhold'));
 
   await session.bye();
   const ended = await endedCall(gw, live.id);
   t.equal(ended.cdr?.hangup_by, 'caller');
   t.equal(ended.cdr?.end_reason, 'completed');
-  await bot.core.until(() => bot.core.closedWith !== undefined);
+  await waitFor('the agent socket closed', () => bot.core.closedWith !== undefined);
   t.pass('the agent socket closes when the caller hangs up');
   const recorded = await waitFor('recording', async () => (await gw.api('GET', `/v1/calls/${live.id}`, undefined, { key: gw.liveKey })).body.recording.available || undefined);
   t.ok(recorded, 'inbound calls are recorded by default');

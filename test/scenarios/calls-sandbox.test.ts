@@ -36,24 +36,23 @@ t.test('contract 4 and 5: a sandbox call rings, answers, talks both ways with th
   const listed = await gw.api('GET', '/v1/calls');
   t.ok(listed.body.data.some((c: { id: string }) => c.id === id), 'the live list holds the call');
 
-  await bot.core.until(() => bot.events().includes('start'));
+  await waitFor("the agent's start message", () => bot.events().includes('start'));
   const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, string>; mediaFormat: unknown } };
   t.equal(start.start.customParameters.call_id, id, 'start names the call (contract 5)');
   t.same(start.start.mediaFormat, { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 });
 
-  // The sandbox plays its announcement (three beeps), then echoes: the agent hears both.
-  await bot.core.until(() => toneLevel(bot.receivedAudio(), 440) > 1000);
-  t.pass('the announcement reached the agent');
+  // The sandbox plays its announcement on answer (the agent, connected on answer, may hear part of
+  // it), then echoes: what the agent says comes back to it through the far end.
   const tone = mulawTone(1000, 1000);
   for (let i = 0; i < tone.length; i += 160) bot.sendAudio(tone.subarray(i, i + 160));
-  await bot.core.until(() => toneLevel(bot.receivedAudio().subarray(-8000), 1000) > 1000);
+  await waitFor('the 1 kHz tone at the agent', () => toneLevel(bot.receivedAudio().subarray(-8000), 1000) > 1000);
   t.pass('agent audio went out to the far end and came back in its echo');
 
   const held = await gw.api('POST', `/v1/calls/${id}/hold`);
   t.equal(held.status, 200, JSON.stringify(held.body));
   t.equal(held.body.on_hold, true, 'hold is a flag of the active call');
   t.equal(held.body.state, 'active');
-  await bot.core.until(() => bot.events().includes('hold'));
+  await waitFor("the agent's hold event", () => bot.events().includes('hold'));
   const mediaBefore = bot.events().filter((e) => e === 'media').length;
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.equal(bot.events().filter((e) => e === 'media').length, mediaBefore, 'no caller audio reaches the agent while held');
@@ -62,15 +61,15 @@ t.test('contract 4 and 5: a sandbox call rings, answers, talks both ways with th
 
   const unheld = await gw.api('POST', `/v1/calls/${id}/unhold`);
   t.equal(unheld.body.on_hold, false);
-  await bot.core.until(() => bot.events().includes('unhold'));
-  await bot.core.until(() => bot.events().filter((e) => e === 'media').length > mediaBefore + 5);
+  await waitFor("the agent's unhold event", () => bot.events().includes('unhold'));
+  await waitFor('caller audio at the agent again', () => bot.events().filter((e) => e === 'media').length > mediaBefore + 5);
   t.pass('caller audio flows again after unhold');
 
   const hung = await gw.api('POST', `/v1/calls/${id}/hangup`);
   t.equal(hung.status, 200);
   t.equal(hung.body.state, 'ended');
   t.equal(hung.body.end_reason, 'completed');
-  await bot.core.until(() => bot.core.closedWith !== undefined);
+  await waitFor('the agent socket closed', () => bot.core.closedWith !== undefined);
   t.ok(bot.events().includes('stop') || bot.core.closedWith !== undefined, 'the agent socket is closed when the call ends');
 
   const ended = await waitFor('recording attached', async () => {
@@ -121,7 +120,7 @@ t.test('contract 5: the agent closing its socket hangs up the call', async (t) =
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const bot = await agent(t);
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url });
-  await bot.core.until(() => bot.events().includes('start'));
+  await waitFor("the agent's start message", () => bot.events().includes('start'));
   bot.core.closeSocket(1000, 'goodbye');
   const ended = await callState(gw, placed.body.id, 'ended');
   t.equal(ended.end_reason, 'completed');
@@ -133,7 +132,7 @@ t.test('contract 4: blind transfer bridges the far end to the target and release
   const bot = await agent(t);
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url });
   await callState(gw, placed.body.id, 'active');
-  await bot.core.until(() => bot.events().includes('start'));
+  await waitFor("the agent's start message", () => bot.events().includes('start'));
   const transferred = await gw.api('POST', '/v1/calls/transfer', { call_control_id: placed.body.call_control_id, to: '+15550142' });
   t.equal(transferred.status, 200, JSON.stringify(transferred.body));
   t.equal(transferred.body.transfer?.to, '+15550142');
@@ -143,7 +142,7 @@ t.test('contract 4: blind transfer bridges the far end to the target and release
     return r.body.transfer?.state === 'connected' ? r.body : undefined;
   });
   t.equal(connected.state, 'active', 'the call goes on between the far end and the target');
-  await bot.core.until(() => bot.core.closedWith !== undefined);
+  await waitFor('the agent socket closed', () => bot.core.closedWith !== undefined);
   t.pass('the agent leg is released once the target answered');
   const again = await gw.api('POST', '/v1/calls/transfer', { call_control_id: placed.body.call_control_id, to: '+15550143' });
   t.equal(again.status, 409, 'one transfer at a time');

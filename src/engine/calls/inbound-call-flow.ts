@@ -84,8 +84,9 @@ export class InboundCallFlow implements LiveCall {
   }
 
   #stop(reason: EndReason): Promise<void> {
-    if (this.#connected) void this.#connected.end(reason, true);
-    else if (!this.call.isEnded) {
+    // Resolves once the legs are torn down (BYE answered or given up), not only recorded as ended.
+    if (this.#connected) return this.#connected.end(reason, true);
+    if (!this.call.isEnded) {
       // Before the answer a hang-up refuses the caller's INVITE (and cancels the agent leg).
       this.#trunk?.cancel();
       this.#reject(reason.reason === 'gateway_shutdown' ? 503 : 480, { ...reason, reason: reason.reason === 'completed' ? 'canceled' : reason.reason });

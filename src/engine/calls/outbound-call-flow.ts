@@ -78,7 +78,8 @@ export class OutboundCallFlow implements LiveCall {
   #stop(by: 'api' | 'shutdown'): Promise<void> {
     const hangupBy = by === 'api' ? 'api' : 'gateway';
     if (this.#connected) {
-      void this.#connected.end({ reason: by === 'api' ? 'completed' : 'gateway_shutdown', sipStatus: null, hangupBy }, true);
+      // Resolves once the legs are torn down (BYE answered or given up), not only recorded as ended.
+      return this.#connected.end({ reason: by === 'api' ? 'completed' : 'gateway_shutdown', sipStatus: null, hangupBy }, true);
     } else if (!this.call.isEnded) {
       this.#stoppedBy ??= by;
       // The INVITE's outcome ends the call (487 after our CANCEL, or a BYE if the answer crossed it).
