@@ -1,0 +1,126 @@
+/**
+ * Restart safety (issue "restart safety", contract sections 4 and 8): the gateway process is
+ * killed (SIGKILL, no drain) in the middle of a recorded sandbox call; started again on the same
+ * data folder, it ends the call `gateway_restart`, writes its CDR, and repairs and keeps the
+ * recording.
+ */
+import t, { type Test } from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
+import { waitFor } from '../support/gateway-harness.js';
+
+interface Started { child: ChildProcess; base: string; output: () => string }
+
+/** Runs src/main.ts with VGW_CONFIG set to `configFile`; resolves once the control API listens. */
+async function startGateway(t: Test, configFile: string): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    child.stdout.on('data', () => {
+      const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
+  });
+  return { child, base: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+interface CallView {
+  id: string;
+  state: string;
+  end_reason: string | null;
+  record: boolean;
+  cdr: { hangup_by: string; end_reason: string; answered_at: string | null; ended_at: string } | null;
+  recording: { available: boolean };
+}
+
+async function api(base: string, key: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: CallView & { data?: CallView[] } }> {
+  const res = await fetch(`${base}${path}`, {
+    method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as CallView & { data?: CallView[] } };
+}
+
+/** The RIFF and data sizes a WAV header claims, and its channel count. */
+function wavSizes(wav: Buffer): { riff: number; data: number; channels: number; rate: number } {
+  return { riff: wav.readUInt32LE(4), data: wav.readUInt32LE(40), channels: wav.readUInt16LE(22), rate: wav.readUInt32LE(24) };
+}
+
+t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its CDR and a repaired recording', async (t) => {
+  const dir = t.testdir({});
+  const dataDir = join(dir, 'data');
+  const rtpMin = 30000 + 2 * Math.floor(Math.random() * 4800);
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(configFile, [
+    `data_dir: ${JSON.stringify(dataDir)}`,
+    'log_level: info',
+    'http:\n  host: 127.0.0.1\n  port: 0',
+    'sip:\n  host: 127.0.0.1\n  port: 0',
+    `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 399}`,
+    'sandbox:\n  ring_ms: 200\n  announcement: ""',
+    'calls:\n  allow_private_agent_urls: true',
+  ].join('\n'));
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+
+  const first = await startGateway(t, configFile);
+  const key = /sandbox key: (vgw_test_[0-9A-Za-z]+)/.exec(first.output())?.[1];
+  if (!key) return t.fail(`no sandbox key printed:\n${first.output()}`);
+  const placed = await api(first.base, key, 'POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url, record: true });
+  t.equal(placed.status, 200, JSON.stringify(placed.body));
+  const id = placed.body.id;
+  await waitFor('call active', async () => (await api(first.base, key, 'GET', `/v1/calls/${id}`)).body.state === 'active', 20_000);
+  // Three seconds of call audio reached the agent: the recorder has written chunks by now.
+  await bot.core.until(() => bot.receivedAudio().length >= 3 * 8000);
+
+  first.child.kill('SIGKILL');
+  await once(first.child, 'exit');
+  const tenantId = /tenant id:\s+(ten_\S+)/.exec(first.output())?.[1] ?? '';
+  const file = join(dataDir, 'recordings', tenantId, `${id}.wav`);
+  const before = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { finalized: boolean };
+  t.equal(before.finalized, false, 'the crash left the recording unfinished');
+  const cutSize = statSync(file).size;
+  const cutHeader = wavSizes(readFileSync(file));
+  t.comment(`left by the crash: ${cutSize} bytes on disk, header says data ${cutHeader.data}`);
+
+  const second = await startGateway(t, configFile);
+  t.match(second.output(), /ended calls left unfinished by a restart/, 'recovery ran at start');
+  const ended = await api(second.base, key, 'GET', `/v1/calls/${id}`);
+  t.equal(ended.status, 200);
+  t.equal(ended.body.state, 'ended');
+  t.equal(ended.body.end_reason, 'gateway_restart');
+  t.ok(ended.body.cdr, 'a CDR was written');
+  t.equal(ended.body.cdr?.hangup_by, 'gateway');
+  t.equal(ended.body.cdr?.end_reason, 'gateway_restart');
+  t.ok(ended.body.cdr?.answered_at, 'the CDR keeps the answer time');
+  t.equal(ended.body.recording.available, true, 'the recording is kept');
+  const list = await api(second.base, key, 'GET', '/v1/calls?state=ended');
+  t.ok(list.body.data?.some((c) => c.id === id), 'listed among ended calls');
+  t.notOk((await api(second.base, key, 'GET', '/v1/calls')).body.data?.some((c) => c.id === id), 'and no longer among live ones');
+
+  const res = await fetch(`${second.base}/v1/calls/${id}/recording`, { headers: { authorization: `Bearer ${key}` } });
+  t.equal(res.status, 200);
+  const wav = Buffer.from(await res.arrayBuffer());
+  const sizes = wavSizes(wav);
+  t.match(sizes, { channels: 2, rate: 8000 });
+  t.equal(sizes.data, wav.length - 44, "the repaired header's data size matches the file");
+  t.equal(sizes.riff, wav.length - 8, 'and its RIFF size');
+  t.equal(sizes.data % 4, 0, 'whole stereo 16-bit frames only');
+  t.ok(sizes.data >= 32000, `at least a second of audio survived (${sizes.data / 32000} s)`);
+  const after = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as { finalized: boolean; repaired: boolean; durationMs: number };
+  t.match(after, { finalized: true, repaired: true }, 'the sidecar says it was repaired');
+  t.equal(after.durationMs, Math.round((sizes.data / 32000) * 1000), "the sidecar's duration is the file's");
+
+  second.child.kill('SIGTERM');
+  const [code] = await once(second.child, 'exit');
+  t.equal(code, 0, 'the restarted gateway stops cleanly');
+});
