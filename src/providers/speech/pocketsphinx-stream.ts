@@ -116,20 +116,20 @@ export class PocketsphinxStream implements RecognitionStream {
     const socket = new Socket({ fd, readable: false, writable: true });
     this.#socket = socket;
     socket.on('error', (err) => this.#fail(`audio pipe: ${err.message}`));
-    if (this.#state !== 'starting') {
-      // Closed while starting: no process, nothing to hear.
+    if (this.#state === 'failed') {
       socket.destroy();
       this.#onExited();
       return;
     }
+    // Closed while starting (a very short call): the decoder still hears what was written.
     const child = this.#o.spawn(fifo);
     this.#child = child;
-    this.#state = 'running';
+    if (this.#state === 'starting') this.#state = 'running';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.#heard(this.#parser.push(chunk)));
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL); });
     child.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') this.#o.onMissing('command not found');
-      this.#fail(err.code === 'ENOENT' ? 'command not found' : err.message);
+      this.#fail(err.code === 'ENOENT' ? 'command not found' : err.message, true);
       this.#onExited();
     });
     // 'close' comes after stdout has ended: every line has been parsed.
@@ -193,21 +193,21 @@ export class PocketsphinxStream implements RecognitionStream {
     return this.#state === 'starting' || this.#state === 'running';
   }
 
-  #fail(message: string): void {
+  /** `always`: report even while closing (the decoder never ran, rather than ended early). */
+  #fail(message: string, always = false): void {
     if (this.#state === 'failed' || this.#state === 'closed') return;
     const wasClosing = this.#state === 'closing';
     this.#state = 'failed';
     this.#early = [];
     this.#socket?.destroy();
     // A failure while closing (the decoder gone before our end of file) loses nothing more.
-    if (wasClosing) return;
+    if (wasClosing && !always) return;
     this.#o.log.warn({ error: message }, 'pocketsphinx stream failed');
     this.#o.handlers.onError?.(`pocketsphinx ${message}`);
   }
 
   async #finish(): Promise<RecognizedUtterance[]> {
     if (this.#accepting()) this.#state = 'closing';
-    // Closed while starting: #start sees it and spawns nothing.
     await this.#ready;
     // End of file for the decoder: it decodes what it has, prints the last utterance, exits.
     this.#socket?.end();
