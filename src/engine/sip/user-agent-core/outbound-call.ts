@@ -215,6 +215,11 @@ export class OutboundCall {
     this.#host.sendCancel(new SipRequest('CANCEL', inv.uri, h), this.#target, this.#branch);
     this.#cancelWanted = false;
     this.#cancelSent = true;
+    // §9.1: with no final response 64*T1 after the CANCEL, the INVITE is considered cancelled (a
+    // far end that lost the CANCEL or never answers must not keep the call ringing for good).
+    const timer = this.#host.clock.setTimeout(() => this.#fail(487, 'Request Terminated', undefined), 64 * this.#host.timers.T1);
+    this.events.on('accepted', () => timer.cancel());
+    this.events.on('failed', () => timer.cancel());
   }
 }
 
