@@ -2,15 +2,20 @@
  * Restart safety (issue "restart safety", contract sections 4 and 8): the gateway process is
  * killed (SIGKILL, no drain) in the middle of a recorded sandbox call; started again on the same
  * data folder, it ends the call `gateway_restart`, writes its CDR, and repairs and keeps the
- * recording.
+ * recording. And a process told to stop while a far end leaves its BYE unanswered still exits.
  */
 import t, { type Test } from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { waitFor } from '../support/gateway-harness.js';
+import { needPeer, tempWorkdir } from '../support/peers.js';
+import { freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
+
+const run = promisify(execFile);
 
 interface Started { child: ChildProcess; base: string; output: () => string }
 
@@ -50,13 +55,8 @@ async function api(base: string, key: string, method: string, path: string, body
   return { status: res.status, body: (await res.json()) as CallView & { data?: CallView[] } };
 }
 
-/** The RIFF and data sizes a WAV header claims, and its channel count. */
-function wavSizes(wav: Buffer): { riff: number; data: number; channels: number; rate: number } {
-  return { riff: wav.readUInt32LE(4), data: wav.readUInt32LE(40), channels: wav.readUInt16LE(22), rate: wav.readUInt32LE(24) };
-}
-
-t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its CDR and a repaired recording', async (t) => {
-  const dir = t.testdir({});
+/** A config file for a gateway on loopback, port 0, that allows agents on 127.0.0.1. */
+function writeConfig(dir: string, extra: string[] = []): { configFile: string; dataDir: string } {
   const dataDir = join(dir, 'data');
   const rtpMin = 30000 + 2 * Math.floor(Math.random() * 4800);
   const configFile = join(dir, 'config.yaml');
@@ -68,7 +68,18 @@ t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its 
     `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 399}`,
     'sandbox:\n  ring_ms: 200\n  announcement: ""',
     'calls:\n  allow_private_agent_urls: true',
+    ...extra,
   ].join('\n'));
+  return { configFile, dataDir };
+}
+
+/** The RIFF and data sizes a WAV header claims, and its channel count. */
+function wavSizes(wav: Buffer): { riff: number; data: number; channels: number; rate: number } {
+  return { riff: wav.readUInt32LE(4), data: wav.readUInt32LE(40), channels: wav.readUInt16LE(22), rate: wav.readUInt32LE(24) };
+}
+
+t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its CDR and a repaired recording', async (t) => {
+  const { configFile, dataDir } = writeConfig(t.testdir({}));
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
 
@@ -123,4 +134,31 @@ t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its 
   second.child.kill('SIGTERM');
   const [code] = await once(second.child, 'exit');
   t.equal(code, 0, 'the restarted gateway stops cleanly');
+});
+
+t.test('contract 8: SIGTERM while the far end leaves our BYE unanswered still stops the process', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const dir = t.testdir({});
+  const sipPort = await freePort();
+  writeFileSync(join(dir, 'carriers.yaml'), `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort}"\n    codecs: [PCMU]\n`);
+  const { configFile } = writeConfig(dir, [`carriers_file: ${JSON.stringify(join(dir, 'carriers.yaml'))}`, 'shutdown:\n  drain_seconds: 1']);
+  const cwd = tempWorkdir(t);
+  const sipp = startSipp(t, cwd, ['-sf', join(SCENARIOS, 'calls-uas-silent-bye.xml'), '-i', '127.0.0.1', '-p', String(sipPort), '-m', '1', '-default_behaviors', 'none', '-timeout', '60s']);
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const gw = await startGateway(t, configFile);
+  const created = await run(process.execPath, ['--import', 'tsx', 'src/cli/vgw.ts', 'tenant', 'create', 'acme'], { env: { ...process.env, VGW_CONFIG: configFile } });
+  const key = (JSON.parse(created.stdout) as { api_key: string }).api_key;
+  const placed = await api(gw.base, key, 'POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'far', agent_ws_url: bot.url });
+  t.equal(placed.status, 200, JSON.stringify(placed.body));
+  await bot.core.until(() => bot.events().includes('start'));
+  const hung = await api(gw.base, key, 'POST', `/v1/calls/${placed.body.id}/hangup`);
+  t.equal(hung.body.state, 'ended');
+  gw.child.kill('SIGTERM');
+  // Drain is 1 s; Timer F (64*T1 = 32 s) would settle the BYE, but stop disposes its transaction first.
+  const exited = await Promise.race([once(gw.child, 'exit').then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000))]);
+  t.ok(exited, 'the process exits once drained (a BYE left unanswered must not keep its RTP sockets open)');
+  t.match(gw.output(), /"msg":"stopped"/, 'stop() itself completes');
+  if (!exited) gw.child.kill('SIGKILL');
+  sipp.child.kill('SIGKILL');
 });
