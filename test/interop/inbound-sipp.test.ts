@@ -23,6 +23,8 @@ const statsOf = (d: ApiBody): LegStats => (d.session ?? {}) as LegStats;
 async function sippPassed(t: Test, peer: SippPeer, what: string): Promise<void> {
   const done = await peer.run.done;
   t.equal(done.code, 0, `${what} completed its scenario${done.code === 0 ? '' : `: ${done.stderr.slice(0, 300)}`}`);
+  // What sipp sent and received, to tell a lost message from a wrong one.
+  if (done.code !== 0) t.comment(sippMessages(peer).slice(-4000));
 }
 
 /** RMS of each channel of a 16-bit stereo WAV (44-byte header). */
@@ -33,6 +35,11 @@ function channelRms(wav: Buffer): [number, number] {
     for (const c of [0, 1]) sums[c]! += wav.readInt16LE(44 + 4 * i + 2 * c) ** 2;
   }
   return [Math.sqrt(sums[0]! / Math.max(frames, 1)), Math.sqrt(sums[1]! / Math.max(frames, 1))];
+}
+
+/** The gateway's log lines about call `id`, without the per-packet ones. */
+function gatewayLog(gw: TestGateway, id: string): string {
+  return gw.logs.filter((l) => l.call_id === id && !/rtp|rtcp/i.test(String(l.msg))).map((l) => `${String(l.time)} ${String(l.level)} ${String(l.msg)} ${JSON.stringify(l.reason ?? l.err ?? '')}`).join('\n');
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -148,11 +155,16 @@ t.test('contract 4: blind transfer of an inbound call dials the target at the ca
   await detailWhen(rig.gw, live.id, 'active', (d) => d.state === 'active');
   const key = { key: rig.gw.liveKey };
 
+  // Once the agent side is up (see the next test for a transfer that comes sooner).
+  await detailWhen(rig.gw, live.id, 'agent side up', (d) => statsOf(d).agent?.kind === 'sip_trunk');
   const transferred = await rig.gw.api('POST', '/v1/calls/transfer', { call_control_id: live.call_control_id, to: '+15550142' }, key);
   t.equal(transferred.status, 200, JSON.stringify(transferred.body));
   const connected = await detailWhen(rig.gw, live.id, 'transfer connected', (d) => d.transfer?.state === 'connected');
   t.equal(connected.state, 'active');
-  await sippPassed(t, rig.edge, 'the edge (released with BYE once the target answered)');
+  // Bounded, so that a missing BYE fails this check alone and the hang-up below still runs.
+  const edgeDone = await Promise.race([rig.edge.run.done, sleep(10_000).then(() => null)]);
+  t.equal(edgeDone?.code, 0, 'the edge is released with BYE once the target answered');
+  if (edgeDone?.code !== 0) t.comment(sippMessages(rig.edge).slice(-1500), gatewayLog(rig.gw, live.id));
   const targetInvite = requestsIn(sippMessages(target), 'INVITE')[0] ?? '';
   t.match(targetInvite, /^INVITE sip:\+15550142@/m, "the target's INVITE names the transfer number");
 
@@ -167,4 +179,28 @@ t.test('contract 4: blind transfer of an inbound call dials the target at the ca
   t.equal(hung.body.state, 'ended');
   await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
   await sippPassed(t, target, 'the transfer target (BYE from the gateway)');
+});
+
+t.test('contract 4: a transfer accepted right after the answer also releases the edge (BYE)', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml', transferTarget: true });
+  const carrier = await rig.call('inbound-uac-wait-bye.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  const key = { key: rig.gw.liveKey };
+  // The transfer is asked for again and again from the ringing on, so the first one accepted
+  // comes as soon as the call is answered, while the call is still opening its recording and
+  // its agent side. Accepted, it must let the edge go like any other transfer.
+  let transferred = await rig.gw.api('POST', '/v1/calls/transfer', { call_control_id: live.call_control_id, to: '+15550142' }, key);
+  for (let tries = 0; transferred.status !== 200 && tries < 2000; tries++) {
+    transferred = await rig.gw.api('POST', '/v1/calls/transfer', { call_control_id: live.call_control_id, to: '+15550142' }, key);
+  }
+  t.equal(transferred.status, 200, JSON.stringify(transferred.body));
+  await detailWhen(rig.gw, live.id, 'transfer connected', (d) => d.transfer?.state === 'connected');
+  const edgeDone = await Promise.race([rig.edge.run.done, sleep(5_000).then(() => null)]);
+  t.equal(edgeDone?.code, 0, 'the edge is released with BYE once the target answered');
+  if (edgeDone?.code !== 0) t.comment(gatewayLog(rig.gw, live.id));
+
+  await rig.gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, key);
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+  await sippPassed(t, rig.target!, 'the transfer target (BYE from the gateway)');
 });
