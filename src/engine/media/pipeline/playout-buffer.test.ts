@@ -119,3 +119,31 @@ t.test('the playout buffer is an AudioSource the pacer can pull like hold music'
   t.same([...out], [...ramp(7, 160)]);
   t.end();
 });
+
+t.test('the ring starts small and grows without reordering queued audio, also after it wrapped', (t) => {
+  const buffer = new PlayoutBuffer({ sampleRate: 8000, maxQueueMs: 60_000 });
+  const start = buffer.capacitySamples;
+  t.ok(start <= 16000, 'a new buffer holds about 2 s, not the 60 s maximum');
+  let next = 0;
+  const push = (n: number): void => {
+    const pcm = new Int16Array(n);
+    for (let i = 0; i < n; i++) pcm[i] = (next++ % 30000);
+    buffer.push(pcm);
+  };
+  let expected = 0;
+  const out = new Int16Array(160);
+  const readAndCheck = (frames: number): boolean => {
+    for (let f = 0; f < frames; f++) {
+      buffer.read(out);
+      for (const v of out) if (v !== expected++ % 30000) return false;
+    }
+    return true;
+  };
+  push(12000);
+  t.ok(readAndCheck(50), 'first second plays in order');
+  push(40000); // wraps the 2 s ring and needs more than it holds
+  t.ok(buffer.capacitySamples > start, 'the ring grew');
+  t.ok(readAndCheck((12000 + 40000) / 160 - 50), 'everything queued before and after the growth plays in order');
+  t.equal(buffer.stats.overflowSamples, 0, 'nothing was dropped');
+  t.end();
+});

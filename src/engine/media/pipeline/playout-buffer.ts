@@ -31,16 +31,22 @@ export interface PlayoutStats {
   flushedSamples: number;
 }
 
+/** Ring size a buffer starts with, in seconds of audio (it grows when an agent sends further ahead). */
+const INITIAL_QUEUE_S = 2;
+
 /**
  * A bounded queue of samples between an agent (which sends audio in chunks of any size, faster
  * or slower than real time) and the 20 ms pacer (which pulls exactly one frame per tick). It
  * never blocks the pacer: an empty queue plays silence. Positions are absolute sample counts,
- * so marks need no bookkeeping when the ring wraps. Nothing is allocated per frame.
+ * so marks need no bookkeeping when the ring wraps (or grows). Nothing is allocated per frame; the
+ * ring starts at 2 s and doubles when an agent runs further ahead, up to `maxQueueMs`.
  */
 export class PlayoutBuffer implements AudioSource, AudioSink {
   readonly sampleRate: number;
   readonly frameSamples: number;
-  readonly #ring: Int16Array;
+  /** Grows on demand (doubling) up to #maxSamples, so a quiet call holds a small ring. */
+  #ring: Int16Array;
+  readonly #maxSamples: number;
   #writePos = 0;
   #readPos = 0;
   /** Whether audio arrived since the last pull: a partial frame is held back while it does. */
@@ -55,7 +61,9 @@ export class PlayoutBuffer implements AudioSource, AudioSink {
     this.sampleRate = options.sampleRate ?? 8000;
     this.frameSamples = Math.round((this.sampleRate * (options.frameMs ?? 20)) / 1000);
     const maxSamples = Math.ceil((this.sampleRate * (options.maxQueueMs ?? 60_000)) / 1000);
-    this.#ring = new Int16Array(Math.max(maxSamples, this.frameSamples));
+    this.#maxSamples = Math.max(maxSamples, this.frameSamples);
+    // Most agents stay a second or two ahead of real time; bursts grow the ring as they come.
+    this.#ring = new Int16Array(Math.min(this.#maxSamples, Math.max(this.frameSamples, Math.ceil(this.sampleRate * INITIAL_QUEUE_S))));
     this.#onMark = options.onMark;
     this.#frame = { pcm: new Int16Array(this.frameSamples), sampleRate: this.sampleRate, timestamp: 0, receivedAt: 0 };
   }
@@ -67,6 +75,7 @@ export class PlayoutBuffer implements AudioSource, AudioSink {
 
   /** Queues samples (copied). When full, the oldest queued audio is dropped to make room. */
   push(pcm: Int16Array): void {
+    this.#grow(this.#writePos - this.#readPos + pcm.length);
     const ring = this.#ring;
     let src = pcm;
     if (src.length > ring.length) {
@@ -122,6 +131,25 @@ export class PlayoutBuffer implements AudioSource, AudioSink {
     this.#pushedSinceRead = false;
     this.#fireMarks('played');
     return out.length;
+  }
+
+  /** Capacity in samples now (it grows up to the configured maximum). */
+  get capacitySamples(): number {
+    return this.#ring.length;
+  }
+
+  /**
+   * Makes room for `needed` queued samples, doubling the ring up to the maximum. Positions are
+   * absolute, so each queued sample moves from `pos % old` to `pos % new`.
+   */
+  #grow(needed: number): void {
+    const old = this.#ring;
+    if (needed <= old.length || old.length >= this.#maxSamples) return;
+    let size = old.length;
+    while (size < needed && size < this.#maxSamples) size = Math.min(size * 2, this.#maxSamples);
+    const ring = new Int16Array(size);
+    for (let pos = this.#readPos; pos < this.#writePos; pos++) ring[pos % size] = old[pos % old.length]!;
+    this.#ring = ring;
   }
 
   /** Drops all queued audio at once (barge-in); pending marks fire as 'flushed'. */
