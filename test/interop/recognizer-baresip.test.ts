@@ -5,13 +5,13 @@
  * the hang-up `GET /v1/calls/{id}/transcript` holds a caller turn with those words (issue
  * "inbound calls": transcription; contract section 4).
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBaresipPeer } from '../support/baresip-peer.js';
+import { startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
-import { startTestGateway, waitFor } from '../support/gateway-harness.js';
+import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { freePort } from '../support/sip-sipp.js';
 
@@ -31,14 +31,8 @@ interface Transcript {
   turns: { role: string; text: string; offset_s: number }[];
 }
 
-t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (case-insensitive) in a caller turn of a baresip call to a media_bridge agent', async (t) => {
-  if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
-  const dir = tempWorkdir(t, 'vgw-recognizer-');
-  execFileSync('flite', ['-t', 'hello world', '-o', join(dir, 'flite.wav')]);
-  // Silence first, so the agent link is up (the media leg takes audio from then on) before the words; after, so the decoder's VAD sees them end.
-  const played = join(dir, 'played.wav');
-  execFileSync('sox', [join(dir, 'flite.wav'), '-r', '8000', '-c', '1', '-b', '16', played, 'pad', '2', '1']);
-
+/** The gateway with transcription on, a media_bridge agent on +15550100, and baresip calling it with `played` as its microphone. */
+async function callWithSpeech(t: Test, dir: string, played: string): Promise<{ gw: TestGateway; caller: BaresipPeer }> {
   const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
@@ -46,8 +40,7 @@ t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'listener', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550100',
   }, { key: gw.liveKey });
-  t.equal(imported.status, 200, JSON.stringify(imported.body));
-
+  t.equal(imported.status, 200, 'the agent is imported with its DID');
   const phoneDir = join(dir, 'caller');
   mkdirSync(phoneDir);
   const rtpBase = 32000 + 200 * Math.floor(Math.random() * 4);
@@ -58,14 +51,33 @@ t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (
   await caller.waitFor(/baresip is ready/);
   await caller.command('dial', `sip:+15550100@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/established/i, 15_000);
+  return { gw, caller };
+}
+
+/** flite's words as an 8 kHz WAV with `before` seconds of silence ahead and a second after. */
+function speechWav(dir: string, text: string, before: number): string {
+  execFileSync('flite', ['-t', text, '-o', join(dir, 'flite.wav')]);
+  const played = join(dir, 'played.wav');
+  execFileSync('sox', [join(dir, 'flite.wav'), '-r', '8000', '-c', '1', '-b', '16', played, 'pad', String(before), '1']);
+  return played;
+}
+
+async function inboundCall(gw: TestGateway, state: string): Promise<ApiBody> {
+  return waitFor(`the inbound call (${state})`, async () => {
+    const r = await gw.api('GET', `/v1/calls?direction=inbound&state=${state}`, undefined, { key: gw.liveKey });
+    return r.body.data.find((c) => c.to === '+15550100');
+  });
+}
+
+t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (case-insensitive) in a caller turn of a baresip call to a media_bridge agent', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
+  const dir = tempWorkdir(t, 'vgw-recognizer-');
+  // Silence first, so the agent link is up (the media leg takes audio from then on) before the words; after, so the decoder's VAD sees them end.
+  const { gw, caller } = await callWithSpeech(t, dir, speechWav(dir, 'hello world', 2));
   // baresip's aufile source ends the call when its file runs out.
   await caller.waitFor(/terminated|closed/i, 20_000);
   await caller.stop();
-
-  const call = await waitFor('the inbound call', async () => {
-    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=ended', undefined, { key: gw.liveKey });
-    return r.body.data.find((c) => c.to === '+15550100');
-  });
+  const call = await inboundCall(gw, 'ended');
   // The recognizer finishes after the hang-up: the transcript appears once it has.
   const transcript = await waitFor('the gateway transcript', async () => {
     const r = await gw.api('GET', `/v1/calls/${call.id}/transcript`, undefined, { key: gw.liveKey });
@@ -82,4 +94,22 @@ t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (
   t.same(offsets, [...offsets].sort((a, b) => a - b), 'turns are ordered by offset_s');
   const detail = await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey });
   t.same(detail.body.transcript, { available: true, source: 'gateway' }, 'the call detail says a gateway transcript is available');
+});
+
+t.test('contract 4, hold pauses transcription: words the caller says while held are not transcribed', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
+  const dir = tempWorkdir(t, 'vgw-recognizer-');
+  // Four seconds of silence leave time to hold the call before the words.
+  const { gw, caller } = await callWithSpeech(t, dir, speechWav(dir, 'hello world', 4));
+  const live = await inboundCall(gw, 'active');
+  const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
+  t.equal(held.body.on_hold, true);
+  const detail = await gw.api('GET', `/v1/calls/${live.id}`, undefined, { key: gw.liveKey });
+  t.same(detail.body.session?.transcription, { engine: 'pocketsphinx', paused: true }, 'the session shows transcription paused');
+  await caller.waitFor(/terminated|closed/i, 20_000);
+  await caller.stop();
+  await inboundCall(gw, 'ended');
+  await waitFor('the recognizer to finish', () => gw.logs.some((l) => l.msg === 'gateway transcript done'), 30_000);
+  const transcript = await gw.api('GET', `/v1/calls/${live.id}/transcript`, undefined, { key: gw.liveKey });
+  t.equal(transcript.status, 404, `nothing was transcribed (${JSON.stringify(transcript.body)})`);
 });
