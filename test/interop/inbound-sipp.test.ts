@@ -6,9 +6,11 @@
  * anchored bridge transcodes both ways.
  */
 import t, { type Test } from 'tap';
-import type { ApiBody, TestGateway } from '../support/gateway-harness.js';
+import { FakeElevenLabs } from '../support/fake-agent-servers/elevenlabs-server.js';
+import { startTestGateway, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
+import { pcm16Tone } from '../support/inbound-pcm-audio.js';
 import {
-  detailWhen, EDGE_USER, inboundCall, requestsIn, sippMessages, startInboundRig, type SippPeer,
+  detailWhen, EDGE_USER, inboundCall, requestsIn, sippMessages, startCarrier, startInboundRig, type SippPeer,
 } from '../support/inbound-sipp-rig.js';
 import { needPeer } from '../support/peers.js';
 
@@ -43,6 +45,18 @@ function gatewayLog(gw: TestGateway, id: string): string {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** RMS of the loudest 100 ms of 16-bit LE mono PCM at 16 kHz (speech has pauses). */
+function pcmRms(pcm: Buffer): number {
+  const block = 1600;
+  let best = 0;
+  for (let start = 0; start + block <= pcm.length / 2; start += block) {
+    let sum = 0;
+    for (let i = start; i < start + block; i++) sum += pcm.readInt16LE(2 * i) ** 2;
+    best = Math.max(best, Math.sqrt(sum / block));
+  }
+  return best;
+}
 
 async function ended(gw: TestGateway, id: string): Promise<ApiBody> {
   return detailWhen(gw, id, 'ended', (d) => d.state === 'ended');
@@ -203,4 +217,36 @@ t.test('contract 4: a transfer accepted right after the answer also releases the
   await rig.gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, key);
   await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
   await sippPassed(t, rig.target!, 'the transfer target (BYE from the gateway)');
+});
+
+t.test('media_bridge from a real carrier: the pcap speech reaches an ElevenLabs agent as pcm_16000, the agent is heard, the carrier hangs up', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const fake = await FakeElevenLabs.start({ userInputAudioFormat: 'pcm_16000', agentOutputAudioFormat: 'pcm_16000' });
+  t.teardown(() => fake.core.close());
+  const port = new URL(fake.url).port;
+  const gw = await startTestGateway(t, {
+    carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
+    yaml: `calls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
+  });
+  const did = '+15550121';
+  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  // A public agent (no key): the documented URL needs no signature.
+  const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: did }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+
+  const carrier = await startCarrier(t, gw, did, 'inbound-uac-talk-bye.xml', ['-d', '2500']);
+  await fake.core.until(() => fake.receivedAudio().length >= 64000); // 2 s at 16 kHz
+  const heard = fake.receivedAudio();
+  t.ok(pcmRms(heard) > 500, `the carrier's PCMA speech reaches the agent as 16-bit PCM (loudest 100 ms: RMS ${pcmRms(heard).toFixed(0)})`);
+  fake.sendAudio(pcm16Tone(440, 1000, 16000));
+  const live = await inboundCall(gw, did);
+  t.equal(live.direction, 'inbound');
+  await sippPassed(t, carrier, 'the carrier (BYE answered 200)');
+  const done = await ended(gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+  t.equal(gw.gateway.store.calls.get(gw.tenantId, live.id)?.conversation_id, fake.conversationId, 'the conversation id is stored');
+  await detailWhen(gw, live.id, 'recording', (d) => d.recording.available);
+  const response = await fetch(`${gw.base}/v1/calls/${live.id}/recording`, { headers: { authorization: `Bearer ${gw.liveKey}` } });
+  const [caller, agent] = channelRms(Buffer.from(await response.arrayBuffer()));
+  t.ok(caller > 100 && agent > 100, `the recording holds the caller (RMS ${caller.toFixed(0)}) and the agent's tone as played (RMS ${agent.toFixed(0)})`);
 });

@@ -91,8 +91,13 @@ export async function startInboundRig(t: Test, options: { edgeScenario: string; 
   if (imported.status !== 200) throw new Error(`import: ${JSON.stringify(imported.body)}`);
   return {
     gw, did, edge, target,
-    call: (name, extra = []) => sippPeer(t, [`127.0.0.1:${gw.gateway.sip.udpPort}`, ...scenario(name), '-s', did, ...extra]),
+    call: (name, extra = []) => startCarrier(t, gw, did, name, extra),
   };
+}
+
+/** The carrier: sipp calling `did` at the gateway with `name` (a file in test/interop/scenarios). */
+export function startCarrier(t: Test, gw: TestGateway, did: string, name: string, extra: string[] = []): Promise<SippPeer> {
+  return sippPeer(t, [`127.0.0.1:${gw.gateway.sip.udpPort}`, ...scenario(name), '-s', did, ...extra]);
 }
 
 /** sipp's message log (`-trace_msg`): every SIP message it sent and received. */
