@@ -170,9 +170,8 @@ function requestsIn(messages: string[], method: string): string[] {
 }
 
 /**
- * Waits until sipp has answered the gateway's BYE, and a moment for the 200 to arrive.
- * NOTE: stopping the gateway with a BYE still in flight leaves that call's RTP sockets open today
- * (the BYE's transaction is disposed at stop without settling the BYE), so tests let it finish.
+ * Waits until sipp has answered the gateway's BYE, and a moment for the 200 to arrive, so the
+ * test ends with the call torn down at both ends rather than racing the BYE with the teardown.
  */
 async function byeAnswered(r: Rig): Promise<void> {
   const isAnswer = (m: string): boolean => m.includes('message sent') && /^SIP\/2\.0 200 /m.test(m) && /^CSeq:\s*\d+ BYE/im.test(m);

@@ -155,7 +155,8 @@ t.test('contract 8: SIGTERM while the far end leaves our BYE unanswered still st
   const hung = await api(gw.base, key, 'POST', `/v1/calls/${placed.body.id}/hangup`);
   t.equal(hung.body.state, 'ended');
   gw.child.kill('SIGTERM');
-  // Drain is 1 s; Timer F (64*T1 = 32 s) would settle the BYE, but stop disposes its transaction first.
+  // Drain is 1 s, the BYE's Timer F (64*T1 = 32 s) far longer: the process must neither wait for
+  // it nor keep the call's RTP sockets open once the user agent is disposed.
   const exited = await Promise.race([once(gw.child, 'exit').then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000))]);
   t.ok(exited, 'the process exits once drained (a BYE left unanswered must not keep its RTP sockets open)');
   t.match(gw.output(), /"msg":"stopped"/, 'stop() itself completes');
