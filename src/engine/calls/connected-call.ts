@@ -62,24 +62,36 @@ export class ConnectedCall {
   async start(): Promise<void> {
     const answeredAt = this.#ctx.clock.monotonic();
     if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
-    this.#transcriber = await this.#openTranscriber(answeredAt);
+    if (this.#ctx.transcription) this.#transcriber = await this.#openTranscriber(answeredAt);
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
     const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber).asRecorder() : this.#recorder;
     const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
     });
     this.#agent = agent;
+    // The call is answered (and takes commands) while the recording and the agent are still being
+    // set up: a hang-up or a transfer may already have happened, and then the agent goes at once.
+    if (this.#agentNoLongerWanted()) return;
     try {
       await agent.start();
     } catch (err) {
+      if (this.#agentNoLongerWanted()) return;
       this.#call.log.warn({ err: (err as Error).message }, 'agent unreachable');
       await this.end({ reason: 'agent_unreachable', sipStatus: null, hangupBy: 'gateway' }, true);
       return;
     }
+    if (this.#agentNoLongerWanted()) return;
     if (this.#call.snapshot().on_hold) {
       agent.hold();
       this.#transcriber?.pause();
     }
+  }
+
+  /** Releases the agent side when the call ended or a transfer took the remote party meanwhile. */
+  #agentNoLongerWanted(): boolean {
+    const released = this.#call.isEnded || this.#transfer?.releasedAgent === true;
+    if (released) this.#agent?.release(this.#call.isEnded ? 'call ended' : 'transferred');
+    return released;
   }
 
   hold(): CallCommandFailure | null {
@@ -105,7 +117,7 @@ export class ConnectedCall {
     if (this.#call.isEnded || this.#transfer?.active) return { error: 'call_not_active' };
     this.#transfer = new Transfer(this.#ctx, this.#call, this.#remote, this.#carrier, {
       releaseAgent: () => this.#agent?.release('transferred'),
-      recorder: this.#recorder,
+      recorder: () => this.#recorder,
       end: (reason, byeRemote) => this.end(reason, byeRemote),
     });
     this.#transfer.start(to);
