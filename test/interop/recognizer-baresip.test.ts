@@ -113,3 +113,47 @@ t.test('contract 4, hold pauses transcription: words the caller says while held 
   const transcript = await gw.api('GET', `/v1/calls/${live.id}/transcript`, undefined, { key: gw.liveKey });
   t.equal(transcript.status, 404, `nothing was transcribed (${JSON.stringify(transcript.body)})`);
 });
+
+t.test('contract 4, gateway transcript on sip_trunk: the agent edge (baresip) says "hello world" and an agent turn has "hello" and "world" (case-insensitive)', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
+  const dir = tempWorkdir(t, 'vgw-recognizer-');
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  const [edgeDir, callerDir] = [join(dir, 'edge'), join(dir, 'caller')];
+  mkdirSync(edgeDir);
+  mkdirSync(callerDir);
+  const rtpBase = 33000 + 200 * Math.floor(Math.random() * 4);
+  const edgePort = await freePort();
+  // The agent's SIP edge answers and speaks; it hangs up when its file ends.
+  const edge = startBaresipPeer(t, {
+    dir: edgeDir, sipPort: edgePort, ctrlPort: await freePort(), sourceWav: speechWav(dir, 'hello world', 2), user: 'bot', autoAnswer: true,
+    rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+  });
+  const silence = join(dir, 'silence.wav');
+  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
+  const caller = startBaresipPeer(t, {
+    dir: callerDir, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: silence, user: '+15557770002', autoAnswer: false,
+    rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
+  });
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'trunk-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePort}`, sip_transport: 'udp',
+    did_number: '+15550101',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  await Promise.all([edge.waitFor(/baresip is ready/), caller.waitFor(/baresip is ready/)]);
+  await caller.command('dial', `sip:+15550101@127.0.0.1:${gw.gateway.sip.udpPort}`);
+  await caller.waitFor(/established/i, 15_000);
+  await caller.waitFor(/terminated|closed/i, 30_000);
+  await Promise.all([caller.stop(), edge.stop()]);
+  const call = await waitFor('the inbound call', async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=ended', undefined, { key: gw.liveKey });
+    return r.body.data.find((c) => c.to === '+15550101');
+  });
+  const transcript = await waitFor('the gateway transcript', async () => {
+    const r = await gw.api('GET', `/v1/calls/${call.id}/transcript`, undefined, { key: gw.liveKey });
+    return r.status === 200 ? (r.body as unknown as Transcript) : undefined;
+  }, 45_000);
+  const agentText = transcript.turns.filter((turn) => turn.role === 'agent').map((turn) => turn.text).join(' ');
+  t.match(agentText, /hello/i, `an agent turn has "hello" (heard: ${JSON.stringify(transcript.turns)})`);
+  t.match(agentText, /world/i, 'and "world"');
+});
