@@ -19,7 +19,8 @@ import { legCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
   releaseAgent(): void;
-  recorder: StereoWavRecorder | null;
+  /** The call's recording, when it has one (it may open after the transfer started). */
+  recorder(): StereoWavRecorder | null;
   end(reason: EndReason, byeRemote: boolean): Promise<void>;
 }
 
@@ -76,12 +77,12 @@ export class Transfer {
 
   hold(): void {
     this.#bridge?.hold({ music: this.#ctx.holdMusic() ?? undefined });
-    this.#hooks.recorder?.pause();
+    this.#hooks.recorder()?.pause();
   }
 
   unhold(): void {
     this.#bridge?.resume();
-    this.#hooks.recorder?.resume();
+    this.#hooks.recorder()?.resume();
   }
 
   describe(): Record<string, unknown> {
@@ -147,7 +148,7 @@ export class Transfer {
     const bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
     this.#bridge = bridge;
     // The recording goes on: the remote party stays on the left, the transfer target takes the agent's channel.
-    const recorder = this.#hooks.recorder;
+    const recorder = this.#hooks.recorder();
     if (recorder) {
       const remote = recorder.channelSink('remote');
       const target = recorder.channelSink('agent');
