@@ -65,6 +65,9 @@ export function sendInDialog(dialog: Dialog, host: DialogHost, method: string, o
         },
         onTimeout: () => finish({ status: 408, reason: 'Request Timeout' }),
         onTransportError: () => finish({ status: 503, reason: 'Service Unavailable' }),
+        // Ended without a final response (the user agent shut down): settle as a local 503, so a
+        // caller awaiting the request is never left waiting. After a final response it is a no-op.
+        onTerminated: () => finish({ status: 503, reason: 'Service Unavailable' }),
       });
     };
     attempt(auth?.hasChallenge ?? false);

@@ -197,3 +197,11 @@ t.test('RFC 4028 7.4 / 9 / 10: 422 raises Session-Expires to Min-SE; the refresh
   t.equal(await refreshed, SDP_A.toString(), 'the refresh re-INVITE carried our SDP');
   await accepted.bye();
 });
+
+t.test('RFC 3261 17.1.2: an in-dialog request cut short by the user agent shutting down still settles (local 503)', async (t) => {
+  const { a, b, sa } = await establish(t);
+  b.dispose(); // the far end goes silent: our BYE gets no answer
+  const pending = sa.bye();
+  a.dispose();
+  t.equal(await pending, 503, 'the BYE resolves as Service Unavailable instead of hanging');
+});
