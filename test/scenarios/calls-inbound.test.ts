@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
 import { DigestServer, type SessionDialog } from '../../src/engine/sip/index.js';
+import { CODECS, createOffer } from '../../src/engine/media/index.js';
 import { systemClock } from '../../src/common/clock.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { mulawTone, toneLevel } from '../support/audio-probe.js';
@@ -162,6 +163,12 @@ t.test('sip_trunk: the gateway dials the agent edge with the stored digest crede
   const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
   t.equal(held.body.on_hold, true);
   await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
+
+  // RFC 3264 8.4: the edge puts the gateway on hold with a re-INVITE; the gateway answers recvonly.
+  const hold = createOffer({ address: '127.0.0.1', port: edgePhone.rtp.localPort, codecs: [CODECS.PCMU], sessionId: 7, sessionVersion: 2, direction: 'sendonly' });
+  const reoffer = await edgeDialogs[0]!.reinvite(Buffer.from(hold));
+  t.equal(reoffer.status, 200, 're-INVITE from the agent side is answered');
+  t.match('body' in reoffer ? reoffer.body.toString('utf8') : '', /a=recvonly/, 'with recvonly to a sendonly offer');
 
   t.equal(await edgeDialogs[0]?.bye(), 200, 'the gateway answers the edge\'s BYE');
   const ended = await endedCall(gw, live.id);

@@ -14,7 +14,7 @@ import type { Call } from './call.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { InboundRoute } from './ports.js';
-import { legCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
+import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
 
@@ -45,6 +45,7 @@ export class SipTrunkSide implements AgentSide {
   #rtp: RtpSession | null = null;
   #attempt: OutboundCall | null = null;
   #dialog: SessionDialog | null = null;
+  #agentLeg: RemoteLeg | null = null;
   #bridge: MediaBridge | null = null;
   #recorder: StereoWavRecorder | null = null;
   #released = false;
@@ -101,6 +102,9 @@ export class SipTrunkSide implements AgentSide {
       return { kind: 'failed', callerStatus: 488, reason: { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' } };
     }
     this.#join(answer);
+    // Re-offers from the agent's side (its hold, a media move, a session refresh) are answered
+    // from the same port and codec, exactly as on the caller's leg (RFC 3264 8).
+    this.#agentLeg = new RemoteLeg(outcome.session, rtp, answer, caps);
     return { kind: 'answered' };
   }
 
@@ -146,14 +150,15 @@ export class SipTrunkSide implements AgentSide {
     this.#bridge?.close();
     this.#bridge = null;
     if (this.#dialog && !this.#dialog.isEnded) void this.#dialog.bye().catch(() => 0);
-    this.#rtp?.close();
+    if (this.#agentLeg) this.#agentLeg.close();
+    else this.#rtp?.close();
   }
 
   describe(): Record<string, unknown> {
     const stats = this.#rtp?.stats();
     return {
       kind: 'sip_trunk', connected: this.#dialog !== null && !this.#dialog.isEnded, bridged: this.#bridge !== null,
-      rtp: stats ? { local_port: stats.localPort, packets_sent: stats.packetsSent, packets_received: stats.packetsReceived } : null,
+      rtp: this.#agentLeg?.describe() ?? (stats ? { local_rtp_port: stats.localPort, packets_sent: stats.packetsSent, packets_received: stats.packetsReceived } : null),
     };
   }
 
