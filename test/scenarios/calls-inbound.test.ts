@@ -201,3 +201,36 @@ t.test('sip_trunk: CANCEL from the caller before the agent answers is propagated
   t.equal(ended.end_reason, 'canceled');
   t.equal(ended.cdr?.hangup_by, 'caller');
 });
+
+t.test('RFC 3960: the agent edge\'s early media (183 with SDP) reaches the caller before the answer', async (t) => {
+  const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
+  const edge = await startSipPhoneUa(t);
+  const edgePhone = await edge.phone();
+  edge.ua.events.on('invite', (incoming) => {
+    const sdp = edgePhone.answerOffer(incoming.offer);
+    incoming.progress(183, sdp);
+    edgePhone.startSending(mulawTone(440, 1000));
+    setTimeout(() => incoming.accept(sdp), 3000);
+  });
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550103', 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'early-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.port}`, sip_transport: 'udp', did_number: '+15550103',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const carrier = await startSipPhoneUa(t);
+  const phone = await carrier.phone();
+  const call = carrier.ua.invite({ target: `sip:+15550103@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770004@127.0.0.1', sdp: phone.offer });
+  let answeredYet = false;
+  const early = new Promise<void>((resolve) => call.events.on('progress', (r) => {
+    if (r.status === 183 && r.body.length > 0) {
+      phone.useAnswer(r.body);
+      resolve();
+    }
+  }));
+  const done = answered(call).then((a) => { answeredYet = true; return a; });
+  await early;
+  await waitFor('early media at the caller', () => toneLevel(phone.audio(), 440) > 1000);
+  t.equal(answeredYet, false, "the agent's early audio played while the call was still ringing");
+  const { session } = await done;
+  await session.bye();
+});
