@@ -104,7 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const platforms = createProviderRegistry(config.providers, { clock });
   let engine: CallEngine;
   try {
-    engine = await startCallEngine({ config, carriers, store, clock, logger, platforms, isDraining: () => draining });
+    engine = await startCallEngine({ config, carriers, store, clock, logger, platforms, metrics, isDraining: () => draining });
   } catch (err) {
     store.close();
     throw err;

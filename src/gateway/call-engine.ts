@@ -15,11 +15,15 @@ import {
 } from '../engine/calls/index.js';
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool } from '../engine/media/index.js';
-import { DigestServer, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type SipSource } from '../engine/sip/index.js';
+import {
+  DigestServer, hopUri, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipSource,
+} from '../engine/sip/index.js';
+import type { Registry } from 'prom-client';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
 import { PocketsphinxRecognizer } from '../providers/speech/index.js';
 import type { Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
+import { createCallMetrics, type CallMetrics } from './call-metrics.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
 import { sourceMatches } from './carrier-sources.js';
 
@@ -29,6 +33,8 @@ export interface CallEngineOptions {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Where the call and carrier metrics are registered. */
+  metrics: Registry;
   /** Provider adapters (endpoints, SIP edges) for imported agents. */
   platforms: ProviderRegistry;
   isDraining(): boolean;
@@ -93,6 +99,32 @@ function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: (address:
     if (!auth || !server) return undefined;
     return { server, passwordOf: (username) => (username === auth.username ? auth.password : undefined) };
   };
+}
+
+/**
+ * OPTIONS keep-alives to each carrier's outbound target (`options_ping_s`, 0 = off), resolved once
+ * with RFC 3263; every change of state is logged and exported as `vgw_carrier_up`.
+ */
+async function startCarrierPings(ua: SipUserAgent, locator: ServerLocator, carriers: readonly CarrierConfig[], metrics: CallMetrics, logger: Logger): Promise<OptionsPinger[]> {
+  const pingers: OptionsPinger[] = [];
+  for (const carrier of carriers) {
+    const uri = carrier.outbound?.uri;
+    if (!uri || carrier.options_ping_s === 0) continue;
+    const first = (await resolveNextHop(locator, uri).catch(() => []))[0];
+    if (!first) {
+      logger.warn({ carrier: carrier.name, uri }, 'carrier target does not resolve; not pinging it');
+      metrics.carrierState(carrier.name, false, 503);
+      continue;
+    }
+    pingers.push(ua.pingTargets({
+      targets: [{ id: carrier.name, uri: hopUri(first) }], intervalMs: carrier.options_ping_s * 1000,
+      onTargetState: (id, state, status) => {
+        metrics.carrierState(id, state === 'up', status);
+        logger[state === 'up' ? 'info' : 'warn']({ carrier: id, status }, `carrier ${state}`);
+      },
+    }));
+  }
+  return pingers;
 }
 
 export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine> {
@@ -168,7 +200,12 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     recordInbound: config.calls.record_inbound,
     transcription: transcriptionOf(config, clock, logger),
   };
-  const service = new CallService(ctx, { maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining() });
+  const callMetrics = createCallMetrics(o.metrics, () => service.registry);
+  const service = new CallService(ctx, {
+    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(),
+    onCallEnded: (call) => callMetrics.callEnded(call),
+  });
+  const pingers = await startCarrierPings(ua, ctx.locator, o.carriers, callMetrics, logger);
   ua.events.on('invite', (invite) => {
     service.acceptInbound(invite).catch((err: unknown) => {
       logger.error({ err }, 'inbound call failed');
@@ -181,6 +218,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopping ??= (async () => {
+    for (const pinger of pingers) pinger.stop();
     await service.shutdown();
     await sandbox.stop();
     ua.dispose();

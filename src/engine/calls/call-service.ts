@@ -5,6 +5,7 @@
  */
 import type { TenantId } from '../../common/ids.js';
 import { Call } from './call.js';
+import type { CallRecord } from './call-record.js';
 import type { CallCommandFailure, CallCommandResult, CallControl, PlaceCallRequest } from './call-control.js';
 import { CallRegistry, type LiveCall } from './call-registry.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
@@ -18,6 +19,8 @@ export interface CallServiceOptions {
   maxConcurrentPerTenant: number;
   /** Whether the gateway is draining: no new calls. */
   isDraining(): boolean;
+  /** Told of every call's final record (metrics). */
+  onCallEnded?(call: CallRecord): void;
 }
 
 /** Seconds a client is told to wait after a concurrency refusal: calls end in seconds to minutes. */
@@ -59,7 +62,7 @@ export class CallService implements CallControl {
       record: request.record, agent: { type: 'websocket', url: request.agentUrl },
     }, this.#ctx);
     const flow = new OutboundCallFlow(this.#ctx, call, carrier, rtp, request.agentUrl);
-    this.registry.add(flow);
+    this.#track(flow);
     call.log.info({ carrier: carrier.name }, 'placing outbound call');
     void flow.run();
     return { call: call.snapshot() };
@@ -101,7 +104,7 @@ export class CallService implements CallControl {
       carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
     }, this.#ctx);
     const flow = new InboundCallFlow(this.#ctx, call, invite, carrier, route, rtp);
-    this.registry.add(flow);
+    this.#track(flow);
     call.log.info({ carrier: carrier.name, mode: route.connectionMode }, 'inbound call');
     await flow.run();
   }
@@ -137,6 +140,11 @@ export class CallService implements CallControl {
   /** Hangs up every live call (gateway shutdown), waiting for each to end. */
   async shutdown(): Promise<void> {
     await Promise.all(this.registry.all().map((live) => live.shutdown()));
+  }
+
+  #track(live: LiveCall): void {
+    this.registry.add(live);
+    live.call.onEnd((call) => this.#o.onCallEnded?.(call.snapshot()));
   }
 
   #command(tenantId: TenantId, live: LiveCall | undefined, callId: string, act: (live: LiveCall) => CallCommandFailure | null): CallCommandResult {

@@ -1,0 +1,33 @@
+/**
+ * @module Prometheus metrics of the telephony side: live calls by direction, ended calls by end
+ * reason, and each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
+
+export interface CallMetrics {
+  callEnded(call: CallRecord): void;
+  carrierState(carrier: string, up: boolean, status: number): void;
+}
+
+export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined): CallMetrics {
+  new Gauge({
+    name: 'vgw_calls_live', help: 'Calls in progress on this node, by direction.', labelNames: ['direction'], registers: [metrics],
+    collect() {
+      this.reset();
+      for (const live of calls()?.all() ?? []) this.inc({ direction: live.call.snapshot().direction });
+    },
+  });
+  const ended = new Counter({
+    name: 'vgw_calls_ended_total', help: 'Calls ended, by direction and end reason.', labelNames: ['direction', 'end_reason'], registers: [metrics],
+  });
+  const up = new Gauge({ name: 'vgw_carrier_up', help: 'Whether the carrier answered its last OPTIONS ping (1) or not (0).', labelNames: ['carrier'], registers: [metrics] });
+  const status = new Gauge({ name: 'vgw_carrier_options_status', help: 'SIP status of the last OPTIONS answer (408 or 503 when none came).', labelNames: ['carrier'], registers: [metrics] });
+  return {
+    callEnded: (call) => ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' }),
+    carrierState: (carrier, isUp, code) => {
+      up.set({ carrier }, isUp ? 1 : 0);
+      status.set({ carrier }, code);
+    },
+  };
+}
