@@ -212,7 +212,9 @@ export class SessionDialog {
         this.events.emit('notify', request);
         return;
       case 'PRACK':
-        respond(200);
+        // RFC 3262 3: a PRACK must match an unacknowledged reliable provisional response; as a UAS
+        // we never send those (no Require: 100rel), so none can match.
+        respond(481);
         return;
       default:
         respond(405, { headers: [['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK']] });

@@ -7,6 +7,7 @@ import { DigestServer } from '../auth/digest-server.js';
 import type { SipUserAgent} from './sip-user-agent.js';
 import { type SipUserAgentOptions } from './sip-user-agent.js';
 import type { SessionDialog } from '../dialogs/session-dialog.js';
+import { sendInDialog } from '../dialogs/in-dialog-request.js';
 
 interface TapTest { teardown(fn: () => void | Promise<void>): void }
 
@@ -204,4 +205,10 @@ t.test('RFC 3261 17.1.2: an in-dialog request cut short by the user agent shutti
   const pending = sa.bye();
   a.dispose();
   t.equal(await pending, 503, 'the BYE resolves as Service Unavailable instead of hanging');
+});
+
+t.test('RFC 3262 3: a PRACK matching no reliable provisional response gets 481', async (t) => {
+  const { a, sa } = await establish(t);
+  const { outcome } = await sendInDialog(sa.dialog, a, 'PRACK', { headers: [['RAck', '1 1 INVITE']] }, undefined);
+  t.equal(outcome.status, 481, 'our UAS never sends reliable provisionals, so nothing can be acknowledged');
 });
