@@ -10,8 +10,7 @@ import { createAnswer, isSdpRejection, type RtpSession } from '../media/index.js
 import type { InboundCall } from '../sip/index.js';
 import { StreamingAgentSide } from './agent-side.js';
 import type { Call } from './call.js';
-import type { CallCommandFailure } from './call-control.js';
-import type { LiveCall } from './call-registry.js';
+import { CallFlow } from './call-flow.js';
 import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
 import { ConnectedCall } from './connected-call.js';
 import type { EndReason } from './end-reason.js';
@@ -20,25 +19,21 @@ import type { InboundRoute } from './ports.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import { SipTrunkSide } from './sip-trunk-side.js';
 
-export class InboundCallFlow implements LiveCall {
-  readonly call: Call;
+export class InboundCallFlow extends CallFlow {
   readonly #ctx: CallEngineContext;
   readonly #invite: InboundCall;
   readonly #carrier: CarrierProfile;
   readonly #route: InboundRoute;
   readonly #rtp: RtpSession;
-  #connected: ConnectedCall | null = null;
   #trunk: SipTrunkSide | null = null;
-  readonly #ended: Promise<void>;
 
   constructor(ctx: CallEngineContext, call: Call, invite: InboundCall, carrier: CarrierProfile, route: InboundRoute, rtp: RtpSession) {
+    super(call);
     this.#ctx = ctx;
-    this.call = call;
     this.#invite = invite;
     this.#carrier = carrier;
     this.#route = route;
     this.#rtp = rtp;
-    this.#ended = new Promise((resolve) => call.onEnd(() => resolve()));
     // RFC 3261 9.2: the caller gave up before the answer (the UA already answered 487).
     invite.events.on('cancel', () => {
       this.#trunk?.cancel();
@@ -46,52 +41,23 @@ export class InboundCallFlow implements LiveCall {
     });
   }
 
-  /** Answers (media_bridge) or bridges (sip_trunk); never rejects. */
-  async run(): Promise<void> {
-    try {
-      await (this.#route.connectionMode === 'sip_trunk' ? this.#bridgeTrunk() : this.#answerForStream());
-    } catch (err) {
-      this.call.log.error({ err }, 'inbound call failed unexpectedly');
-      const reason: EndReason = { reason: 'failed', sipStatus: null, hangupBy: 'gateway' };
-      if (this.#connected) await this.#connected.end(reason, true);
-      else this.#reject(500, reason);
-    }
+  /** Answers (media_bridge) or bridges (sip_trunk). */
+  protected proceed(): Promise<void> {
+    return this.#route.connectionMode === 'sip_trunk' ? this.#bridgeTrunk() : this.#answerForStream();
   }
 
-  hold(): CallCommandFailure | null {
-    return this.#connected ? this.#connected.hold() : { error: 'call_not_active' };
+  /** Before the answer a hang-up refuses the caller's INVITE (and cancels the agent leg). */
+  protected stopBeforeAnswer(reason: EndReason): void {
+    this.#trunk?.cancel();
+    this.#reject(reason.reason === 'gateway_shutdown' ? 503 : 480, { ...reason, reason: reason.reason === 'completed' ? 'canceled' : reason.reason });
   }
 
-  unhold(): CallCommandFailure | null {
-    return this.#connected ? this.#connected.unhold() : { error: 'call_not_active' };
+  protected failBeforeAnswer(reason: EndReason): void {
+    this.#reject(500, reason);
   }
 
-  transfer(to: string): CallCommandFailure | null {
-    return this.#connected ? this.#connected.transfer(to) : { error: 'call_not_active' };
-  }
-
-  hangup(): Promise<void> {
-    return this.#stop({ reason: 'completed', sipStatus: null, hangupBy: 'api' });
-  }
-
-  shutdown(): Promise<void> {
-    return this.#stop({ reason: 'gateway_shutdown', sipStatus: null, hangupBy: 'gateway' });
-  }
-
-  session(): Record<string, unknown> {
-    if (this.#connected) return this.#connected.session();
-    return { phase: 'setup', local_rtp_port: this.#rtp.localPort, agent: this.#trunk?.describe() ?? null };
-  }
-
-  #stop(reason: EndReason): Promise<void> {
-    // Resolves once the legs are torn down (BYE answered or given up), not only recorded as ended.
-    if (this.#connected) return this.#connected.end(reason, true);
-    if (!this.call.isEnded) {
-      // Before the answer a hang-up refuses the caller's INVITE (and cancels the agent leg).
-      this.#trunk?.cancel();
-      this.#reject(reason.reason === 'gateway_shutdown' ? 503 : 480, { ...reason, reason: reason.reason === 'completed' ? 'canceled' : reason.reason });
-    }
-    return this.#ended;
+  protected setupSession(): Record<string, unknown> {
+    return { local_rtp_port: this.#rtp.localPort, agent: this.#trunk?.describe() ?? null };
   }
 
   async #answerForStream(): Promise<void> {
@@ -105,9 +71,9 @@ export class InboundCallFlow implements LiveCall {
     this.call.advance('answered');
     const remote = new RemoteLeg(dialog, this.#rtp, answer.negotiated, caps);
     const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
-    this.#connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
+    this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
       (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
-    await this.#connected.start();
+    await this.connected.start();
   }
 
   async #bridgeTrunk(): Promise<void> {
@@ -133,8 +99,8 @@ export class InboundCallFlow implements LiveCall {
     }
     this.call.advance('answered');
     const remote = new RemoteLeg(dialog, this.#rtp, answer.negotiated, caps);
-    this.#connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
-    await this.#connected.start();
+    this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
+    await this.connected.start();
   }
 
   #reject(status: number, reason: EndReason): void {

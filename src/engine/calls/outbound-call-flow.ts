@@ -7,8 +7,7 @@
 import { createOffer, isSdpRejection, processAnswer, type RtpSession } from '../media/index.js';
 import { inviteWithFailover, resolveNextHop, type FailoverOutcome, type OutboundCall } from '../sip/index.js';
 import type { Call } from './call.js';
-import type { CallCommandFailure } from './call-control.js';
-import type { LiveCall } from './call-registry.js';
+import { CallFlow } from './call-flow.js';
 import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import { StreamingAgentSide } from './agent-side.js';
 import { ConnectedCall } from './connected-call.js';
@@ -16,76 +15,39 @@ import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
-export class OutboundCallFlow implements LiveCall {
-  readonly call: Call;
+export class OutboundCallFlow extends CallFlow {
   readonly #ctx: CallEngineContext;
   readonly #carrier: CarrierProfile;
   readonly #rtp: RtpSession;
   readonly #agentUrl: string;
   #attempt: OutboundCall | null = null;
-  #connected: ConnectedCall | null = null;
   /** Why we stopped the attempt ourselves, if we did: the API hung up, or nobody answered in time. */
   #stoppedBy: 'api' | 'ring_timeout' | 'shutdown' | null = null;
-  readonly #ended: Promise<void>;
 
   constructor(ctx: CallEngineContext, call: Call, carrier: CarrierProfile, rtp: RtpSession, agentUrl: string) {
+    super(call);
     this.#ctx = ctx;
-    this.call = call;
     this.#carrier = carrier;
     this.#rtp = rtp;
     this.#agentUrl = agentUrl;
-    this.#ended = new Promise((resolve) => call.onEnd(() => resolve()));
   }
 
-  /** Places the call; resolves once the agent is connected or the attempt has ended. Never rejects. */
-  async run(): Promise<void> {
-    try {
-      await this.#place();
-    } catch (err) {
-      this.call.log.error({ err }, 'outbound call failed unexpectedly');
-      const reason: EndReason = { reason: 'failed', sipStatus: null, hangupBy: 'gateway' };
-      if (this.#connected) await this.#connected.end(reason, true);
-      else this.#fail(reason);
-    }
+  protected proceed(): Promise<void> {
+    return this.#place();
   }
 
-  hold(): CallCommandFailure | null {
-    return this.#connected ? this.#connected.hold() : { error: 'call_not_active' };
+  protected stopBeforeAnswer(reason: EndReason): void {
+    this.#stoppedBy ??= reason.hangupBy === 'api' ? 'api' : 'shutdown';
+    // The INVITE's outcome ends the call (487 after our CANCEL, or a BYE if the answer crossed it).
+    this.#attempt?.cancel();
   }
 
-  unhold(): CallCommandFailure | null {
-    return this.#connected ? this.#connected.unhold() : { error: 'call_not_active' };
+  protected failBeforeAnswer(reason: EndReason): void {
+    this.#fail(reason);
   }
 
-  transfer(to: string): CallCommandFailure | null {
-    return this.#connected ? this.#connected.transfer(to) : { error: 'call_not_active' };
-  }
-
-  hangup(): Promise<void> {
-    return this.#stop('api');
-  }
-
-  /** Ends the call for a gateway shutdown. */
-  shutdown(): Promise<void> {
-    return this.#stop('shutdown');
-  }
-
-  session(): Record<string, unknown> {
-    if (this.#connected) return this.#connected.session();
-    return { phase: 'setup', local_rtp_port: this.#rtp.localPort };
-  }
-
-  #stop(by: 'api' | 'shutdown'): Promise<void> {
-    const hangupBy = by === 'api' ? 'api' : 'gateway';
-    if (this.#connected) {
-      // Resolves once the legs are torn down (BYE answered or given up), not only recorded as ended.
-      return this.#connected.end({ reason: by === 'api' ? 'completed' : 'gateway_shutdown', sipStatus: null, hangupBy }, true);
-    } else if (!this.call.isEnded) {
-      this.#stoppedBy ??= by;
-      // The INVITE's outcome ends the call (487 after our CANCEL, or a BYE if the answer crossed it).
-      this.#attempt?.cancel();
-    }
-    return this.#ended;
+  protected setupSession(): Record<string, unknown> {
+    return { local_rtp_port: this.#rtp.localPort };
   }
 
   async #place(): Promise<void> {
@@ -131,7 +93,7 @@ export class OutboundCallFlow implements LiveCall {
     const agent = { kind: 'websocket', url: this.#agentUrl } as const;
     const connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
       (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
-    this.#connected = connected;
+    this.connected = connected;
     await connected.start();
   }
 
