@@ -68,8 +68,8 @@ function reading(rows: BridgeRow[], nproc: number): string[] {
   const inLeg = Math.max(...rows.map((r) => r.legs.callerInLeg.p99));
   const missed = rows.filter((r) => verdict(r.legs.callerTotal) !== 'met' || verdict(r.legs.agentAdded) !== 'met');
   const lines = [
-    `- The leg's own work on a caller packet (decode, VAD, echo guard, conversion) is at most ${ms(inLeg)} ms at p99 in every row:`,
-    '  where a row misses a target, the time went to waiting, not to that work.',
+    `- The leg's own work on a caller packet (decode, VAD, echo guard, conversion) is at most ${ms(inLeg)} ms at p99 in every row,`,
+    '  so it does not explain a miss in the caller direction; the time there went to waiting for the event loop or a CPU.',
   ];
   if (missed.length === 0) lines.push('- Every row meets both targets.');
   for (const r of missed) {
@@ -121,7 +121,7 @@ export function bridgeMarkdown(r: BridgeResult): string {
     '',
     'From `onAudio` to the phone receiving the first packet that carries the burst. The leg plays agent audio on its own',
     '20 ms grid so the carrier sees an even stream; a burst waits for the next slot of that grid, 0-20 ms by design',
-    '(measured per burst from the grid of packets the pacer has sent). "Added by the gateway" is the total minus that',
+    '(per burst, up to the deadline of the pacer timer that sent it). "Added by the gateway" is the total minus that',
     'wait: timer lateness of the pacer, decoding, encoding, sending and the kernel crossing to the phone.',
     '',
     ...agentTable(r.rows),
