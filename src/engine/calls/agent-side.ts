@@ -3,12 +3,12 @@
  * the remote leg's RTP (websocket agents and media_bridge), or a second SIP leg bridged to it
  * (sip_trunk). The connected call holds, releases and describes it without knowing which.
  */
-import type { StereoWavRecorder } from '../media/index.js';
 import { AgentMediaLeg } from './agent-media/agent-media-leg.js';
 import type { Call } from './call.js';
 import type { EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import type { AgentLink, AgentLinkClose, AgentTarget } from './ports.js';
+import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 
 export interface AgentSide {
@@ -43,7 +43,7 @@ export class StreamingAgentSide implements AgentSide {
   #link: AgentLink | null = null;
   #released = false;
 
-  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: StereoWavRecorder | null, ended: AgentEnded) {
+  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
     this.#ctx = ctx;
     this.#call = call;
     this.#target = target;
@@ -52,6 +52,7 @@ export class StreamingAgentSide implements AgentSide {
     this.#leg = new AgentMediaLeg({
       clock: ctx.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: ctx.holdMusic(),
       onDigit: (digit) => call.log.debug({ digit }, 'DTMF from the remote party'),
+      onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
     });
   }
 

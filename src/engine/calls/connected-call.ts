@@ -13,6 +13,7 @@ import type { CarrierProfile } from './carrier-profile.js';
 import type { EndReason, HangupBy } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { recordingPathOf } from './recovery.js';
+import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import { CallAudioTap } from './transcription/call-audio-tap.js';
 import { CallTranscriber } from './transcription/call-transcriber.js';
@@ -22,7 +23,7 @@ import { Transfer } from './transfer.js';
 export const remoteParty = (call: Call): HangupBy => (call.snapshot().direction === 'outbound' ? 'callee' : 'caller');
 
 /** Builds the agent side once the recording (if any) is open; `ended` reports the agent hanging up. */
-export type AgentSideFactory = (recorder: StereoWavRecorder | null, ended: AgentEnded) => AgentSide & { readonly turns?: readonly TranscriptTurn[] };
+export type AgentSideFactory = (recorder: RecordingPort | null, ended: AgentEnded) => AgentSide & { readonly turns?: readonly TranscriptTurn[] };
 
 /** Longest wait for the answer to our BYE (a non-INVITE transaction gives up after 64*T1 anyway). */
 const BYE_WAIT_MS = 5_000;
@@ -64,7 +65,7 @@ export class ConnectedCall {
     if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
     if (this.#ctx.transcription) this.#transcriber = await this.#openTranscriber(answeredAt);
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
-    const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber).asRecorder() : this.#recorder;
+    const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber) : this.#recorder;
     const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
     });

@@ -6,7 +6,7 @@
  */
 import {
   bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer,
-  type LocalCapabilities, type NegotiatedAudio, type RtpSession, type StereoWavRecorder,
+  type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
@@ -14,6 +14,7 @@ import type { Call } from './call.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { InboundRoute } from './ports.js';
+import type { RecordingPort } from './recording-port.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
@@ -47,7 +48,7 @@ export class SipTrunkSide implements AgentSide {
   #dialog: SessionDialog | null = null;
   #agentLeg: RemoteLeg | null = null;
   #bridge: MediaBridge | null = null;
-  #recorder: StereoWavRecorder | null = null;
+  #recorder: RecordingPort | null = null;
   #released = false;
 
   constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio, hooks: TrunkHooks) {
@@ -114,7 +115,7 @@ export class SipTrunkSide implements AgentSide {
   }
 
   /** Once the caller's leg is answered: the recording taps and the agent's BYE. */
-  connected(_remote: RemoteLeg, recorder: StereoWavRecorder | null, ended: AgentEnded): AgentSide {
+  connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded): AgentSide {
     this.#recorder = recorder;
     const bridge = this.#bridge;
     if (bridge && recorder) {

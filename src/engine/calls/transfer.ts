@@ -7,20 +7,21 @@
  * (RFC 5589 6).
  */
 import {
-  bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type NegotiatedAudio, type RtpSession, type StereoWavRecorder,
+  bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { Call } from './call.js';
 import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import type { EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
+import type { RecordingPort } from './recording-port.js';
 import { legCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
   releaseAgent(): void;
   /** The call's recording, when it has one (it may open after the transfer started). */
-  recorder(): StereoWavRecorder | null;
+  recorder(): RecordingPort | null;
   end(reason: EndReason, byeRemote: boolean): Promise<void>;
 }
 

@@ -5,11 +5,11 @@ import {
   decodeG711, dtmfDigit, encodeG711, FramePacer, parseTelephoneEvent, PlayoutBuffer, rtpPaddingSize, rtpPayloadOffset,
   rtpTimestamp, RTP_HEADER_SIZE, TelephoneEventReceiver, writeRtpHeader,
   type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
-  type StereoWavRecorder,
 } from '../../media/index.js';
 import type { AgentLink, AgentLinkHandlers } from '../ports.js';
 import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, FRAME_MS, type CarrierCodec } from './agent-audio-format.js';
 import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
+import type { RecordingPort } from '../recording-port.js';
 
 /** Options of {@link AgentMediaLeg}. */
 export interface AgentMediaLegOptions {
@@ -19,7 +19,7 @@ export interface AgentMediaLegOptions {
   /** The negotiated codec (PCMU or PCMA) and telephone-event payload types. */
   audio: NegotiatedAudio;
   /** Channel 'remote' gets the carrier party, 'agent' the agent as played; paused while held. */
-  recorder?: StereoWavRecorder | null;
+  recorder?: RecordingPort | null;
   /** Played to the carrier party while held; silence without one. */
   holdMusic?: AudioSource | null;
   /** An RFC 4733 digit from the carrier party. */
@@ -56,7 +56,7 @@ export class AgentMediaLeg {
   readonly #rtp: RtpSession;
   readonly #codec: CarrierCodec;
   readonly #audio: NegotiatedAudio;
-  readonly #recorder: StereoWavRecorder | null;
+  readonly #recorder: RecordingPort | null;
   readonly #music: AudioSource | null;
   readonly #onDigit: (digit: string) => void;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
@@ -367,7 +367,7 @@ export class AgentMediaLeg {
     this.#rtp.send(packet, LEG_SOURCE);
   }
 
-  #record(recorder: StereoWavRecorder | null, channel: RecordingChannel, pcm: Int16Array, timestamp: number): void {
+  #record(recorder: RecordingPort | null, channel: RecordingChannel, pcm: Int16Array, timestamp: number): void {
     if (recorder === null) return;
     const frame = this.#recorderFrame;
     frame.pcm = pcm;

@@ -1,9 +1,8 @@
 /** @module Hands the call's decoded audio, as the agent sides give it to the recording, to the recording and the transcriber both. */
 import type { AudioFrame, AudioSink, RecordingChannel, StereoWavRecorder } from '../../media/index.js';
+import type { RecordingPort } from '../recording-port.js';
 import type { CallTranscriber } from './call-transcriber.js';
 
-/** What the agent sides (agent media leg, sip_trunk bridge taps, transfer) call on the recording. */
-export type RecordingPort = Pick<StereoWavRecorder, 'writeFrame' | 'channelSink' | 'pause' | 'resume'>;
 
 /**
  * Stands where the recorder stands: every frame, pause and resume goes to the recording (when the
@@ -40,16 +39,5 @@ export class CallAudioTap implements RecordingPort {
   resume(): void {
     this.#recorder?.resume();
     this.#transcriber.resume();
-  }
-
-  /**
-   * The tap typed as the recorder the agent sides take. NOTE: a cast, because the agent media
-   * leg's and the sip_trunk side's `recorder` option names the concrete class, whose private
-   * fields make it nominal; both call only the {@link RecordingPort} methods, which the tap
-   * implements (test/interop/recognizer-baresip.test.ts runs it through a real AgentMediaLeg).
-   * TODO(transcription): type those options as RecordingPort and drop this cast.
-   */
-  asRecorder(): StereoWavRecorder {
-    return this as unknown as StereoWavRecorder;
   }
 }
