@@ -123,7 +123,7 @@ async function rig(t: Test, scenario: string, options: { tap?: boolean; calls?: 
   const tap = options.tap ? await RtpTap.open(t, mediaPort) : null;
   const gw = await startTestGateway(t, {
     yaml: ALLOW_LOCAL_AGENTS,
-    carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [PCMU]\n`,
+    carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [PCMU]\n    options_ping_s: 0\n`,
   });
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());

@@ -5,39 +5,21 @@
  * recording. And a process told to stop while a far end leaves its BYE unanswered still exits.
  */
 import t, { type Test } from 'tap';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { waitFor } from '../support/gateway-harness.js';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
 
 const run = promisify(execFile);
 
-interface Started { child: ChildProcess; base: string; output: () => string }
-
 /** Runs src/main.ts with VGW_CONFIG set to `configFile`; resolves once the control API listens. */
-async function startGateway(t: Test, configFile: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
-    child.stdout.on('data', () => {
-      const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
-  });
-  return { child, base: `http://127.0.0.1:${port}`, output: () => output };
-}
+const startGateway = (t: Test, configFile: string): Promise<GatewayProcess> => startGatewayProcess(t, { VGW_CONFIG: configFile });
 
 interface CallView {
   id: string;
@@ -140,7 +122,7 @@ t.test('contract 8: SIGTERM while the far end leaves our BYE unanswered still st
   if (!needPeer(t, 'sipp')) return;
   const dir = t.testdir({});
   const sipPort = await freePort();
-  writeFileSync(join(dir, 'carriers.yaml'), `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort}"\n    codecs: [PCMU]\n`);
+  writeFileSync(join(dir, 'carriers.yaml'), `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort}"\n    codecs: [PCMU]\n    options_ping_s: 0\n`);
   const { configFile } = writeConfig(dir, [`carriers_file: ${JSON.stringify(join(dir, 'carriers.yaml'))}`, 'shutdown:\n  drain_seconds: 1']);
   const cwd = tempWorkdir(t);
   const sipp = startSipp(t, cwd, ['-sf', join(SCENARIOS, 'calls-uas-silent-bye.xml'), '-i', '127.0.0.1', '-p', String(sipPort), '-m', '1', '-default_behaviors', 'none', '-timeout', '60s']);
@@ -151,7 +133,7 @@ t.test('contract 8: SIGTERM while the far end leaves our BYE unanswered still st
   const key = (JSON.parse(created.stdout) as { api_key: string }).api_key;
   const placed = await api(gw.base, key, 'POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'far', agent_ws_url: bot.url });
   t.equal(placed.status, 200, JSON.stringify(placed.body));
-  await bot.core.until(() => bot.events().includes('start'));
+  await waitFor("the agent's start message", () => bot.events().includes('start'), 20_000);
   const hung = await api(gw.base, key, 'POST', `/v1/calls/${placed.body.id}/hangup`);
   t.equal(hung.body.state, 'ended');
   gw.child.kill('SIGTERM');

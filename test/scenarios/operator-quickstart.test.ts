@@ -3,33 +3,16 @@
  * tenant with the CLI, use its key over HTTP, then stop the gateway with SIGTERM (contract 8).
  */
 import t from 'tap';
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { once } from 'node:events';
+import { startGatewayProcess } from '../support/gateway-process.js';
 
 const run = promisify(execFile);
+const GATEWAY_ENV = (dataDir: string): Record<string, string> => ({
+  VGW_DATA_DIR: dataDir, VGW_HTTP_PORT: '0', VGW_SIP_HOST: '127.0.0.1', VGW_SIP_PORT: '0', VGW_LOG_LEVEL: 'info',
+});
 const TSX = ['--import', 'tsx'];
-
-interface Started { child: ChildProcess; port: number; output: () => string }
-
-async function startGateway(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, [...TSX, 'src/main.ts'], {
-    env: { ...process.env, VGW_DATA_DIR: dataDir, VGW_HTTP_PORT: '0', VGW_SIP_HOST: '127.0.0.1', VGW_SIP_PORT: '0', VGW_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
-    child.stdout.on('data', () => {
-      const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
-  });
-  return { child, port, output: () => output };
-}
 
 async function vgw(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
@@ -43,8 +26,7 @@ async function vgw(dataDir: string, ...args: string[]): Promise<{ code: number; 
 
 t.test('contract 8: first start, CLI tenant, authenticated request, graceful stop', async (t) => {
   const dataDir = t.testdir({});
-  const gw = await startGateway(dataDir);
-  t.teardown(() => { if (gw.child.exitCode === null) gw.child.kill('SIGKILL'); });
+  const gw = await startGatewayProcess(t, GATEWAY_ENV(dataDir));
   t.match(gw.output(), /sandbox key: vgw_test_[0-9A-Za-z]{40}/, 'the sandbox key is printed on first start');
 
   const created = await vgw(dataDir, 'tenant', 'create', 'Acme');
@@ -82,8 +64,7 @@ t.test('contract 8: first start, CLI tenant, authenticated request, graceful sto
   t.equal(code, 0, 'SIGTERM drains and exits cleanly');
   t.match(gw.output(), /"msg":"draining"[\s\S]*"msg":"stopped"/);
 
-  const again = await startGateway(dataDir);
-  t.teardown(() => { if (again.child.exitCode === null) again.child.kill('SIGKILL'); });
+  const again = await startGatewayProcess(t, GATEWAY_ENV(dataDir));
   t.notMatch(again.output(), /sandbox key/, 'the sandbox key is shown only on the first start');
   again.child.kill('SIGTERM');
   await once(again.child, 'exit');

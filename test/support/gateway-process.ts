@@ -1,0 +1,34 @@
+/**
+ * @module The gateway as an operator runs it: `src/main.ts` in a child process with the given
+ * environment, resolved once the control API listens; killed at teardown if still running.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+interface Teardown {
+  teardown(fn: () => void | Promise<void>): void;
+}
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  /** Everything the process wrote so far, stdout and stderr. */
+  output(): string;
+}
+
+export async function startGatewayProcess(t: Teardown, env: Record<string, string>): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    child.stdout.on('data', () => {
+      const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
+  });
+  return { child, port, base: `http://127.0.0.1:${port}`, output: () => output };
+}
