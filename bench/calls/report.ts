@@ -1,12 +1,12 @@
 /** @module Writes the "Calls" section of docs/PERFORMANCE.md from a benchmark run, leaving other sections alone. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeSection } from '../performance-doc.js';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { POLL_MS } from './call-driver.js';
 import type { MemoryByAge } from './memory-age.js';
 import type { ApiUnderLoad, RampStep, RateStep } from './phases.js';
 
 export const HEADING = '## Calls (`npm run bench:calls`)';
-const DOC = join(import.meta.dirname, '..', '..', 'docs', 'PERFORMANCE.md');
 /** Reading of the committed run, written by hand after it (it names the run it is about). */
 const ANALYSIS = join(import.meta.dirname, 'analysis.md');
 
@@ -154,14 +154,5 @@ export function writeCallsSection(r: CallsReport): void {
     'Run: `npm run bench:calls -- --write` (add `--gateway-rev HEAD` to measure a commit while the working tree changes).',
     '',
   ].join('\n');
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Performance\n';
-  const start = current.indexOf(HEADING);
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const after = current.indexOf('\n## ', start + HEADING.length);
-    next = `${current.slice(0, start)}${section}${after < 0 ? '' : `\n${current.slice(after + 1)}`}`;
-  }
-  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
+  writeSection(HEADING, section);
 }

@@ -10,15 +10,14 @@
  * Run: `npm run bench:media-bridge` (`-- --write` replaces the section "media_bridge latency" of
  * docs/PERFORMANCE.md; `--quick` for a short smoke run that writes nothing).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AgentAudioFormat } from '../../src/engine/calls/ports.js';
 import { PortPool } from '../../src/engine/media/index.js';
 import { callerLoop, LegProbe } from './leg-probe.js';
-import { bridgeMarkdown, replaceSection, type BridgeResult, type BridgeRow } from './report.js';
+import { writeSection } from '../performance-doc.js';
+import { BRIDGE_HEADING, bridgeMarkdown, type BridgeResult, type BridgeRow } from './report.js';
 import { emptyLegSamples, summarise, type AnchorSamples, type LegSamples } from './samples.js';
 import { runUdpAnchor } from './udp-anchor.js';
 
@@ -162,9 +161,7 @@ async function main(): Promise<void> {
   const section = bridgeMarkdown(result);
   process.stdout.write(`${section}\n`);
   if (process.argv.includes('--write') && !quick) {
-    const path = join(dirname(fileURLToPath(import.meta.url)), '../../docs/PERFORMANCE.md');
-    const doc = existsSync(path) ? readFileSync(path, 'utf8') : '# Performance\n';
-    writeFileSync(path, replaceSection(doc, section));
+    writeSection(BRIDGE_HEADING, section);
   }
 }
 

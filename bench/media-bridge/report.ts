@@ -141,12 +141,3 @@ export function bridgeMarkdown(r: BridgeResult): string {
     '',
   ].join('\n');
 }
-
-/** Replaces (or appends) this section of a PERFORMANCE.md text, leaving other sections alone. */
-export function replaceSection(doc: string, section: string): string {
-  const start = doc.indexOf(BRIDGE_HEADING);
-  const body = `${section.trimEnd()}\n`;
-  if (start < 0) return `${doc.trimEnd()}\n\n${body}`;
-  const next = doc.indexOf('\n## ', start + BRIDGE_HEADING.length);
-  return doc.slice(0, start) + body + (next < 0 ? '' : `\n${doc.slice(next + 1)}`);
-}

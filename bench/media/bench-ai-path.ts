@@ -14,10 +14,9 @@
  * "Media AI path (`npm run bench:media`)" of docs/PERFORMANCE.md. bench-media.ts can import
  * {@link runAiPathBench} and {@link aiPathMarkdown} and do the same.
  */
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { writeSection } from '../performance-doc.js';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { linearToUlaw, ulawDecode, ulawEncode } from '../../src/engine/media/codecs/g711.js';
 import { createResampler, type Resampler } from '../../src/engine/media/codecs/resample.js';
 import { PlayoutBuffer } from '../../src/engine/media/pipeline/playout-buffer.js';
@@ -200,22 +199,12 @@ export function aiPathMarkdown(r: AiPathResult): string {
   ].join('\n');
 }
 
-/** Replaces (or appends) the AI path section of a PERFORMANCE.md text, leaving other sections alone. */
-export function replaceAiPathSection(doc: string, section: string): string {
-  const start = doc.indexOf(AI_PATH_HEADING);
-  if (start < 0) return `${doc.trimEnd()}${doc.trim() ? '\n\n' : ''}${section}`;
-  const next = doc.indexOf('\n## ', start + AI_PATH_HEADING.length);
-  return doc.slice(0, start) + section + (next < 0 ? '' : doc.slice(next + 1));
-}
-
 async function main(): Promise<void> {
   const result = await runAiPathBench();
   const section = aiPathMarkdown(result);
   process.stdout.write(`${section}\n`);
   if (process.argv.includes('--write')) {
-    const path = join(dirname(fileURLToPath(import.meta.url)), '../../docs/PERFORMANCE.md');
-    const doc = existsSync(path) ? readFileSync(path, 'utf8') : '# Performance\n';
-    writeFileSync(path, replaceAiPathSection(doc, section));
+    writeSection(AI_PATH_HEADING, section);
   }
 }
 

@@ -1,10 +1,8 @@
 /** @module Writes the media relay section of docs/PERFORMANCE.md, leaving other sections alone. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeSection } from '../performance-doc.js';
 import { cpus } from 'node:os';
-import { fileURLToPath } from 'node:url';
 
 export const HEADING = '## Media relay (`npm run bench:media`)';
-const DOC = fileURLToPath(new URL('../../docs/PERFORMANCE.md', import.meta.url));
 
 /** Medians over the runs of one target. */
 export interface Summary {
@@ -146,16 +144,5 @@ host. What the run recorded above shows, and why:
 /** Replaces the section under {@link HEADING} (up to the next `## `), or appends it. */
 export function writePerformanceSection(r: BenchReport, notes = NOTES): void {
   const section = renderSection(r) + (notes ? `\n${notes.trim()}\n` : '');
-  if (!existsSync(DOC)) {
-    writeFileSync(DOC, `# Performance\n\n${section}`);
-    return;
-  }
-  const text = readFileSync(DOC, 'utf8');
-  const start = text.indexOf(HEADING);
-  if (start < 0) {
-    writeFileSync(DOC, `${text.trimEnd()}\n\n${section}`);
-    return;
-  }
-  const next = text.indexOf('\n## ', start + HEADING.length);
-  writeFileSync(DOC, text.slice(0, start) + section + (next < 0 ? '' : text.slice(next + 1)));
+  writeSection(HEADING, section);
 }

@@ -1,11 +1,9 @@
 /** @module Writes the "SIP signalling" section of docs/PERFORMANCE.md from a benchmark run, leaving other sections alone. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeSection } from '../performance-doc.js';
 import { availableParallelism, cpus } from 'node:os';
-import { join } from 'node:path';
 import type { RunResult } from './bench-sip.js';
 
 const HEADING = '## SIP signalling (`npm run bench:sip`)';
-const DOC = join(import.meta.dirname, '..', '..', 'docs', 'PERFORMANCE.md');
 
 /** Cores, CPU model, Node version and date. */
 export function machineDescription(): string {
@@ -74,14 +72,5 @@ export function writePerformanceSection(r: SipBenchReport): void {
     '- Failed calls at the higher rates are sipp timeouts after UDP retransmissions (the retransmission column): datagrams waiting in socket buffers while either process was descheduled. Not yet tried: a larger UDP receive buffer on the listening socket, skipping the 100 Trying when the application answers within 200 ms (RFC 3261 17.2.1 allows it), and a run on an unshared host.',
     '',
   ].join('\n');
-  const current = existsSync(DOC) ? readFileSync(DOC, 'utf8') : '# Performance\n\nMeasured figures, each section written by its benchmark.\n';
-  const start = current.indexOf(HEADING);
-  let next: string;
-  if (start < 0) {
-    next = `${current.trimEnd()}\n\n${section}`;
-  } else {
-    const after = current.indexOf('\n## ', start + HEADING.length);
-    next = `${current.slice(0, start)}${section}${after < 0 ? '' : `\n${current.slice(after + 1)}`}`;
-  }
-  writeFileSync(DOC, next.endsWith('\n') ? next : `${next}\n`);
+  writeSection(HEADING, section);
 }
