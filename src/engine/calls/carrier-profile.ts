@@ -53,6 +53,11 @@ export function requestUriFor(carrierUri: string, user: string): string {
   return `${scheme}:${user}@${at >= 0 ? rest.slice(at + 1) : rest}`;
 }
 
+/** `codecs` with `first` moved to the front (an offer that keeps a leg's codec, so bridging needs no transcoding). */
+export function preferCodec(first: CodecDescription, codecs: readonly CodecDescription[]): CodecDescription[] {
+  return [first, ...codecs.filter((c) => c.encoding !== first.encoding)];
+}
+
 /** The codecs to offer on the carrier leg, in the carrier's order of preference. */
 export function carrierCodecs(carrier: Pick<CarrierProfile, 'codecs'>): CodecDescription[] {
   const byName: Record<CodecName, CodecDescription | undefined> = {

@@ -6,17 +6,17 @@
  * (see sip-trunk-side.ts). Either way the media is anchored here, so hold, recording and transfer
  * work exactly as on outbound calls.
  */
-import { createAnswer, isSdpRejection, type RtpSession } from '../media/index.js';
+import { createAnswer, isSdpRejection, type LocalCapabilities, type NegotiatedAudio, type RtpSession } from '../media/index.js';
 import type { InboundCall } from '../sip/index.js';
 import { StreamingAgentSide } from './agent-side.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
-import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
+import type { CarrierProfile } from './carrier-profile.js';
 import { ConnectedCall } from './connected-call.js';
 import type { EndReason } from './end-reason.js';
-import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
+import type { CallEngineContext } from './engine-context.js';
 import type { InboundRoute } from './ports.js';
-import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
+import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import { SipTrunkSide } from './sip-trunk-side.js';
 
 export class InboundCallFlow extends CallFlow {
@@ -60,12 +60,23 @@ export class InboundCallFlow extends CallFlow {
     return { local_rtp_port: this.#rtp.localPort, agent: this.#trunk?.describe() ?? null };
   }
 
-  async #answerForStream(): Promise<void> {
-    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, this.#rtp, carrierCodecs(this.#carrier), newSdpSessionId());
+  /** Our answer to the caller's offer, with RTP pointed at the caller; null (and 488 sent) when unusable. */
+  #answerOffer(): { caps: LocalCapabilities; answer: { sdp: string; negotiated: NegotiatedAudio } } | null {
+    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp);
     const answer = createAnswer(this.#invite.offer.toString('utf8'), caps);
-    // RFC 3264 6: no common codec (or no offer we can read) is a 488.
-    if (isSdpRejection(answer)) return this.#reject(488, { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
+    if (isSdpRejection(answer)) {
+      // RFC 3264 6: no common codec (or no offer we can read) is a 488.
+      this.#reject(488, { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
+      return null;
+    }
     wireRemote(this.#rtp, answer.negotiated);
+    return { caps, answer };
+  }
+
+  async #answerForStream(): Promise<void> {
+    const offered = this.#answerOffer();
+    if (!offered) return;
+    const { caps, answer } = offered;
     const dialog = this.#invite.accept(Buffer.from(answer.sdp));
     if (!dialog) return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
     this.call.advance('answered');
@@ -77,10 +88,9 @@ export class InboundCallFlow extends CallFlow {
   }
 
   async #bridgeTrunk(): Promise<void> {
-    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, this.#rtp, carrierCodecs(this.#carrier), newSdpSessionId());
-    const answer = createAnswer(this.#invite.offer.toString('utf8'), caps);
-    if (isSdpRejection(answer)) return this.#reject(488, { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
-    wireRemote(this.#rtp, answer.negotiated);
+    const offered = this.#answerOffer();
+    if (!offered) return;
+    const { caps, answer } = offered;
     const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, answer.negotiated, {
       // The agent's 18x becomes ours; its early media flows through the bridge already.
       onRinging: (earlyMedia) => {

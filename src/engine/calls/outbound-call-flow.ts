@@ -8,12 +8,12 @@ import { createOffer, isSdpRejection, processAnswer, type RtpSession } from '../
 import { inviteWithFailover, resolveNextHop, type FailoverOutcome, type OutboundCall } from '../sip/index.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
-import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
+import { formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import { StreamingAgentSide } from './agent-side.js';
 import { ConnectedCall } from './connected-call.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
-import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
-import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
+import type { CallEngineContext } from './engine-context.js';
+import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
 export class OutboundCallFlow extends CallFlow {
   readonly #ctx: CallEngineContext;
@@ -57,7 +57,7 @@ export class OutboundCallFlow extends CallFlow {
       return this.#fail({ reason: 'carrier_unreachable', sipStatus: null, hangupBy: 'gateway' });
     }
     if (this.#stoppedBy) return this.#fail(this.#stoppedReason(487));
-    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, this.#rtp, carrierCodecs(this.#carrier), newSdpSessionId());
+    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp);
     const record = this.call.snapshot();
     const ring = this.#ctx.clock.setTimeout(() => {
       this.#stoppedBy ??= 'ring_timeout';

@@ -7,10 +7,17 @@ import {
   createAnswer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import type { SessionDialog } from '../sip/index.js';
+import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
+import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
 
 /** What we offer or answer on a carrier leg. */
 export function legCapabilities(address: string, rtp: RtpSession, codecs: readonly CodecDescription[], sessionId: number): LocalCapabilities {
   return { address, port: rtp.localPort, codecs, sessionId, sessionVersion: 1 };
+}
+
+/** What we offer or answer toward a carrier: its media address (the sandbox's is loopback) and its codecs. */
+export function carrierLegCapabilities(ctx: Pick<CallEngineContext, 'mediaAddress'>, carrier: CarrierProfile, rtp: RtpSession, codecs = carrierCodecs(carrier)): LocalCapabilities {
+  return legCapabilities(carrier.mediaAddress ?? ctx.mediaAddress, rtp, codecs, newSdpSessionId());
 }
 
 /** Points the RTP session at the far end of a negotiation (RTCP per RFC 3605 or rtcp-mux). */

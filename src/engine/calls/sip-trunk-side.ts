@@ -15,6 +15,7 @@ import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { InboundRoute } from './ports.js';
 import type { RecordingPort } from './recording-port.js';
+import { preferCodec } from './carrier-profile.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
@@ -79,8 +80,7 @@ export class SipTrunkSide implements AgentSide {
     this.#rtp = rtp;
     if (this.#released) return unreachable('released before dialling');
     // Offer the caller's codec first so the bridge relays without transcoding.
-    const codecs = [this.#callerAudio.codec, ...[CODECS.PCMU, CODECS.PCMA].filter((c) => c.encoding !== this.#callerAudio.codec.encoding), CODECS.TELEPHONE_EVENT];
-    const caps = legCapabilities(this.#ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+    const caps = legCapabilities(this.#ctx.mediaAddress, rtp, preferCodec(this.#callerAudio.codec, [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT]), newSdpSessionId());
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,

@@ -11,11 +11,11 @@ import {
 } from '../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { Call } from './call.js';
-import { carrierCodecs, formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
+import { carrierCodecs, formatNumber, preferCodec, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import type { EndReason } from './end-reason.js';
-import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
+import { openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { RecordingPort } from './recording-port.js';
-import { legCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
+import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
@@ -112,8 +112,7 @@ export class Transfer {
       return this.#fail();
     }
     const current = this.#remote.audio;
-    const codecs = [current.codec, ...carrierCodecs(this.#carrier).filter((c) => c.encoding !== current.codec.encoding)];
-    const caps = legCapabilities(this.#carrier.mediaAddress ?? this.#ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, rtp, preferCodec(current.codec, carrierCodecs(this.#carrier)));
     const targets = await resolveNextHop(this.#ctx.locator, uri);
     if (this.#isClosed()) return rtp.close();
     const callerId = this.#call.snapshot().direction === 'outbound' ? this.#call.snapshot().from_number : this.#call.snapshot().to_number;

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { behaviourFor, normalizeNumber, RESERVED_NUMBERS, uriUser } from './reserved-numbers.js';
+import { uriUser } from '../dialled-number.js';
+import { behaviourFor, normalizeNumber, RESERVED_NUMBERS } from './reserved-numbers.js';
 
 t.test('RFC 3261 19.1.1: the user part of a SIP URI, percent-decoded, without telephone-subscriber parameters', (t) => {
   t.equal(uriUser('sip:+15005550486@127.0.0.1:5090;transport=udp'), '+15005550486');

@@ -1,7 +1,6 @@
 /** @module The sandbox carrier's reserved numbers: dialled numbers that reproduce one failure each. */
 import { uriUser } from '../dialled-number.js';
 
-export { uriUser };
 
 /** What the sandbox far end does with a call, decided by the dialled number. */
 export type SandboxBehaviour =
