@@ -103,11 +103,10 @@ class CheckedWebSocketAgent implements AgentLink {
 export function createAgentConnector(o: AgentConnectorOptions): AgentConnector {
   return ({ call, tenantId, agent, handlers }): AgentLink => {
     const log = o.logger.child({ call_id: call.callId, tenant_id: tenantId });
-    const sessionHandlers: AgentLinkHandlers = handlers;
     if (agent.kind === 'imported') return o.importedAgent({ tenantId, agentId: agent.agentId, call, handlers });
     return new CheckedWebSocketAgent(o, {
       call, endpoint: { url: agent.url, externalAgentId: '' }, clock: o.clock, connectTimeoutMs: o.connectTimeoutMs,
-      handlers: sessionHandlers, log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),
+      handlers, log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),
     });
   };
 }
