@@ -51,6 +51,16 @@ t.test('truncated or foreign packets end the walk without throwing', (t) => {
   t.end();
 });
 
+t.test('RFC 3550 6.4.1: an SR or RR whose length field is shorter than its fixed part ends the walk without throwing', (t) => {
+  t.same(parseRtcpReports(Buffer.from([0x80, RTCP_SR, 0, 0])), [], 'SR of one word');
+  t.same(parseRtcpReports(Buffer.from([0x80, RTCP_RR, 0, 0])), [], 'RR of one word');
+  t.same(parseRtcpReports(Buffer.from([0x80, RTCP_SR, 0, 1, 0, 0, 0, 1])), [], 'SR without its sender info');
+  t.same(parseRtcpReports(Buffer.from([0x81, RTCP_SR, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0])), [], 'SR claiming a block it lacks');
+  const rr = parseRtcpReports(Buffer.from([0x81, RTCP_RR, 0, 1, 0, 0, 0, 7]));
+  t.same(rr.map((r) => [r.ssrc, r.reports.length]), [[7, 0]], 'RR claiming one block in two words: its SSRC, no block');
+  t.end();
+});
+
 t.test('RFC 3550 6.4.1: LSR is the middle 32 bits of the NTP timestamp', (t) => {
   const ms = Date.UTC(2026, 0, 1);
   const a = ntpMiddle32(ms);

@@ -155,6 +155,9 @@ export function parseRtcpReports(buf: Buffer): RtcpReport[] {
     const pt = buf[offset + 1]!;
     const size = (buf.readUInt16BE(offset + 2) + 1) * 4;
     if (offset + size > buf.length) break;
+    // RFC 3550 §6.4.1: an RR holds at least its SSRC, an SR its 20 octets of sender info as well;
+    // a length field that says less would make us read past the packet (a hostile peer's crash).
+    if ((pt === RTCP_SR || pt === RTCP_RR) && size < 8 + (pt === RTCP_SR ? SENDER_INFO_SIZE : 0)) break;
     if (pt === RTCP_SR || pt === RTCP_RR) {
       const hasInfo = pt === RTCP_SR;
       let pos = offset + 8;
