@@ -20,6 +20,15 @@ const COLUMNS = [
 ] as const;
 const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at'].includes(c));
 
+// Three list shapes, each served by an index: live calls (the partial index calls_tenant_live,
+// in list order), one state (calls_tenant_state, in list order), and calls ended since the live
+// window began (the ended_at range of calls_tenant_ended, sorted: one window of calls at most).
+const LIST_TAIL = `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+/** Exported for the query-plan test; the state filter must stay term for term the partial index's. */
+export const LIVE_LIST_SQL = `SELECT * FROM calls WHERE tenant_id = @tenant_id AND state IN ('initiated', 'ringing', 'active') ${LIST_TAIL}`;
+const STATE_LIST_SQL = `SELECT * FROM calls WHERE tenant_id = @tenant_id AND state = @state ${LIST_TAIL}`;
+const ENDED_LIST_SQL = `SELECT * FROM calls WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' ${LIST_TAIL}`;
+
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
   state?: CallRecordState;
@@ -43,16 +52,9 @@ export class CallRepository {
     this.#save = db.prepare(`UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`);
     this.#get = db.prepare<[string, string], Row>(`SELECT * FROM calls WHERE tenant_id = ? AND id = ?`);
     this.#byControlId = db.prepare<[string, string], Row>(`SELECT * FROM calls WHERE tenant_id = ? AND call_control_id = ?`);
-    // Three shapes so each is served by an index: live calls (few, sorted in memory), one live
-    // state (index order), and calls ended since the live window began (ended_at range).
-    const tail = `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
-    this.#listLive = db.prepare<[Record<string, unknown>], Row>(
-      `SELECT * FROM calls WHERE tenant_id = @tenant_id AND state IN ('initiated', 'ringing', 'active') ${tail}`,
-    );
-    this.#listState = db.prepare<[Record<string, unknown>], Row>(`SELECT * FROM calls WHERE tenant_id = @tenant_id AND state = @state ${tail}`);
-    this.#listEnded = db.prepare<[Record<string, unknown>], Row>(
-      `SELECT * FROM calls WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' ${tail}`,
-    );
+    this.#listLive = db.prepare<[Record<string, unknown>], Row>(LIVE_LIST_SQL);
+    this.#listState = db.prepare<[Record<string, unknown>], Row>(STATE_LIST_SQL);
+    this.#listEnded = db.prepare<[Record<string, unknown>], Row>(ENDED_LIST_SQL);
     this.#unfinished = db.prepare<[], Row>(`SELECT * FROM calls WHERE state != 'ended'`);
   }
 
