@@ -13,8 +13,9 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from '../problem.js';
 function fromHttpError(err: unknown): ApiError | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { status, type, code } = err as { status?: unknown; type?: unknown; code?: unknown };
-  // A body whose Content-Encoding does not decode (corrupt gzip/deflate) fails inside zlib.
-  if (typeof code === 'string' && code.startsWith('Z_')) return new ApiError(400, 'validation_failed', 'The request body could not be decompressed.', { errors: [] });
+  // A body whose Content-Encoding does not decode fails inside zlib: corrupt gzip/deflate with a
+  // Z_* code, corrupt brotli with an ERR__ERROR_* code.
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_'))) return new ApiError(400, 'validation_failed', 'The request body could not be decompressed.', { errors: [] });
   if (type === 'encoding.unsupported') return new ApiError(415, 'unsupported_media_type', 'That Content-Encoding is not supported.');
   if (status === 413 || type === 'entity.too.large') return new ApiError(413, 'payload_too_large', 'The request body is too large.');
   if (status === 415) return new ApiError(415, 'unsupported_media_type', 'The request body must be application/json.');
