@@ -10,14 +10,28 @@ import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from '.
 export type { CallDirection, CallRecord, CallRecordState } from '../engine/calls/call-record.js';
 
 type Row = Omit<CallRecord, 'on_hold' | 'record'> & { on_hold: number; record: number };
-const toRecord = (row: Row): CallRecord => ({ ...row, on_hold: row.on_hold === 1, record: row.record === 1 });
 const fromRecord = (c: CallRecord): Row => ({ ...c, on_hold: c.on_hold ? 1 : 0, record: c.record ? 1 : 0 });
 
 const COLUMNS = [
   'id', 'tenant_id', 'call_control_id', 'direction', 'state', 'on_hold', 'from_number', 'to_number', 'carrier', 'record',
   'agent_type', 'agent_url', 'agent_id', 'created_at', 'ringing_at', 'answered_at', 'ended_at', 'end_reason', 'sip_status',
   'hangup_by', 'transfer_to', 'transfer_state', 'transfer_started_at', 'conversation_id', 'recording_path',
-] as const;
+] as const satisfies readonly (keyof CallRecord)[];
+const SELECT = `SELECT ${COLUMNS.join(', ')} FROM calls`;
+
+/**
+ * Rows are read as arrays (better-sqlite3's raw mode) and named here: the driver builds row
+ * objects one property at a time through V8's API, which took more than half of a 50-call list
+ * page (1.1 ms against 2.3 ms for 51 rows, measured interleaved). The columns are SELECTed by name
+ * in COLUMNS order, so position i is COLUMNS[i].
+ */
+function toRecord(values: unknown[]): CallRecord {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i < COLUMNS.length; i++) record[COLUMNS[i]!] = values[i];
+  record.on_hold = record.on_hold === 1;
+  record.record = record.record === 1;
+  return record as unknown as CallRecord;
+}
 const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at'].includes(c));
 
 // Three list shapes, each served by an index: live calls (the partial index calls_tenant_live,
@@ -25,9 +39,9 @@ const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'd
 // window began (the ended_at range of calls_tenant_ended, sorted: one window of calls at most).
 const LIST_TAIL = `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 /** Exported for the query-plan test; the state filter must stay term for term the partial index's. */
-export const LIVE_LIST_SQL = `SELECT * FROM calls WHERE tenant_id = @tenant_id AND state IN ('initiated', 'ringing', 'active') ${LIST_TAIL}`;
-const STATE_LIST_SQL = `SELECT * FROM calls WHERE tenant_id = @tenant_id AND state = @state ${LIST_TAIL}`;
-const ENDED_LIST_SQL = `SELECT * FROM calls WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' ${LIST_TAIL}`;
+export const LIVE_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND state IN ('initiated', 'ringing', 'active') ${LIST_TAIL}`;
+const STATE_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND state = @state ${LIST_TAIL}`;
+const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' ${LIST_TAIL}`;
 
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
@@ -50,12 +64,12 @@ export class CallRepository {
   constructor(db: Db) {
     this.#insert = db.prepare(`INSERT INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
     this.#save = db.prepare(`UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`);
-    this.#get = db.prepare<[string, string], Row>(`SELECT * FROM calls WHERE tenant_id = ? AND id = ?`);
-    this.#byControlId = db.prepare<[string, string], Row>(`SELECT * FROM calls WHERE tenant_id = ? AND call_control_id = ?`);
-    this.#listLive = db.prepare<[Record<string, unknown>], Row>(LIVE_LIST_SQL);
-    this.#listState = db.prepare<[Record<string, unknown>], Row>(STATE_LIST_SQL);
-    this.#listEnded = db.prepare<[Record<string, unknown>], Row>(ENDED_LIST_SQL);
-    this.#unfinished = db.prepare<[], Row>(`SELECT * FROM calls WHERE state != 'ended'`);
+    this.#get = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND id = ?`).raw(true);
+    this.#byControlId = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND call_control_id = ?`).raw(true);
+    this.#listLive = db.prepare<[Record<string, unknown>], unknown[]>(LIVE_LIST_SQL).raw(true);
+    this.#listState = db.prepare<[Record<string, unknown>], unknown[]>(STATE_LIST_SQL).raw(true);
+    this.#listEnded = db.prepare<[Record<string, unknown>], unknown[]>(ENDED_LIST_SQL).raw(true);
+    this.#unfinished = db.prepare<[], unknown[]>(`${SELECT} WHERE state != 'ended'`).raw(true);
   }
 
   insert(call: CallRecord): void {
@@ -82,8 +96,7 @@ export class CallRepository {
     const rows = filter.state === undefined ? this.#listLive.all(params)
       : filter.state === 'ended' ? this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' })
         : this.#listState.all({ ...params, state: filter.state });
-    const { items, next } = toPage(rows, page.limit);
-    return { items: items.map(toRecord), next };
+    return toPage(rows.map(toRecord), page.limit);
   }
 
   /** Calls a crash left unfinished (every tenant's): recovery ends them at start-up. */
