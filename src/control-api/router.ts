@@ -8,7 +8,7 @@ import { koaBody, HttpMethodEnum } from 'koa-body';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../common/errors.js';
 import { compileValidator, type ValidationResult } from '../common/schema.js';
-import type { ApiState } from './api-state.js';
+import type { ApiState, Principal } from './api-state.js';
 import { authenticate, checkCsrf, type AuthDeps } from './middleware/tenant-auth.js';
 import type { RequestRateLimiter } from './middleware/rate-limit.js';
 import { problems } from './problem.js';
@@ -54,6 +54,20 @@ function bodyParser(limit: number, rawBody: boolean): Middleware<ApiState> {
   });
 }
 
+/**
+ * A request whose credentials fail is unauthenticated, so it spends from its client address's
+ * allowance (docs/API.md, Rate limits): a flood of guessed keys meets 429 like any other
+ * unauthenticated traffic, while valid keys keep their own allowance.
+ */
+async function authenticateCounted(ctx: Ctx, deps: RouterDeps): Promise<Principal> {
+  try {
+    return authenticate(ctx, deps.auth);
+  } catch (err) {
+    await deps.rateLimiter.consume(`ip:${ctx.ip}`);
+    throw err;
+  }
+}
+
 function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): void {
   const checkParams: Check = compileValidator(route.params ?? Type.Object({}), { coerceTypes: true });
   const checkQuery: Check = compileValidator(route.query ?? EMPTY, { coerceTypes: true });
@@ -63,7 +77,7 @@ function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): voi
   const guard: Middleware<ApiState> = async (ctx, next) => {
     ctx.state.routeTemplate = route.path;
     if (route.auth === 'tenant') {
-      const principal = authenticate(ctx, deps.auth);
+      const principal = await authenticateCounted(ctx, deps);
       if (principal.via === 'cookie') checkCsrf(ctx, deps.allowedOrigins);
       ctx.state.principal = principal;
       await deps.rateLimiter.consume(`key:${principal.apiKeyId}`);
