@@ -1,7 +1,7 @@
 /**
  * @module The INVITE usage of a dialog (RFC 3261 §12-15): 2xx retransmission until the ACK, BYE,
- * re-INVITE and UPDATE offers answered through a delegate, INFO, OPTIONS, REFER with NOTIFY
- * sipfrag (RFC 3515), 491 glare (§14.1) and session timers (RFC 4028).
+ * INFO, OPTIONS, REFER with NOTIFY sipfrag (RFC 3515) and session timers (RFC 4028); re-INVITE and
+ * UPDATE offers (§14, RFC 3311) are handled by session-modification.ts.
  */
 import type { TimerHandle } from '../../../common/clock.js';
 import { createResponse } from '../messages/response.js';
@@ -11,16 +11,15 @@ import type { NonInviteServerTransaction } from '../transactions/non-invite-serv
 import { TypedEvents } from '../user-agent-core/typed-events.js';
 import type { Dialog } from './dialog.js';
 import type { DialogAuth, DialogHost } from './dialog-host.js';
-import { glareBackoffMs } from './glare.js';
 import { sendInDialog, type InDialogOutcome } from './in-dialog-request.js';
 import { ReferNotifier } from './refer-notifier.js';
+import { SessionModification, type OfferHandler } from './session-modification.js';
 import { SessionTimer } from './session-timer-runner.js';
+
+export type { OfferHandler } from './session-modification.js';
 
 /** Why a session ended ('request-failed' includes an early dialog ended by our non-2xx, RFC 3261 §12.3). */
 export type SessionEndReason = 'local-bye' | 'remote-bye' | 'ack-timeout' | 'session-expired' | 'request-failed';
-
-/** Answers the far end's offer (hold, resume, codec change): returns the SDP answer, or undefined for 488. */
-export type OfferHandler = (offer: Buffer, request: SipRequest) => Buffer | undefined | Promise<Buffer | undefined>;
 
 /** Events of a {@link SessionDialog}. */
 export type SessionEvents = {
@@ -68,17 +67,8 @@ export class SessionDialog {
   #ack: SipRequest | undefined;
   /** UAS: 2xx retransmission until the ACK (§13.3.1.4). */
   #awaitingAck: { cseq: number; timer: TimerHandle | undefined } | undefined;
-  #outgoingInvite = false;
-  #incomingInvite = false;
-  /** RFC 3311 §5.2: an UPDATE offer of ours waiting for its answer, or one of theirs we are answering. */
-  #outgoingUpdate = false;
-  #incomingUpdate = false;
-  /**
-   * UAS early dialog: the INVITE carried an offer that no provisional answered yet, so an UPDATE
-   * offer gets 500 with Retry-After (RFC 3311 §5.2). Cleared once a provisional carried SDP.
-   */
-  initialOfferPending = false;
   readonly #sessionTimer: SessionTimer;
+  readonly #modification: SessionModification;
 
   constructor(init: SessionDialogInit) {
     this.dialog = init.dialog;
@@ -91,6 +81,19 @@ export class SessionDialog {
       expire: () => void this.#endWithBye('session-expired'),
     });
     if (init.sessionExpires) this.#sessionTimer.arm(init.sessionExpires);
+    this.#modification = new SessionModification({ session: this, host: init.host, auth: init.auth, sessionTimer: this.#sessionTimer });
+  }
+
+  /**
+   * UAS early dialog: the INVITE carried an offer that no provisional answered yet, so an UPDATE
+   * offer gets 500 with Retry-After (RFC 3311 §5.2). Cleared once a provisional carried SDP.
+   */
+  get initialOfferPending(): boolean {
+    return this.#modification.initialOfferPending;
+  }
+
+  set initialOfferPending(pending: boolean) {
+    this.#modification.initialOfferPending = pending;
   }
 
   get id(): string {
@@ -170,7 +173,7 @@ export class SessionDialog {
     if (this.#awaitingAck && ack.cseq.seq === this.#awaitingAck.cseq) {
       this.#awaitingAck.timer?.cancel();
       this.#awaitingAck = undefined;
-      this.#incomingInvite = false;
+      this.#modification.inviteAcked();
       this.events.emit('ack', ack);
     }
   }
@@ -195,7 +198,7 @@ export class SessionDialog {
         return;
       case 'INVITE':
       case 'UPDATE':
-        void this.#receiveOffer(request, tx, respond);
+        void this.#modification.receiveOffer(request, tx, respond);
         return;
       case 'INFO':
         respond(200);
@@ -219,41 +222,6 @@ export class SessionDialog {
       default:
         respond(405, { headers: [['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK']] });
     }
-  }
-
-  async #receiveOffer(request: SipRequest, tx: InviteServerTransaction | NonInviteServerTransaction, respond: (s: number, o?: Parameters<typeof createResponse>[3]) => SipResponse): Promise<void> {
-    // §14.2: an INVITE while ours is pending gets 491; one while theirs is pending gets 500 + Retry-After.
-    if (request.method === 'INVITE' && this.#outgoingInvite) return void respond(491);
-    if (request.method === 'INVITE' && this.#incomingInvite) return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
-    const updateOffer = request.method === 'UPDATE' && request.body.length > 0;
-    if (updateOffer) {
-      // RFC 3311 §5.2: our own offer outstanding gets 491; theirs unanswered gets 500 + Retry-After.
-      if (this.#outgoingUpdate || this.#outgoingInvite) return void respond(491);
-      if (this.#incomingUpdate || this.#incomingInvite || this.initialOfferPending) {
-        return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
-      }
-      this.#incomingUpdate = true;
-    }
-    if (request.method === 'INVITE') this.#incomingInvite = true;
-    this.dialog.refreshTarget(request.headers);
-    let answer: Buffer | undefined;
-    try {
-      answer = this.onOffer ? await this.onOffer(request.body, request) : undefined;
-    } catch {
-      answer = undefined;
-    }
-    if (updateOffer) this.#incomingUpdate = false;
-    if (answer === undefined) {
-      this.#incomingInvite = false;
-      return void respond(488);
-    }
-    const protocol = this.#host.targetFor(this.dialog.nextHopUri()).protocol;
-    const se = this.#sessionTimer.onRefreshRequest(request);
-    const headers: [string, string][] = [['Contact', this.#host.contact(protocol)], ['Server', this.#host.userAgent]];
-    if (se) headers.push(['Session-Expires', se], ...(se.includes('refresher=uac') ? [['Require', 'timer'] as [string, string]] : []));
-    this.localSdp = answer;
-    const res = respond(200, { headers, body: answer, contentType: 'application/sdp' });
-    if (request.method === 'INVITE') this.awaitAck(res, tx as InviteServerTransaction);
   }
 
   #receiveRefer(request: SipRequest, respond: (s: number) => SipResponse): void {
@@ -291,40 +259,16 @@ export class SessionDialog {
    * is retried after the §14.1 back-off. Resolves with the final response (or local 408/503); the
    * SDP answer is in the response body.
    */
-  async reinvite(sdp: Buffer | undefined): Promise<InDialogOutcome> {
-    if (sdp) this.localSdp = sdp;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      this.#outgoingInvite = true;
-      const headers: [string, string][] = this.#sessionTimer.refreshHeaders();
-      const { request, outcome } = await sendInDialog(this.dialog, this.#host, 'INVITE', { headers, ...(sdp ? { body: sdp } : {}) }, this.#auth);
-      this.#outgoingInvite = false;
-      if ('headers' in outcome && outcome.status >= 200 && outcome.status < 300) {
-        this.dialog.refreshTarget(outcome.headers);
-        this.sendAck(request.cseq.seq);
-        this.#sessionTimer.onRefreshResponse(outcome);
-      }
-      if (outcome.status !== 491) return outcome;
-      await new Promise<void>((r) => this.#host.clock.setTimeout(r, glareBackoffMs(this.role === 'uac')));
-      if (this.#ended) return outcome;
-    }
-    return { status: 408, reason: 'Request Timeout' };
+  reinvite(sdp: Buffer | undefined): Promise<InDialogOutcome> {
+    return this.#modification.reinvite(sdp);
   }
 
   /**
    * Sends UPDATE (RFC 3311) with `sdp` as the offer, or without a body as a session refresh
    * (RFC 4028 §7.1). Resolves with the final response.
    */
-  async update(sdp?: Buffer): Promise<InDialogOutcome> {
-    if (sdp) this.localSdp = sdp;
-    const headers = this.#sessionTimer.refreshHeaders();
-    if (sdp) this.#outgoingUpdate = true;
-    const { outcome } = await sendInDialog(this.dialog, this.#host, 'UPDATE', { headers, ...(sdp ? { body: sdp } : {}) }, this.#auth);
-    this.#outgoingUpdate = false;
-    if ('headers' in outcome && outcome.status >= 200 && outcome.status < 300) {
-      this.dialog.refreshTarget(outcome.headers);
-      this.#sessionTimer.onRefreshResponse(outcome);
-    }
-    return outcome;
+  update(sdp?: Buffer): Promise<InDialogOutcome> {
+    return this.#modification.update(sdp);
   }
 
   /** Sends INFO (for example application/dtmf-relay) and resolves with the final status. */
