@@ -2,6 +2,7 @@
 export * from './rtp/packet.js';
 export * from './rtp/sequencer.js';
 export * from './rtp/port-pool.js';
+export * from './rtp/latch-candidate.js';
 export * from './rtp/reception-stats.js';
 export * from './rtp/rtcp.js';
 export * from './rtp/rtcp-reporter.js';

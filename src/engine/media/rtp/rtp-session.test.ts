@@ -55,7 +55,7 @@ t.test('RFC 4961: the session sends to the SDP address, then latches to the firs
   await moved.waitFor(1);
 });
 
-t.test('RFC 4961: re-latch only for a new SSRC or after the latched source went idle', async (t) => {
+t.test('RFC 4961 and RFC 3550 A.1: re-latch after MIN_SEQUENTIAL packets in sequence, for a new SSRC or after the latched source went idle', async (t) => {
   const clock = new FakeClock();
   const session = await openSession(t, { clock, relatchIdleMs: 1000 });
   const first = await RtpPeer.open(t);
@@ -65,18 +65,53 @@ t.test('RFC 4961: re-latch only for a new SSRC or after the latched source went 
   await first.sendRtp(session.localPort, fields(1, 42), ulaw);
   await settle();
   await intruder.sendRtp(session.localPort, fields(2, 42), ulaw);
-  await settle();
-  t.equal(accepted, 1, 'same SSRC from another address while active is rejected');
-  t.equal(session.stats().packetsRejected, 1);
-  clock.advance(1500);
   await intruder.sendRtp(session.localPort, fields(3, 42), ulaw);
   await settle();
-  t.equal(accepted, 2, 'accepted once the first source went idle');
-  t.equal(session.remote?.port, intruder.port);
-  await first.sendRtp(session.localPort, fields(4, 99), ulaw);
+  t.equal(accepted, 1, 'RFC 3550 8.2: the same SSRC from another address while active is rejected');
+  t.equal(session.stats().packetsRejected, 2);
+  clock.advance(1500);
+  await intruder.sendRtp(session.localPort, fields(4, 42), ulaw);
   await settle();
-  t.equal(accepted, 3, 'a new SSRC (a transferred source) re-latches at once');
+  t.equal(accepted, 1, 'once idle, one packet is not enough');
+  await intruder.sendRtp(session.localPort, fields(5, 42), ulaw);
+  await settle();
+  t.equal(accepted, 2, 'the second in sequence re-latches (a NAT rebinding)');
+  t.equal(session.remote?.port, intruder.port);
+  await first.sendRtp(session.localPort, fields(6, 99), ulaw);
+  await settle();
+  t.equal(accepted, 2, 'a new SSRC from another address: one packet is a stray');
+  await first.sendRtp(session.localPort, fields(7, 99), ulaw);
+  await settle();
+  t.equal(accepted, 3, 'the second in sequence re-latches at once (a transferred source)');
   t.equal(session.remote?.port, first.port);
+  await first.sendRtp(session.localPort, fields(900, 7), ulaw);
+  await settle();
+  t.equal(accepted, 4, 'the latched address is the far end: a new SSRC from it is taken at once');
+});
+
+t.test('RFC 4961: random and malformed datagrams from another address neither latch nor pass, however many', async (t) => {
+  const session = await openSession(t);
+  const first = await RtpPeer.open(t);
+  const intruder = await RtpPeer.open(t);
+  let accepted = 0;
+  session.delegate = { onRtp: () => accepted++ };
+  await intruder.sendRaw(session.localPort, Buffer.from([0x8f, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]));
+  await settle();
+  t.equal(session.isLatched, false, 'a header whose CSRC list runs past the packet does not latch');
+  await first.sendRtp(session.localPort, fields(1, 42), ulaw);
+  await settle();
+  for (let i = 0; i < 50; i++) {
+    const junk = serializeRtp({ payloadType: 0, sequenceNumber: 7, timestamp: 0, ssrc: 1000 + i }, ulaw);
+    await intruder.sendRaw(session.localPort, junk);
+  }
+  await settle();
+  t.equal(accepted, 1, 'only the latched source');
+  t.equal(session.remote?.port, first.port, 'still latched to it');
+  t.equal(session.stats().packetsRejected, 51);
+  await intruder.sendRaw(session.localPort, Buffer.from([0x40, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]));
+  await first.sendRaw(session.localPort, Buffer.alloc(5));
+  await settle();
+  t.equal(session.stats().packetsInvalid, 2, 'RFC 3550 5.1: version 1 and a 5-byte datagram are counted as invalid');
 });
 
 t.test('media timeout fires once per silence, driven by the clock', async (t) => {

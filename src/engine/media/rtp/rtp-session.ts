@@ -1,7 +1,8 @@
 /** @module One RTP/RTCP endpoint: port pair, symmetric latching, header continuity, reports, media timeout. */
 import type { RemoteInfo, Socket } from 'node:dgram';
 import type { Clock, TimerHandle } from '../../../common/clock.js';
-import { isRtcpPacket, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
+import { LatchCandidate } from './latch-candidate.js';
+import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
 import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
 import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
 import type { ReceptionSnapshot } from './reception-stats.js';
@@ -53,8 +54,10 @@ export interface RtpSessionStats {
   octetsSent: number;
   /** RTP packets accepted from the far end, across all its SSRCs. */
   packetsReceived: number;
-  /** Packets dropped because they came from an address we are not latched to. */
+  /** Packets dropped because they came from an address we are not latched to (or had no valid header to latch on). */
   packetsRejected: number;
+  /** Datagrams on the RTP port that are neither RTP version 2 nor RTCP (too short, another version). */
+  packetsInvalid: number;
   reception: ReceptionSnapshot;
   remoteReport: RemoteReport | null;
 }
@@ -62,9 +65,15 @@ export interface RtpSessionStats {
 /**
  * One media stream endpoint on an even port (RTCP on port+1, or on the same port with rtcp-mux,
  * RFC 5761). Until the first packet it sends to the address from SDP; then it latches to the
- * packet's source (symmetric RTP, RFC 4961), which crosses NATs whose SDP lies. It re-latches
- * to a new source only when the SSRC changes as well or the old source went silent for
- * `relatchIdleMs`, so a stray or spoofed packet cannot steal the stream.
+ * packet's source (symmetric RTP, RFC 4961), which crosses NATs whose SDP lies. The latched
+ * transport address is the far end: its packets are taken whatever their SSRC. From any other
+ * address, the latched SSRC is refused while the latched source is active (RFC 3550 §8.2: a loop
+ * or a collision). A new source moves the latch only after {@link LATCH_PROBATION} packets in
+ * sequence from one address with one SSRC, and then only if its SSRC differs from the latched
+ * one (a transferred source) or the latched source went silent for `relatchIdleMs` (a NAT
+ * rebinding). So random, malformed or stray datagrams never steal the stream; a sender that
+ * knows the port and sends a well-formed RTP stream under a new SSRC can, as symmetric RTP
+ * without SRTP allows.
  */
 export class RtpSession {
   delegate: RtpSessionDelegate = {};
@@ -84,8 +93,10 @@ export class RtpSession {
   #rtcpMux = false;
   #latched = false;
   #latchedSsrc = 0;
+  readonly #candidate = new LatchCandidate();
   #lastRtpAtMs: number;
   #rejected = 0;
+  #invalid = 0;
   #accepted = 0;
   #timeoutTimer: TimerHandle | null = null;
   #rtcpTimer: TimerHandle | null = null;
@@ -140,6 +151,7 @@ export class RtpSession {
     const previous = this.#sdpRemote;
     if (previous === null || previous.address !== rtp.address || previous.port !== rtp.port) {
       this.#latched = false;
+      this.#candidate.reset();
       this.#remote = rtp;
     }
     this.#sdpRemote = rtp;
@@ -176,6 +188,7 @@ export class RtpSession {
       octetsSent: this.#reporter.octetsSent,
       packetsReceived: this.#accepted,
       packetsRejected: this.#rejected,
+      packetsInvalid: this.#invalid,
       reception: this.#reporter.receptionSnapshot(),
       remoteReport: this.#reporter.remote,
     };
@@ -200,10 +213,13 @@ export class RtpSession {
   readonly #onRtpDatagram = (msg: Buffer, rinfo: RemoteInfo): void => {
     // RFC 5761 §4: with rtcp-mux, RTCP arrives on the RTP port and is told apart by its type.
     if (isRtcpPacket(msg)) return this.#onRtcpDatagram(msg, rinfo);
-    if (msg.length < RTP_HEADER_SIZE || msg[0]! >> 6 !== 2) return;
+    if (msg.length < RTP_HEADER_SIZE || msg[0]! >> 6 !== 2) {
+      this.#invalid++;
+      return;
+    }
     const now = this.#clock.monotonic();
     const ssrc = rtpSsrc(msg);
-    if (!this.#acceptSource(rinfo, ssrc, now)) {
+    if (!this.#acceptSource(msg, rinfo, ssrc, now)) {
       this.#rejected++;
       return;
     }
@@ -218,10 +234,17 @@ export class RtpSession {
   };
 
   /** Symmetric RTP latching, RFC 4961 §3; see the class comment for the re-latch rule. */
-  #acceptSource(rinfo: RemoteInfo, ssrc: number, now: number): boolean {
+  #acceptSource(msg: Buffer, rinfo: RemoteInfo, ssrc: number, now: number): boolean {
     const remote = this.#remote;
     if (this.#latched && remote !== null && rinfo.port === remote.port && rinfo.address === remote.address) return true;
-    if (this.#latched && ssrc === this.#latchedSsrc && now - this.#lastRtpAtMs < this.#relatchIdleMs) return false;
+    // Only a well-formed header may latch; the latched source's own malformed packets go on to the owner, which counts them.
+    if (rtpPayloadOffset(msg) < 0) return false;
+    if (this.#latched) {
+      const active = now - this.#lastRtpAtMs < this.#relatchIdleMs;
+      if (ssrc === this.#latchedSsrc && active) return false;
+      if (!this.#candidate.observe(rinfo.address, rinfo.port, ssrc, rtpSequenceNumber(msg))) return false;
+    }
+    this.#candidate.reset();
     this.#latched = true;
     this.#latchedSsrc = ssrc;
     this.#remote = { address: rinfo.address, port: rinfo.port };
@@ -231,8 +254,8 @@ export class RtpSession {
   }
 
   readonly #onRtcpDatagram = (msg: Buffer, rinfo: RemoteInfo): void => {
-    // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched.
-    if (this.#latched && !this.#rtcpMux) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port };
+    // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched, from the latched host only.
+    if (this.#latched && !this.#rtcpMux && rinfo.address === this.#remote?.address) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port };
     this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
   };
 
