@@ -9,7 +9,7 @@ import { isPortsExhausted, type PortPool } from '../rtp/port-pool.js';
 import { RtpSession } from '../rtp/rtp-session.js';
 import { LoopingPcmSource } from './audio-source.js';
 import { ALAW_TO_ULAW, type BridgeLegConfig, type LegEncoding } from './bridge-leg.js';
-import { MediaBridge, type MediaBridgeDelegate } from './media-bridge.js';
+import { MAX_PAYLOAD, MediaBridge, type MediaBridgeDelegate } from './media-bridge.js';
 
 type T = { teardown(fn: () => void): void };
 const header = (buf: Buffer): RtpHeader => parseRtpHeader(buf) as RtpHeader;
@@ -115,6 +115,23 @@ t.test('mute is per direction; unknown payload types are dropped and counted', a
   bridge.setMute('a', false);
   await caller.sendRtp(a.localPort, ...rtp(3));
   await agent.waitFor(1);
+});
+
+t.test('RFC 3550 5.1: a payload beyond an Ethernet MTU or a header that overruns the packet is dropped and counted, not relayed', async (t) => {
+  const { bridge, caller, agent, a } = await rig(t);
+  const tapped: number[] = [];
+  bridge.setTap('a', 'received', (frame) => tapped.push(frame.pcm.length));
+  await caller.sendRtp(a.localPort, ...rtp(1, 0, 0x1111, Buffer.alloc(MAX_PAYLOAD + 1, 0xff)));
+  const overrun = serializeRtp(...rtp(2));
+  overrun[0] = 0x80 | 15;
+  await caller.sendRaw(a.localPort, overrun.subarray(0, 40));
+  await caller.sendRtp(a.localPort, ...rtp(3, 0, 0x1111, Buffer.alloc(MAX_PAYLOAD, 0xff)));
+  await agent.waitFor(1);
+  await settle();
+  t.equal(agent.received.length, 1, 'only the packet within the MTU');
+  t.equal(agent.received[0]!.data.length - 12, MAX_PAYLOAD);
+  t.equal(bridge.stats().a.packetsDropped, 2);
+  t.same(tapped, [MAX_PAYLOAD], 'the tap saw the relayed packet only');
 });
 
 t.test('RFC 3264 8.4 hold: both directions stop; music reaches the caller paced at 20 ms, continuing the stream', async (t) => {

@@ -34,7 +34,7 @@ export interface MediaBridgeOptions {
 
 /** Per-leg numbers: the session's plus what the bridge dropped. */
 export interface BridgeLegStats extends RtpSessionStats {
-  /** Packets with a payload type we did not negotiate, or a malformed header. */
+  /** Packets with a payload type we did not negotiate, a malformed header, or a payload beyond {@link MAX_PAYLOAD}. */
   packetsDropped: number;
   digitsReceived: number;
 }
@@ -53,8 +53,12 @@ interface LegState {
   digits: number;
 }
 
-/** Largest G.711 payload we decode (an Ethernet MTU of samples). */
-const MAX_SAMPLES = 1500;
+/**
+ * Largest payload relayed, in octets: an Ethernet MTU. A 20 ms G.711 packet carries 160; a larger
+ * datagram is not audio of a real call, and taps decode at most this many samples.
+ */
+export const MAX_PAYLOAD = 1500;
+const MAX_SAMPLES = MAX_PAYLOAD;
 const SAMPLE_RATE = 8000;
 
 /**
@@ -199,11 +203,11 @@ export class MediaBridge {
 
   #onAudio(from: LegState, to: LegState, packet: Buffer): void {
     const offset = rtpPayloadOffset(packet);
-    if (offset < 0) {
+    const end = packet.length - rtpPaddingSize(packet);
+    if (offset < 0 || end - offset > MAX_PAYLOAD) {
       from.dropped++;
       return;
     }
-    const end = packet.length - rtpPaddingSize(packet);
     const encoding = from.config.encoding;
     if ((from.taps.received !== null || from.detector !== null) && isG711(encoding)) this.#inspect(from, packet, offset, end, encoding);
     if (from.muted || this.#held || to.sendingDtmf) return;
