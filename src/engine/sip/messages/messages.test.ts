@@ -137,6 +137,20 @@ t.test('RFC 3261 18.3: stream framing with split and joined chunks', (t) => {
   t.end();
 });
 
+t.test('RFC 3261 18.3: a stream dribbled one octet at a time frames the same messages, and bodies already handed out stay intact', (t) => {
+  // A sender may split a message anywhere; the framer appends into spare capacity (linear cost),
+  // and must never write over octets that an earlier message's body still views.
+  const big = Buffer.from(INVITE.replace('l: 4', 'l: 5').replace('\r\n\r\n', `\r\nX-Pad: ${'p'.repeat(20_000)}\r\n\r\n`));
+  const wire = Buffer.concat([big, Buffer.from(INVITE.replace('l: 4', 'l: 5')), big]);
+  const c = collect();
+  for (let i = 0; i < wire.length; i++) c.framer.push(wire.subarray(i, i + 1));
+  t.equal(c.messages.length, 3, 'three messages');
+  t.equal(c.framer.buffered, 0, 'nothing left over');
+  t.ok(c.messages.every((o) => o.ok && o.message.body.toString() === 'v=0\r\n'), 'every body intact after all input arrived');
+  t.equal(c.messages[0]?.ok && c.messages[0].message.headers.get('X-Pad')?.length, 20_000, 'the long header arrived whole');
+  t.end();
+});
+
 t.test('stream framing: oversized message gives 513 with the request, then nothing more', (t) => {
   const c = collect(300);
   c.framer.push(Buffer.from(INVITE.replace('l: 4', 'l: 5000')));

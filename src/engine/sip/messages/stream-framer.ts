@@ -23,15 +23,23 @@ export interface SipStreamFramerOptions {
 
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const EMPTY = Buffer.alloc(0);
+/** Smallest buffer allocated for a partial message; chunks at least this large are kept without a copy. */
+const MIN_CAPACITY = 4096;
 
 /**
  * Push chunks as they arrive; complete messages come out through the callbacks in order.
  * Split and joined messages are both handled: the header end is searched from where the previous
- * search stopped, so a slow sender costs linear time.
+ * search stopped, and chunks are appended into spare capacity of a buffer that grows by doubling,
+ * so a sender dribbling a message octet by octet costs linear time, not one copy of everything
+ * buffered per chunk. Octets already handed out in a message are never written over: the
+ * messages' bodies are views into that buffer.
  */
 export class SipStreamFramer {
   readonly #options: SipStreamFramerOptions;
-  #buf: Buffer = EMPTY;
+  /** Octets `#start` to `#end` of `#store` are received and not yet consumed; `#end` onward is spare. */
+  #store: Buffer = EMPTY;
+  #start = 0;
+  #end = 0;
   #scanFrom = 0;
   #needed = -1;
   #failed = false;
@@ -42,7 +50,7 @@ export class SipStreamFramer {
 
   /** Octets received but not yet part of a complete message. */
   get buffered(): number {
-    return this.#buf.length;
+    return this.#end - this.#start;
   }
 
   get failed(): boolean {
@@ -51,15 +59,37 @@ export class SipStreamFramer {
 
   push(chunk: Buffer): void {
     if (this.#failed || chunk.length === 0) return;
-    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
-    while (!this.#failed && this.#buf.length > 0 && this.#step()) {
+    this.#append(chunk);
+    while (!this.#failed && this.#end > this.#start && this.#step()) {
       // each step consumes a keep-alive or a message
     }
   }
 
+  #append(chunk: Buffer): void {
+    const live = this.#end - this.#start;
+    if (live === 0 && chunk.length >= MIN_CAPACITY) {
+      // Nothing pending: take a large chunk as it is, without copying.
+      [this.#store, this.#start, this.#end] = [chunk, 0, chunk.length];
+      return;
+    }
+    if (this.#end + chunk.length > this.#store.length) {
+      // A new buffer rather than compacting in place: earlier messages' bodies still view the old one.
+      const next = Buffer.allocUnsafe(Math.max(MIN_CAPACITY, 2 * (live + chunk.length)));
+      this.#store.copy(next, 0, this.#start, this.#end);
+      [this.#store, this.#start, this.#end] = [next, 0, live];
+    }
+    chunk.copy(this.#store, this.#end);
+    this.#end += chunk.length;
+  }
+
+  #consume(n: number): void {
+    this.#start += n;
+    if (this.#start === this.#end) [this.#store, this.#start, this.#end] = [EMPTY, 0, 0];
+  }
+
   /** Consumes one unit from the buffer; false when more input is needed. */
   #step(): boolean {
-    const buf = this.#buf;
+    const buf = this.#store.subarray(this.#start, this.#end);
     if (buf[0] === 0x0d || buf[0] === 0x0a) return this.#skipCrlf(buf);
     if (this.#needed < 0) {
       const headEnd = buf.indexOf(CRLFCRLF, Math.max(0, this.#scanFrom - 3));
@@ -77,7 +107,7 @@ export class SipStreamFramer {
     }
     if (buf.length < this.#needed) return false;
     const raw = buf.subarray(0, this.#needed);
-    this.#buf = buf.length === this.#needed ? EMPTY : buf.subarray(this.#needed);
+    this.#consume(this.#needed);
     this.#needed = -1;
     this.#scanFrom = 0;
     this.#options.onMessage(parseMessage(raw, { stream: true }), raw);
@@ -87,23 +117,23 @@ export class SipStreamFramer {
   /** CRLFs between messages: a CRLFCRLF is a keep-alive ping, a lone CRLF a pong (RFC 5626 3.5.1). */
   #skipCrlf(buf: Buffer): boolean {
     if (buf.length >= 4 && buf.indexOf(CRLFCRLF) === 0) {
-      this.#buf = buf.subarray(4);
+      this.#consume(4);
       this.#options.onKeepAlive?.();
       return true;
     }
     if (buf.length >= 3 && buf[0] === 0x0d && buf[1] === 0x0a && buf[2] !== 0x0d) {
-      this.#buf = buf.subarray(2);
+      this.#consume(2);
       return true;
     }
     if (buf.length < 4) return false;
     // A stray CR or LF not forming CRLF: drop it rather than stall.
-    this.#buf = buf.subarray(1);
+    this.#consume(1);
     return true;
   }
 
   #fail(error: SipParseError, request?: SipRequest): false {
     this.#failed = true;
-    this.#buf = EMPTY;
+    [this.#store, this.#start, this.#end] = [EMPTY, 0, 0];
     this.#options.onError(error, request);
     return false;
   }
