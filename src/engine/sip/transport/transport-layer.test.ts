@@ -179,6 +179,23 @@ t.test('RFC 3261 8.2 / RFC 4475 3.1.2.3: a malformed UDP request gets a 400 to i
   t.equal(b.inbox.length, 0, 'nothing malformed reaches the layer above');
 });
 
+t.test('RFC 3261 18.1.1 and 21.4.1: a malformed request that fills a datagram still gets its 400, with the quoted detail cut short', async (t) => {
+  const b = await startLayer(t, [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }]);
+  const udp = createSocket('udp4');
+  t.teardown(() => udp.close());
+  const answer = new Promise<Buffer>((resolve) => {
+    udp.once('message', resolve);
+    setTimeout(() => resolve(Buffer.from('no answer')), 5000).unref();
+  });
+  // The parse error quotes the 40,000-octet From tail, which the 400 also copies (RFC 3261 8.2.6.2):
+  // with the detail echoed whole the answer would exceed a datagram's 65,507 octets.
+  const raw = `OPTIONS sip:b@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:9;branch=z9hG4bKm\r\nFrom: <sip:a@x>${'>'.repeat(40_000)}\r\nTo: <sip:b@x>\r\nCall-ID: m2\r\nCSeq: 1 OPTIONS\r\n\r\n`;
+  udp.send(raw, b.layer.listeningPoint('UDP')!.port, '127.0.0.1');
+  const statusLine = (await answer).toString('latin1').split('\r\n')[0]!;
+  t.match(statusLine, /^SIP\/2\.0 400 Bad Request \(/, '400 Bad Request');
+  t.ok(statusLine.length < 200, 'the reason phrase is bounded');
+});
+
 t.test('per-source rate limit: a token bucket drops what exceeds the burst', async (t) => {
   const clock = new FakeClock();
   const b = await startLayer(t, [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }], { rateLimit: { perSecond: 1, burst: 2 }, clock });

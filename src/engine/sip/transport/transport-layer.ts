@@ -57,6 +57,9 @@ export interface TransportLayerOptions {
   udpSizeLimitForTcp?: number;
 }
 
+/** Characters of a parse failure's detail quoted in a 400 reason phrase. */
+const MAX_REASON_DETAIL = 120;
+
 /**
  * The transport layer of RFC 3261 18. Incoming requests get `received`/`rport` stamped before
  * delivery; malformed requests are answered here, so the layers above only ever see messages
@@ -202,7 +205,10 @@ export class TransportLayer {
    */
   async #answerMalformed(request: SipRequest, error: SipParseError, source: MessageSource): Promise<void> {
     if (request.method === 'ACK') return;
-    const reason = error.status === 400 ? `Bad Request (${error.reason})` : undefined;
+    // The detail quotes the offending input, which can be as long as the message: cut it so the
+    // answer still fits in a datagram (RFC 3261 18.1.1) when the request filled one.
+    const detail = error.reason.length > MAX_REASON_DETAIL ? `${error.reason.slice(0, MAX_REASON_DETAIL)}...` : error.reason;
+    const reason = error.status === 400 ? `Bad Request (${detail})` : undefined;
     const response = createResponse(request, error.status, reason?.replace(/[\r\n]/g, ' '));
     const target: TransportTarget = { protocol: source.protocol, address: source.address, port: source.port };
     if (source.connection) target.connection = source.connection;
