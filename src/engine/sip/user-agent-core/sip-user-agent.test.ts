@@ -212,3 +212,38 @@ t.test('RFC 3262 3: a PRACK matching no reliable provisional response gets 481',
   const { outcome } = await sendInDialog(sa.dialog, a, 'PRACK', { headers: [['RAck', '1 1 INVITE']] }, undefined);
   t.equal(outcome.status, 481, 'our UAS never sends reliable provisionals, so nothing can be acknowledged');
 });
+
+/** Sends one INVITE from a raw UDP socket and collects the status codes that come back. */
+async function inviteFromRawSocket(t: TapTest, uaPort: number, branch: string, until: number): Promise<number[]> {
+  const { createSocket } = await import('node:dgram');
+  const socket = createSocket('udp4');
+  t.teardown(() => socket.close());
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const port = socket.address().port;
+  const invite = [
+    `INVITE sip:bob@127.0.0.1:${uaPort} SIP/2.0`, `Via: SIP/2.0/UDP 127.0.0.1:${port};branch=${branch}`, 'Max-Forwards: 70',
+    'From: <sip:alice@127.0.0.1>;tag=raw1', `To: <sip:bob@127.0.0.1:${uaPort}>`, `Call-ID: ${branch}@127.0.0.1`, 'CSeq: 1 INVITE',
+    `Contact: <sip:alice@127.0.0.1:${port}>`, 'Content-Type: application/sdp', `Content-Length: ${SDP_A.length}`, '', '',
+  ].join('\r\n');
+  const statuses: number[] = [];
+  const done = new Promise<void>((resolve) => socket.on('message', (m) => {
+    const status = Number(/^SIP\/2\.0 (\d{3})/.exec(m.toString('latin1'))?.[1]);
+    statuses.push(status);
+    if (status === until) resolve();
+  }));
+  socket.send(Buffer.concat([Buffer.from(invite, 'latin1'), SDP_A]), uaPort, '127.0.0.1');
+  await done;
+  return statuses;
+}
+
+t.test('RFC 3261 17.2.1: no 100 Trying when the TU answers at once; a 100 first when it answers later', async (t) => {
+  const { ua, tr } = await makeUa(t);
+  let later = false;
+  ua.events.on('invite', (call) => {
+    if (!later) call.reject(486);
+    else setTimeout(() => call.reject(486), 20);
+  });
+  t.same(await inviteFromRawSocket(t, tr.udpPort, 'z9hG4bKsync1', 486), [486], 'answered in the listener: the 486 is the only response');
+  later = true;
+  t.same(await inviteFromRawSocket(t, tr.udpPort, 'z9hG4bKasync1', 486), [100, 486], 'answered after I/O: 100 Trying, then the 486');
+});

@@ -52,7 +52,7 @@ export interface SipUserAgentOptions {
 
 /** Events of a {@link SipUserAgent}. */
 export type SipUserAgentEvents = {
-  /** A new incoming call (100 Trying already sent): answer with progress/accept/reject. */
+  /** A new incoming call (100 Trying sent unless a listener answered at once): answer with progress/accept/reject. */
   invite: [call: InboundCall];
 };
 

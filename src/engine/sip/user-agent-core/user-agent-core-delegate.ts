@@ -9,7 +9,7 @@ export type SourceVerdict = 'allow' | 'reject' | 'drop';
 
 /** Callbacks of the UA core. */
 export interface UserAgentCoreDelegate {
-  /** A new INVITE outside any dialog; its server transaction has already sent 100 Trying. */
+  /** A new INVITE outside any dialog. A response sent before this returns replaces the 100 Trying (§17.2.1); otherwise the core sends the 100 right after. */
   onInvite?(request: SipRequest, transaction: InviteServerTransaction, source: SipSource): void;
   /** A request inside a dialog the core knows (BYE, re-INVITE, UPDATE, INFO, REFER, NOTIFY, OPTIONS, PRACK). */
   onDialogRequest?(dialogId: string, request: SipRequest, transaction: InviteServerTransaction | NonInviteServerTransaction): boolean;
