@@ -8,6 +8,16 @@ import {
 } from './transport.js';
 
 /**
+ * Receive buffer asked of the kernel for the SIP socket. Linux's default (net.core.rmem_default,
+ * usually 208 KiB) holds about 90 datagrams at their in-kernel size, under 100 ms of INVITE, ACK
+ * and BYE at 500 calls/s: a process descheduled that long on a busy host loses requests, and the
+ * peer's retransmissions (Timer A, Timer E) then cost 500 ms each. 4 MiB holds over a second. The
+ * kernel caps it at net.core.rmem_max without an error; {@link UdpTransport.receiveBufferBytes}
+ * tells what was granted.
+ */
+const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
  * One UDP socket. Each datagram is one message (RFC 3261 18.3: octets after Content-Length are
  * ignored); datagrams above `maxMessageSize` are dropped unparsed.
  */
@@ -22,7 +32,7 @@ export class UdpTransport implements Transport {
     this.#options = options;
     this.family = familyOf(options.host);
     this.#local = { address: options.host, port: options.port };
-    this.#socket = createSocket({ type: this.family === 6 ? 'udp6' : 'udp4', ipv6Only: this.family === 6 });
+    this.#socket = createSocket({ type: this.family === 6 ? 'udp6' : 'udp4', ipv6Only: this.family === 6, recvBufferSize: RECEIVE_BUFFER_BYTES });
     this.#socket.on('message', (msg, rinfo) => this.#receive(msg, { address: rinfo.address, port: rinfo.port }));
     this.#socket.on('error', (err) => {
       options.delegate.onError?.(TransportError.from(err, 'UDP socket error', { protocol: 'UDP' }));
@@ -31,6 +41,11 @@ export class UdpTransport implements Transport {
 
   get local(): SipEndpoint {
     return this.#local;
+  }
+
+  /** The socket's receive buffer as the kernel granted it (Linux reports twice the size set, for its bookkeeping). */
+  get receiveBufferBytes(): number {
+    return this.#socket.getRecvBufferSize();
   }
 
   listen(): Promise<void> {
