@@ -25,6 +25,8 @@ export interface Operation {
   /** The JSON request body schema with `$ref`s resolved, when the operation takes a body. */
   body: JsonSchema | undefined;
   bodyRequired: boolean;
+  /** The lowest 2xx status the document lists for the operation. */
+  successStatus: number;
 }
 
 type Json = Record<string, unknown>;
@@ -52,6 +54,7 @@ export function operationsOf(document: Json): Operation[] {
         parameters: resolveRefs(op.parameters ?? [], components) as Parameter[],
         body: bodySchema === undefined ? undefined : resolveRefs(bodySchema, components) as JsonSchema,
         bodyRequired: requestBody?.required === true,
+        successStatus: Math.min(...Object.keys(op.responses as Json).map(Number).filter((n) => n >= 200 && n < 300)),
       });
     }
   }
