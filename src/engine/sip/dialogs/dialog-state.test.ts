@@ -5,6 +5,7 @@ import { assertEdge } from '../transactions/transaction-state.js';
 
 const LEGAL: readonly (readonly [DialogState, DialogEvent, DialogState])[] = [
   ['Early', '1xx', 'Early'], ['Early', '2xx', 'Confirmed'], ['Early', '300-699', 'Terminated'], ['Early', 'BYE', 'Terminated'],
+  ['Early', 'other-fork-2xx', 'Terminated'],
   ['Confirmed', '2xx', 'Confirmed'], ['Confirmed', 'BYE', 'Terminated'], ['Confirmed', 'ack-timeout', 'Terminated'],
   ['Confirmed', 'session-expired', 'Terminated'],
 ];

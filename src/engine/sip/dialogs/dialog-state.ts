@@ -9,7 +9,8 @@
  *   |  Early  |------>| Confirmed |  target refresh (stay)
  *   +---------+       +-----------+
  *    |  1xx: stay        | BYE sent or received, ACK timeout,
- *    | 300-699, BYE      | session expired
+ *    | 300-699, BYE,     | session expired
+ *    | other fork's 2xx  |
  *    v                   v
  *   +-------------------------+
  *   |       Terminated        |
@@ -26,10 +27,10 @@ import type { EdgeGraph } from '../transactions/transaction-state.js';
 export type DialogState = 'Early' | 'Confirmed' | 'Terminated';
 
 /** Inputs that move a dialog. */
-export type DialogEvent = '1xx' | '2xx' | '300-699' | 'BYE' | 'ack-timeout' | 'session-expired';
+export type DialogEvent = '1xx' | '2xx' | '300-699' | 'BYE' | 'ack-timeout' | 'session-expired' | 'other-fork-2xx';
 
 export const DIALOG_STATES: readonly DialogState[] = ['Early', 'Confirmed', 'Terminated'];
-export const DIALOG_EVENTS: readonly DialogEvent[] = ['1xx', '2xx', '300-699', 'BYE', 'ack-timeout', 'session-expired'];
+export const DIALOG_EVENTS: readonly DialogEvent[] = ['1xx', '2xx', '300-699', 'BYE', 'ack-timeout', 'session-expired', 'other-fork-2xx'];
 
 export const DIALOG_EDGES: EdgeGraph<DialogState> = {
   Early: ['Confirmed', 'Terminated'],
@@ -46,6 +47,8 @@ export function nextDialogState(state: DialogState, event: DialogEvent): DialogS
         case '2xx': return 'Confirmed';
         // §12.3: a non-2xx final response to the initial INVITE ends early dialogs; §15: BYE may end an early dialog.
         case '300-699': case 'BYE': return 'Terminated';
+        // §13.2.2.4: the UAC took a 2xx from another fork (another To tag); this early dialog is dropped.
+        case 'other-fork-2xx': return 'Terminated';
         default: return undefined;
       }
     case 'Confirmed':

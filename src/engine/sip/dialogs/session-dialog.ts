@@ -18,8 +18,12 @@ import { SessionTimer } from './session-timer-runner.js';
 
 export type { OfferHandler } from './session-modification.js';
 
-/** Why a session ended ('request-failed' includes an early dialog ended by our non-2xx, RFC 3261 §12.3). */
-export type SessionEndReason = 'local-bye' | 'remote-bye' | 'ack-timeout' | 'session-expired' | 'request-failed';
+/**
+ * Why a session ended. 'request-failed': an early dialog ended by a non-2xx final response to the
+ * INVITE, ours or theirs (RFC 3261 §12.3); 'other-fork-answered': a UAC early dialog dropped because
+ * a 2xx with another To tag was taken (§13.2.2.4).
+ */
+export type SessionEndReason = 'local-bye' | 'remote-bye' | 'ack-timeout' | 'session-expired' | 'request-failed' | 'other-fork-answered';
 
 /** Events of a {@link SessionDialog}. */
 export type SessionEvents = {
@@ -105,21 +109,25 @@ export class SessionDialog {
   }
 
   /**
-   * UAS: our 2xx turns the early dialog into the confirmed one (RFC 3261 §12.1.1, §13.3.1.4),
-   * keeping its identifiers and CSeq state; the session timer starts now (RFC 4028 §9).
+   * The 2xx (ours as UAS, theirs as UAC) turns the early dialog into the confirmed one (RFC 3261
+   * §12.1.1, §13.2.2.4, §13.3.1.4), keeping its identifiers and CSeq state; the session timer
+   * starts now (RFC 4028 §8, §9). `localSdp` replaces ours when given.
    */
-  confirm(localSdp: Buffer, sessionExpires?: { deltaSeconds: number; refresher: 'uac' | 'uas' }): void {
+  confirm(localSdp: Buffer | undefined, sessionExpires?: { deltaSeconds: number; refresher: 'uac' | 'uas' }): void {
     this.dialog.handle('2xx');
-    this.localSdp = localSdp;
+    if (localSdp) this.localSdp = localSdp;
     this.initialOfferPending = false;
     if (sessionExpires) this.#sessionTimer.arm(sessionExpires);
   }
 
-  /** UAS: our non-2xx final response to the INVITE ends the early dialog (RFC 3261 §12.3). */
-  endEarly(): void {
+  /**
+   * Ends the early dialog: a non-2xx final response to the INVITE (RFC 3261 §12.3), or, for a UAC,
+   * a 2xx from another fork (§13.2.2.4). No request is sent.
+   */
+  endEarly(reason: 'request-failed' | 'other-fork-answered' = 'request-failed'): void {
     if (this.#ended || this.dialog.state !== 'Early') return;
-    this.dialog.handle('300-699');
-    this.#end('request-failed');
+    this.dialog.handle(reason === 'request-failed' ? '300-699' : 'other-fork-2xx');
+    this.#end(reason);
   }
 
   /** UAC: sends (and keeps) the ACK for the 2xx of the initial INVITE (§13.2.2.4). */

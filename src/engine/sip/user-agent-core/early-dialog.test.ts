@@ -2,9 +2,7 @@
 import t from 'tap';
 import type { TestTransport } from '../../../../test/support/sip-test-transport.js';
 import { startGatewayUaOnTestTransport } from '../../../../test/support/sip-sipp.js';
-import { Dialog } from '../dialogs/dialog.js';
-import { SessionDialog } from '../dialogs/session-dialog.js';
-import { SipRequest, type SipResponse } from '../messages/sip-message.js';
+import type { SessionDialog } from '../dialogs/session-dialog.js';
 import type { InboundCall } from './inbound-call.js';
 import type { OutboundCall } from './outbound-call.js';
 import type { SipUserAgent } from './sip-user-agent.js';
@@ -21,8 +19,8 @@ async function makeUa(t: TapTest): Promise<{ ua: SipUserAgent; tr: TestTransport
 }
 
 /**
- * Calls b from a; b answers with `progress` (which must send a 18x). The caller side of the early
- * dialog is built from the 18x (§12.1.2) and registered on a, since the UAC handle does not expose one.
+ * Calls b from a; b answers with `progress` (which must send a 18x). `sa` is the caller side of the
+ * early dialog, which the UAC handle built from the 18x (§12.1.2).
  */
 async function ringing(t: TapTest, progress: (call: InboundCall) => void): Promise<{ a: SipUserAgent; b: SipUserAgent; call: OutboundCall; inbound: InboundCall; sa: SessionDialog }> {
   const { ua: a } = await makeUa(t);
@@ -32,10 +30,7 @@ async function ringing(t: TapTest, progress: (call: InboundCall) => void): Promi
     resolve(c);
   }));
   const call = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A });
-  const res = await new Promise<SipResponse>((resolve) => call.events.on('progress', (r) => resolve(r)));
-  const invite = new SipRequest('INVITE', `sip:bob@127.0.0.1:${tb.udpPort}`, res.headers);
-  const sa = new SessionDialog({ dialog: Dialog.fromUac(invite, res), host: a, role: 'uac' });
-  a.addSession(sa);
+  const sa = await new Promise<SessionDialog>((resolve) => call.events.on('early', (s) => resolve(s)));
   return { a, b, call, inbound: await inbound, sa };
 }
 
@@ -65,11 +60,9 @@ t.test('RFC 3261 12.1.1: INFO during ringing is delivered; the early dialog beco
   t.equal(confirmed?.dialog.state, 'Confirmed');
   t.equal(b.dialogCount, 1);
   const s = await accepted;
-  t.equal(s.id, sa.id, 'the UAC dialog id matches the early one');
-  // §12.2.1.1: the caller's early INFO used this dialog's CSeq space; the test-built early side
-  // is separate from the UAC handle's session, so carry its sequence number over.
-  s.dialog.localSeq = Math.max(s.dialog.localSeq, sa.dialog.localSeq);
-  t.equal(await s.bye(), 200);
+  t.equal(s, sa, '13.2.2.4: the 2xx confirmed the UAC early dialog itself');
+  t.equal(s.dialog.state, 'Confirmed');
+  t.equal(await s.bye(), 200, '12.2.1.1: the BYE continues the CSeq space the early INFO used');
 });
 
 t.test('RFC 3311 5.2: UPDATE in the early dialog is answered through onOffer; 491 while our offer is pending', async (t) => {
@@ -106,6 +99,7 @@ t.test('RFC 3311 5.2: UPDATE while the INVITE offer is unanswered gets 500 with 
   t.equal(await ended, 'request-failed');
   t.equal(b.dialogCount, 0, '12.3: the early dialog is gone');
   t.equal((await sa.info(Buffer.from('x'), 'application/dtmf-relay')), 481, 'requests in it now get 481');
+  t.equal(sa.isEnded, true, '12.3: the 486 ended the caller side of the early dialog too');
 });
 
 t.test('RFC 3261 12.2.2: a request with an equal CSeq on a new branch gets 500', async (t) => {

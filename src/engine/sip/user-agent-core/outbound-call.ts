@@ -1,15 +1,14 @@
 /**
- * @module The UAC side of an INVITE (RFC 3261 §13.2): provisional responses (PRACK for reliable
- * ones, RFC 3262), the 2xx and its ACK, failures, digest retries (§22.2), 422 retries (RFC 4028)
- * and CANCEL (§9.1).
+ * @module The UAC side of an INVITE (RFC 3261 §13.2): provisional responses and the early dialogs
+ * they create (uac-early-dialogs.ts), the 2xx and its ACK, failures, digest retries (§22.2), 422
+ * retries (RFC 4028) and CANCEL (§9.1).
  */
 import { SipHeaders, SipRequest, type SipResponse } from '../messages/sip-message.js';
 import { DigestClient, type DigestCredentials } from '../auth/digest-client.js';
 import { Dialog } from '../dialogs/dialog.js';
-import type { DialogHost } from '../dialogs/dialog-host.js';
 import { SessionDialog } from '../dialogs/session-dialog.js';
 import { parseSessionExpires, retryAfter422 } from '../dialogs/session-timer.js';
-import { sendInDialog } from '../dialogs/in-dialog-request.js';
+import { UacEarlyDialogs, type EarlyDialogHost } from './uac-early-dialogs.js';
 import { randomToken } from './user-agent-core.js';
 import { TypedEvents } from './typed-events.js';
 import type { SipTarget } from './transport-port.js';
@@ -35,6 +34,12 @@ export interface InviteOptions {
 
 /** Events of an {@link OutboundCall}. */
 export type OutboundCallEvents = {
+  /**
+   * A 1xx with a To tag created an early dialog (RFC 3261 §12.1.2); forks give one each. Emitted
+   * before that response's `progress`. The session takes UPDATE and INFO both ways (RFC 3311), and
+   * a 2xx with its tag makes it the `accepted` session.
+   */
+  early: [session: SessionDialog, response: SipResponse];
   /** A 1xx (180 Ringing, 183 with early media SDP in `response.body`). */
   progress: [response: SipResponse];
   /** The 2xx: the session is established and ACKed. */
@@ -44,8 +49,7 @@ export type OutboundCallEvents = {
 };
 
 /** Hooks the UA lends to outbound calls. */
-export interface OutboundCallHost extends DialogHost {
-  addSession(session: SessionDialog): void;
+export interface OutboundCallHost extends EarlyDialogHost {
   sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string;
   sendCancel(cancel: SipRequest, target: SipTarget, branch: string): void;
 }
@@ -66,9 +70,7 @@ export class OutboundCall {
   #final = false;
   #cancelWanted = false;
   #sessionExpires: number | undefined;
-  #lastRSeq = -1;
-  /** CSeq of the last PRACK sent in the early dialog (RFC 3262 §7.2: PRACKs use the dialog's CSeq space). */
-  #earlySeq = 0;
+  readonly #early: UacEarlyDialogs;
   #cancelSent = false;
   #session: SessionDialog | undefined;
 
@@ -78,6 +80,12 @@ export class OutboundCall {
     this.#auth = options.credentials ? new DigestClient(options.credentials) : undefined;
     this.#target = host.targetFor(options.proxy ?? options.target);
     this.#sessionExpires = options.sessionExpires;
+    this.#early = new UacEarlyDialogs({ host, auth: this.#auth, localSdp: options.sdp });
+  }
+
+  /** The early dialogs still alive (one per answering fork), in the order they were created. */
+  get earlySessions(): readonly SessionDialog[] {
+    return this.#early.sessions;
   }
 
   /** Sends the INVITE. */
@@ -129,6 +137,8 @@ export class OutboundCall {
     if (res.status < 200) return this.#onProvisional(req, res);
     if (res.status < 300) return this.#onSuccess(req, res);
     if (this.#final) return;
+    // §12.3: a non-2xx final response ends every early dialog of the request, retried or not.
+    this.#early.end('request-failed');
     if ((res.status === 401 || res.status === 407) && this.#auth && !this.#cancelWanted) {
       const challenges = res.headers.getAll(res.status === 401 ? 'WWW-Authenticate' : 'Proxy-Authenticate');
       if (this.#auth.handleChallenge(res.status, challenges)) return this.#retry();
@@ -153,16 +163,9 @@ export class OutboundCall {
     if (this.#final) return;
     if (res.status > 100) this.#provisional = true;
     if (this.#cancelWanted && this.#provisional) this.#sendCancel();
-    // RFC 3262 §4: a reliable provisional (Require: 100rel with RSeq) is acknowledged by PRACK.
-    const rseq = parseInt(res.headers.get('RSeq') ?? '', 10);
-    const reliable = /\b100rel\b/i.test(res.headers.getAll('Require').join(','));
-    if (reliable && Number.isFinite(rseq) && res.to.tag && rseq > this.#lastRSeq) {
-      this.#lastRSeq = rseq;
-      const early = Dialog.fromUac(req, res);
-      early.localSeq = Math.max(this.#cseq, this.#earlySeq);
-      this.#earlySeq = early.localSeq + 1;
-      void sendInDialog(early, this.#host, 'PRACK', { headers: [['RAck', `${rseq} ${this.#cseq} INVITE`]] }, this.#auth);
-    }
+    const { session, created, discard } = this.#early.receiveProvisional(req, res);
+    if (discard) return;
+    if (session && created) this.events.emit('early', session, res);
     if (res.status > 100) this.events.emit('progress', res);
   }
 
@@ -171,12 +174,13 @@ export class OutboundCall {
       this.#session.receiveStray2xx(res);
       return;
     }
-    const dialog = Dialog.fromUac(req, res);
-    dialog.localSeq = Math.max(dialog.localSeq, this.#cseq, this.#earlySeq);
     const se = parseSessionExpires(res.headers.get('Session-Expires'));
-    const session = new SessionDialog({
-      dialog, host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}), ...(this.#o.sdp ? { localSdp: this.#o.sdp } : {}),
-      ...(se ? { sessionExpires: { deltaSeconds: se.deltaSeconds, refresher: se.refresher ?? 'uac' } } : {}),
+    const sessionExpires = se ? { deltaSeconds: se.deltaSeconds, refresher: se.refresher ?? 'uac' } : undefined;
+    // §13.2.2.4: the first 2xx confirms the early dialog with its To tag (the others end); a 2xx
+    // matching none, or a later one from another fork, makes a new dialog.
+    const session = (this.#final ? undefined : this.#early.confirm(res, sessionExpires)) ?? new SessionDialog({
+      dialog: Dialog.fromUac(req, res), host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}), ...(this.#o.sdp ? { localSdp: this.#o.sdp } : {}),
+      ...(sessionExpires ? { sessionExpires } : {}),
     });
     this.#host.addSession(session);
     session.sendAck(req.cseq.seq);
@@ -198,6 +202,7 @@ export class OutboundCall {
   #fail(status: number, reason: string, res: SipResponse | undefined): void {
     if (this.#final) return;
     this.#final = true;
+    this.#early.end('request-failed');
     this.events.emit('failed', status, reason, res);
   }
 
