@@ -41,7 +41,7 @@ class RawPeer {
     const socket = createSocket('udp4');
     socket.bind(0, '127.0.0.1');
     await once(socket, 'listening');
-    t.teardown(() => socket.close());
+    t.teardown(() => { socket.close(); });
     return new RawPeer(socket, uaPort);
   }
 
