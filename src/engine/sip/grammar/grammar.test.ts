@@ -60,6 +60,15 @@ t.test('RFC 3261 20.10: name-addr and addr-spec with parameters', (t) => {
   t.end();
 });
 
+t.test('RFC 3261 25.1 gen-value: "<" and ">" are neither token nor host, so a parameter value holding one is rejected', (t) => {
+  // Accepted, such a value would swallow a tag added after it: "<sip:a@b>;p=x<y;tag=1" splits as one parameter.
+  t.throws(() => parseNameAddr('<sip:a@b>;p=.%<.'), SipParseError);
+  t.throws(() => parseNameAddr('<sip:a@b>;p=x>y'), SipParseError);
+  t.equal(parseNameAddr('<sip:a@b>;p="x<y";tag=1').tag, '1', 'quoted, they are fine');
+  t.equal(parseNameAddr('<sip:a@b>;maddr=[2001:db8::1];tag=2').tag, '2', 'an IPv6 reference still is a host value');
+  t.end();
+});
+
 t.test('RFC 3261 20.42 and RFC 3581: Via with LWS, IPv6 sent-by, received and rport', (t) => {
   const v = parseVia('SIP / 2.0 / udp [2001:db8::9:1] : 6050 ;branch=z9hG4bK776;rport;received=192.0.2.4');
   t.same([v.protocol, v.host, v.port, v.branch, v.received, v.rport], ['UDP', '2001:db8::9:1', 6050, 'z9hG4bK776', '192.0.2.4', null]);

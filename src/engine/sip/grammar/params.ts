@@ -37,12 +37,16 @@ export function parseParams(s: string): Params {
   return params;
 }
 
-/** gen-value = token / host / quoted-string; IPv6 references ("[...]") and bare IPv6 (RFC 5118 4.5) included. */
+/**
+ * gen-value = token / host / quoted-string; IPv6 references ("[...]") and bare IPv6 (RFC 5118 4.5)
+ * included. `<` and `>` are in neither token nor host, and the list splitter treats them as
+ * brackets: accepting one here would let a parameter added after it (a To tag) vanish into it.
+ */
 function isParamValue(v: string): boolean {
   if (isToken(v)) return true;
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
-    const ok = c === 0x3a || c === 0x5b || c === 0x5d || (c > 0x20 && c < 0x7f && c !== 0x22 && c !== 0x3b && c !== 0x2c);
+    const ok = c === 0x3a || c === 0x5b || c === 0x5d || (c > 0x20 && c < 0x7f && c !== 0x22 && c !== 0x3b && c !== 0x2c && c !== 0x3c && c !== 0x3e);
     if (!ok) return false;
   }
   return true;
