@@ -12,10 +12,17 @@ import { isPortsExhausted, MediaBridge, RtpSession, type BridgeLegConfig, type P
 import { waitFor } from '../support/gateway-harness.js';
 import { settle, testPortPool } from '../support/rtp-peer.js';
 import { LONG_RUN, scaled } from './scale.js';
+import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
+import { mulawTone } from '../support/audio-probe.js';
+import { startSipPhoneUa } from '../support/sip-phone.js';
 import { emptyTally, runHostileRounds, type AttackedLeg } from './support/media-hostile-run.js';
+import { callWithBareRtp, floodGatewayCall, legitFramesAtAgent, legitFramesInRecording } from './support/media-gateway-call.js';
+import { DID, freeRtpRange, startMediaGateway } from './support/media-gateway.js';
 import { StreamEnd } from './support/media-stream-ends.js';
 
 const HOSTILE_PACKETS = scaled(20_000, 2_000_000);
+/** Through a whole call the rounds keep real time (20 ms each), so fewer datagrams fit. */
+const GATEWAY_HOSTILE_PACKETS = scaled(3_000, 100_000);
 const MAX_BATCH = 32;
 const SEED = Number(process.env.VGW_FUZZ_SEED ?? 3550);
 /** Heap growth allowed from the 10 % checkpoint to the end of the flood, after a forced GC at both. */
@@ -145,4 +152,67 @@ t.test('RFC 4961 and RFC 3550 A.1: the documented re-latch rule under a bridge: 
   t.equal(agent.legitDamaged, 1, 'one packet of the new source reached the agent (its index 3 follows 1: packet 2 was held back)');
   t.equal(a.remote?.port, mover.port, 'latched to the new source');
   t.equal(a.stats().packetsRejected, 21, 'its first packet was the probation');
+});
+
+t.test("RFC 3550 5.1, 8.2, RFC 4961: hostile datagrams at a live call's carrier leg leave the agent stream and the recording intact, and are counted", async (t) => {
+  const thrown: unknown[] = [];
+  const onUncaught = (error: unknown): void => { thrown.push(error); };
+  process.on('uncaughtException', onUncaught);
+  t.teardown(() => process.off('uncaughtException', onUncaught));
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const range = await freeRtpRange(8);
+  const gw = await startMediaGateway(t, { rtp: range, agentUrl: bot.url });
+  const carrier = await StreamEnd.open(t);
+  const attacker = await StreamEnd.open(t);
+  const ua = await startSipPhoneUa(t);
+  const handlesBefore = udpHandles();
+  const { session, gatewayPort } = await callWithBareRtp(ua, `sip:${DID}@127.0.0.1:${gw.gateway.sip.udpPort}`, carrier);
+  await waitFor("the agent's start message", () => bot.events().includes('start'));
+  // The agent talks all along, so the gateway's stream to the carrier carries its audio too.
+  const tone = mulawTone(440, 1000);
+  for (let i = 0; i < tone.length; i += 160) bot.sendAudio(tone.subarray(i, i + 160));
+  const stream = { ssrc: 0x5151, payloadType: 0 };
+  // Packet 0 latches the carrier leg before the flood: until the far end's first packet, any
+  // well-formed packet latches (and a spoofer who already knew the SSRC could then hold it).
+  const callId = await waitFor('the agent side attached', async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound', undefined, { key: gw.liveKey });
+    const id = r.body.data[0]?.id;
+    const detail = id === undefined ? null : await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
+    const agentSide = (detail?.body.session as { agent?: { agentInput?: unknown } } | null)?.agent;
+    return agentSide?.agentInput ? id : undefined;
+  });
+  await carrier.sendLegit(gatewayPort, 0, stream.ssrc);
+  await waitFor('frame 0 at the agent', () => legitFramesAtAgent(bot).indices.length > 0);
+  const tally = emptyTally();
+  await floodGatewayCall({ port: gatewayPort, bot, carrier, attacker, stream, total: GATEWAY_HOSTILE_PACKETS, maxBatch: MAX_BATCH, seed: SEED, tally });
+  const sent = tally.legitPerDirection;
+  let atAgent = legitFramesAtAgent(bot);
+  await waitFor('every legitimate frame at the agent', () => (atAgent = legitFramesAtAgent(bot)).indices.length >= sent + 1, 20_000).catch(() => undefined);
+  t.comment(JSON.stringify({ agentFrames: atAgent.indices.length, head: atAgent.indices.slice(0, 10), damaged: atAgent.damaged, audioBytes: bot.receivedAudio().length, sent }));
+  t.same(atAgent.indices.slice(0, 3), [0, 1, 2], 'the agent stream starts with the first legitimate frame');
+  t.ok(atAgent.indices.length === sent + 1 && atAgent.indices.every((index, i) => index === i), `all ${sent + 1} legitimate frames reached the agent once, in order`);
+  t.equal(atAgent.damaged, 0, 'no legitimate frame damaged');
+  const detail = await gw.api('GET', `/v1/calls/${callId}`, undefined, { key: gw.liveKey });
+  const stats = (detail.body.session as unknown as { agent: { packetsDropped: number; rtp: { packetsReceived: number; packetsRejected: number } } }).agent;
+  t.equal(stats.rtp.packetsRejected, tally.expected.a.rejected, 'packetsRejected counts every RTP packet from another address');
+  t.equal(stats.packetsDropped, tally.expected.a.dropped, "packetsDropped counts the carrier's own malformed, oversized or foreign-type packets");
+  t.equal(stats.rtp.packetsReceived, sent + 1 + tally.expected.a.dropped, 'packetsReceived is the legitimate stream plus the dropped ones from its address');
+  t.equal(attacker.otherReceived + attacker.legitReceived, 0, 'the gateway never sent the attacker anything: the latch held');
+  t.ok(carrier.otherReceived > 0, "the carrier kept receiving the gateway's stream");
+
+  await session.bye();
+  const ended = await waitFor('recording attached', async () => {
+    const r = await gw.api('GET', `/v1/calls/${callId}`, undefined, { key: gw.liveKey });
+    return r.body.recording.available ? r.body : undefined;
+  });
+  t.equal(ended.state, 'ended');
+  const recording = await fetch(`${gw.base}/v1/calls/${callId}/recording`, { headers: { authorization: `Bearer ${gw.liveKey}` } });
+  t.equal(recording.status, 200);
+  const inRecording = legitFramesInRecording(Buffer.from(await recording.arrayBuffer()), sent);
+  t.equal(inRecording, sent, `all ${sent} legitimate frames, decoded, in order in the recording's caller channel`);
+  t.same(thrown, [], 'nothing thrown');
+  await waitFor("the call's sockets closed", () => udpHandles() <= handlesBefore);
+  t.equal(udpHandles(), handlesBefore, 'UDP handles back to where they were before the call');
+  t.comment(JSON.stringify({ long: LONG_RUN, seed: SEED, hostileSent: tally.sent, rounds: tally.rounds, byKind: tally.byKind, byFrom: tally.byFrom, expected: tally.expected.a, legitSent: sent, atAgent: atAgent.indices.length, inRecording, stats }));
 });
