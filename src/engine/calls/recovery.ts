@@ -3,11 +3,11 @@
  * `gateway_restart`, their CDRs written, and the recordings they were writing repaired (header
  * sizes from the data on disk) and attached, so the tenant keeps what was recorded.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../common/clock.js';
 import type { Logger } from '../../common/logger.js';
-import { isoNow } from '../../common/time.js';
+import { isoTime } from '../../common/time.js';
 import { repairRecording } from '../media/index.js';
 import type { CallRecord } from './call-record.js';
 import type { CallRecordStore } from './ports.js';
@@ -20,10 +20,12 @@ export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: st
   const unfinished = store.unfinished();
   for (const call of unfinished) {
     let recordingPath = call.recording_path;
+    let endedAt = clock.now();
     if (call.record && recordingPath === null) {
       const relative = recordingPathOf(call);
       const file = join(dataDir, relative);
       if (existsSync(file)) {
+        endedAt = lastSignOfLife(call, statSync(file).mtimeMs, endedAt);
         try {
           const outcome = await repairRecording(file);
           if (outcome.status !== 'not-wav') recordingPath = relative;
@@ -34,10 +36,22 @@ export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: st
       }
     }
     store.save({
-      ...call, state: 'ended', on_hold: false, ended_at: isoNow(clock), end_reason: 'gateway_restart', sip_status: null,
+      ...call, state: 'ended', on_hold: false, ended_at: isoTime(endedAt), end_reason: 'gateway_restart', sip_status: null,
       hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
     });
   }
   if (unfinished.length > 0) logger.warn({ calls: unfinished.length }, 'ended calls left unfinished by a restart');
   return unfinished.length;
+}
+
+/**
+ * When a call cut off by a crash was last known up: its recording's last write (read before the
+ * repair touches the file), kept between the call's answer (or creation) and now. Ending it at
+ * the restart instead would bill the caller for all the time the gateway was down.
+ * NOTE: a call without a recording has no such trace and ends at the restart; one on hold at the
+ * crash (recording paused) ends when its hold began.
+ */
+function lastSignOfLife(call: CallRecord, recordingWrittenMs: number, nowMs: number): number {
+  const floor = Date.parse(call.answered_at ?? call.created_at);
+  return Math.min(nowMs, Math.max(floor, Math.floor(recordingWrittenMs)));
 }

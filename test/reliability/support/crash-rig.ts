@@ -10,12 +10,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
 
-/** A config file for a gateway on loopback, port 0, with agents allowed on 127.0.0.1. */
-export function writeCrashConfig(dir: string, options: { transcription: boolean; announcement: string }): { configFile: string; dataDir: string } {
+/**
+ * Two config files over one data folder and one set of ports, for a gateway on loopback (port 0)
+ * with agents allowed on 127.0.0.1: `transcribing` turns on pocketsphinx for the caller's side
+ * (when `transcription` is set), `plain` does not.
+ */
+export function writeCrashConfig(dir: string, options: { transcription: boolean; announcement: string }): { transcribing: string; plain: string; dataDir: string } {
   const dataDir = join(dir, 'data');
   const rtpMin = 30000 + 2 * Math.floor(Math.random() * 4500);
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(configFile, [
+  const common = [
     `data_dir: ${JSON.stringify(dataDir)}`,
     'log_level: info',
     'http:\n  host: 127.0.0.1\n  port: 0\n  rate_limit_per_second: 10000\n  rate_limit_burst: 10000',
@@ -24,9 +27,12 @@ export function writeCrashConfig(dir: string, options: { transcription: boolean;
     `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 999}`,
     `sandbox:\n  ring_ms: 200\n  announcement: ${JSON.stringify(options.announcement)}`,
     'calls:\n  allow_private_agent_urls: true',
-    options.transcription ? 'transcription:\n  engine: pocketsphinx\n  channels: [caller]' : '',
-  ].join('\n'));
-  return { configFile, dataDir };
+  ];
+  const transcribing = join(dir, 'config.yaml');
+  const plain = join(dir, 'config-plain.yaml');
+  writeFileSync(transcribing, [...common, options.transcription ? 'transcription:\n  engine: pocketsphinx\n  channels: [caller]' : ''].join('\n'));
+  writeFileSync(plain, common.join('\n'));
+  return { transcribing, plain, dataDir };
 }
 
 export interface Reply<T> {
