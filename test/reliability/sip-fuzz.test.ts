@@ -29,8 +29,6 @@ const SLOW_MS = 100;
 /** Heap growth allowed between the 10 % and the 100 % checkpoint. */
 const HEAP_GROWTH_LIMIT = 64 * 1024 * 1024;
 
-t.setTimeout(scaled(240_000, 3_600_000));
-
 const SEEDS = allSeeds();
 const ALL_SEEDS = [...SEEDS.rfc4475, ...SEEDS.rfc5118, ...SEEDS.sipp];
 
