@@ -1,7 +1,7 @@
 /** @module Tests of the local recognizer with real pocketsphinx processes on flite speech, and its failure paths. */
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import wavefile from 'wavefile';
 import { systemClock } from '../../common/clock.js';
@@ -133,4 +133,15 @@ t.test('bounded work: a decoder that reads nothing gets at most the backlog, and
   const dropped = lines.find((l) => l.dropped_ms !== undefined)?.dropped_ms as number;
   t.ok(dropped >= 4000, `at least 4.5 s of the 5 s were dropped, not buffered (${dropped} ms)`);
   t.ok(lines.some((l) => /did not finish in time/.test(String(l.msg))), 'the stuck decoder was stopped');
+  // Unsent audio must not pin the pipe: a pending write would hold the fd and keep the process alive.
+  const pipeFds = (): string[] => readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(dir) ? [target] : [];
+    } catch {
+      return []; // closed while listing
+    }
+  });
+  for (let i = 0; i < 100 && pipeFds().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.same(pipeFds(), [], 'the audio pipe is released once the stopped decoder is gone');
 });

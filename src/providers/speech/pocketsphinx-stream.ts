@@ -219,6 +219,10 @@ export class PocketsphinxStream implements RecognitionStream {
     }, this.#o.closeTimeoutMs);
     await this.#exited;
     timer.cancel();
+    // A decoder stopped at the time-out leaves unread audio in the pipe; we hold the FIFO's read
+    // side too, so those writes never fail and, pending, would keep the fd and the event loop
+    // alive (a SIGTERM'd gateway then never exits). The decoder is gone: nothing more can be read.
+    this.#socket?.destroy();
     if (this.#state === 'closing') this.#state = 'closed';
     if (this.#dir !== null) await rm(this.#dir, { recursive: true, force: true }).catch(() => undefined);
     if (this.#droppedMs > 0) this.#o.log.warn({ dropped_ms: this.#droppedMs }, 'pocketsphinx could not keep up; some audio was not transcribed');
