@@ -62,6 +62,9 @@ interface Rig {
   agent: EchoAgent;
 }
 
+/** The decoders' audio pipe folders (`vgw-asr-*`) in a TMPDIR (tsx keeps its cache there too). */
+const asrDirs = (tmpDir: string): number => readdirSync(tmpDir).filter((n) => n.startsWith('vgw-asr-')).length;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startGw(t: Test, configFile: string, tmpDir: string): Promise<{ gw: GatewayProcess; startMs: number }> {
@@ -189,7 +192,7 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   await waitForRecordedAudio(rig, live);
   await sleep(2000); // the kill lands among the recorder's writes, not just after one
   const decoders = childPids(gw.child.pid ?? 0);
-  const asrDirsBefore = readdirSync(rig.tmpDir).length;
+  const asrDirsBefore = asrDirs(rig.tmpDir);
 
   const killedAt = Date.now();
   gw.child.kill('SIGKILL');
@@ -208,7 +211,7 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   t.comment(`cycle ${cycle}: ${live.length} live calls killed, restart to API listening ${restarted.startMs} ms, `
     + `${wavs.filter((w) => w.consistent).length}/${wavs.length} WAVs valid (${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s of audio), `
     + `${completed.length} completed calls unchanged (${transcripts} with transcripts), ${decoders.length} decoders at the kill (all gone ${decodersMs} ms after it), `
-    + `audio pipe folders left in TMPDIR: ${asrDirsBefore} before the kill, ${readdirSync(rig.tmpDir).length} after the restart`);
+    + `audio pipe folders left in TMPDIR: ${asrDirsBefore} before the kill, ${asrDirs(rig.tmpDir)} after the restart`);
   return restarted.gw;
 }
 
