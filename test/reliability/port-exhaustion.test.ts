@@ -5,6 +5,8 @@
  * through. Short form: 3 cycles under `npm test`; 200 under `npm run test:reliability`.
  */
 import t from 'tap';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { answered, startSipPhoneUa } from '../support/sip-phone.js';
@@ -12,6 +14,19 @@ import { LONG_RUN, scaled } from './scale.js';
 import { DID, freeRtpRange, portsFree, startMediaGateway } from './support/media-gateway.js';
 
 const CYCLES = scaled(3, 200);
+const QUICK_HANGUPS = scaled(5, 100);
+
+/** Recordings (.wav) this process holds open, read from /proc/self/fd; null where there is no /proc. */
+function openRecordingFiles(): number | null {
+  if (!existsSync('/proc/self/fd')) return null;
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).endsWith('.wav');
+    } catch {
+      return false;
+    }
+  }).length;
+}
 
 const udpHandles = (): number => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
 
@@ -84,4 +99,30 @@ t.test('RFC 3261 21.5.4: with every RTP port taken, new calls get 503 both ways,
   await waitFor('no UDP socket left beyond those at the start', () => udpHandles() === handlesAtStart);
   t.pass(`UDP handles back to ${handlesAtStart}`);
   t.comment(JSON.stringify({ long: LONG_RUN, range, ...tally, handlesAtStart, handlesAtEnd: udpHandles() }));
+});
+
+t.test('RFC 3261 15.1.2: a BYE right after the 200 OK, while the recording opens, still finishes the recording and leaves no file open', async (t) => {
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const gw = await startMediaGateway(t, { rtp: await freeRtpRange(8), agentUrl: bot.url });
+  const carrier = await startSipPhoneUa(t);
+  const target = `sip:${DID}@127.0.0.1:${gw.gateway.sip.udpPort}`;
+  for (let i = 0; i < QUICK_HANGUPS; i++) {
+    const phone = await carrier.phone();
+    const { session } = await answered(carrier.ua.invite({ target, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer }));
+    await session.bye();
+    phone.close();
+  }
+  const ended = await waitFor(`${QUICK_HANGUPS} calls ended with their recording`, async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=ended&limit=200', undefined, { key: gw.liveKey });
+    const details = await Promise.all(r.body.data.map((c) => gw.api('GET', `/v1/calls/${c.id}`, undefined, { key: gw.liveKey })));
+    return details.length === QUICK_HANGUPS && details.every((d) => d.body.recording.available) ? details : undefined;
+  });
+  t.equal(ended.length, QUICK_HANGUPS, 'every call ended and has its recording');
+  const dir = join(gw.dataDir, 'recordings', gw.tenantId);
+  const sidecars = readdirSync(dir).filter((f) => f.endsWith('.wav.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { finalized: boolean });
+  t.equal(sidecars.length, QUICK_HANGUPS);
+  t.equal(sidecars.filter((m) => m.finalized).length, QUICK_HANGUPS, 'every recording finalized (its header written and its file closed)');
+  const open = openRecordingFiles();
+  if (open !== null) t.equal(open, 0, 'no recording file left open');
 });

@@ -215,6 +215,13 @@ export class ConnectedCall {
       await mkdir(dirname(file), { recursive: true });
       const recorder = await StereoWavRecorder.open({ path: file, clock: this.#ctx.clock });
       this.#recordingPath = relative;
+      // Ended while the file opened (a BYE right after the answer): end() found no recorder to
+      // close, so finish it here; left open, its file handle would only be closed by the GC.
+      if (this.#ending !== null) {
+        this.#recorder = recorder;
+        await this.#closeRecorder();
+        return null;
+      }
       return recorder;
     } catch (err) {
       // A call is worth more than its recording: go on without one, and say so.
