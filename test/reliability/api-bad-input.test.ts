@@ -64,3 +64,41 @@ t.test('RFC 9457 / contract 2: hostile input to every operation never gets a 5xx
   t.equal(health.status, 200, 'the server still answers');
   t.comment(`bad input per operation (${RUNS} runs each):\n${totals.join('\n')}`);
 });
+
+/** The signature headers each provider's webhook reads when a secret is configured. */
+const SIGNATURE_HEADERS: Record<string, string[]> = {
+  elevenlabs: ['elevenlabs-signature'], retell: ['x-retell-signature'], vapi: ['x-signature', 'x-timestamp'],
+};
+
+/** Header values a client can put on the wire: printable ASCII and Latin-1, signature-like or not. */
+const headerValue = fc.oneof(
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 80 }),
+  fc.tuple(fc.constantFrom('t', 'v', 'v0', 'd', ''), fc.oneof(fc.bigInt().map(String), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 64 }), fc.constantFrom('1e400', '-1', 'NaN', '0x10', '')), fc.nat(3))
+    .map(([k, v, n]) => Array.from({ length: n + 1 }, () => `${k}=${v}`).join(',')),
+  // Up to 7 KiB each: beyond Node's 16 KiB limit on all headers its parser answers 431 before the app.
+  fc.nat({ max: 3_500 }).map((n) => 'a,'.repeat(n)),
+);
+
+t.test('contract 7: with webhook secrets configured, hostile signature headers get 401 unauthorized problem+json and store nothing', async (t) => {
+  const world = await startApiWorld(t, {}, { elevenlabs: 'whsec_el', retell: 'key_retell', vapi: 'vapi_secret' });
+  const codes = documentedCodes();
+  const webhooks = operationsOf(world.document).filter((op) => op.path.startsWith('/v1/webhooks/'));
+  t.ok(webhooks.length >= 3, `${webhooks.length} webhook operations`);
+  for (const op of webhooks) {
+    const names = SIGNATURE_HEADERS[op.path.slice('/v1/webhooks/'.length)] ?? ['x-signature'];
+    const before = world.storeSnapshot();
+    const statuses = new Map<number, number>();
+    await fc.assert(fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), fc.array(headerValue, { minLength: names.length, maxLength: names.length }), async (payload, values) => {
+      // A `__proto__` member is refused by the JSON parser (400) before any signature is read.
+      fc.pre(!JSON.stringify(payload).includes('"__proto__"'));
+      const headers = Object.fromEntries(names.map((n, i) => [n, values[i]!]));
+      const answer = await world.send({ method: op.method, path: op.path, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      const faults = problemFaults(answer, codes);
+      if (answer.status !== 401) faults.push(`a ${answer.status}`);
+      if (faults.length > 0) throw new Error(`${faults.join('; ')} (answer ${answer.text.slice(0, 200)})`);
+    }), { numRuns: RUNS, endOnFailure: !LONG_RUN });
+    t.equal(world.storeSnapshot(), before, `${op.path}: nothing stored`);
+    t.comment(`${op.method} ${op.path} with hostile signatures: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(' ')}`);
+  }
+});

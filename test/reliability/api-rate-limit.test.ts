@@ -16,7 +16,7 @@ import { count, load, total, type LoadResult } from './support/api-load.js';
 const RATE = 20;
 const BURST = 40;
 const SECONDS = scaled(2, 60);
-const DISTINCT = scaled(2_000, 100_000);
+const DISTINCT = scaled(1_000, 100_000);
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

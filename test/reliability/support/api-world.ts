@@ -11,6 +11,7 @@ import { buildApp, type AppHarness, type TestTenant } from '../../support/build-
 import { FakeCallControl } from '../../support/fake-call-control.js';
 import type { ApiOptions } from '../../../src/control-api/app.js';
 import type { TenantId } from '../../../src/common/ids.js';
+import type { WebhookOptions } from '../../../src/control-api/routes/webhooks/webhook-ports.js';
 import { send, type HttpAnswer, type HttpRequest } from './api-http.js';
 
 interface TestContext {
@@ -116,10 +117,14 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
   };
 }
 
-/** Starts the app on a free port and seeds it. Rate limits are high unless `options` says otherwise. */
-export async function startApiWorld(t: TestContext, options: Partial<ApiOptions> = {}): Promise<ApiWorld> {
+/**
+ * Starts the app on a free port and seeds it. Rate limits are high unless `options` says otherwise;
+ * `webhookSecrets` turns on the post-call webhooks' signature check.
+ */
+export async function startApiWorld(t: TestContext, options: Partial<ApiOptions> = {}, webhookSecrets: WebhookOptions['secrets'] = {}): Promise<ApiWorld> {
   let fake: FakeCallControl | undefined;
   const h = buildApp(t, {
+    webhooks: { secrets: webhookSecrets },
     options: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, ...options },
     callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)),
     resolveHost: () => Promise.resolve([PUBLIC_ADDRESS]),
