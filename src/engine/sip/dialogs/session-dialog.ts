@@ -3,7 +3,6 @@
  * INFO, OPTIONS, REFER with NOTIFY sipfrag (RFC 3515) and session timers (RFC 4028); re-INVITE and
  * UPDATE offers (§14, RFC 3311) are handled by session-modification.ts.
  */
-import type { TimerHandle } from '../../../common/clock.js';
 import { createResponse } from '../messages/response.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { InviteServerTransaction } from '../transactions/invite-server-transaction.js';
@@ -15,6 +14,7 @@ import { sendInDialog, type InDialogOutcome } from './in-dialog-request.js';
 import { ReferNotifier } from './refer-notifier.js';
 import { SessionModification, type OfferHandler } from './session-modification.js';
 import { SessionTimer } from './session-timer-runner.js';
+import { retransmit2xxUntilAck, type Pending2xx } from './uas-2xx-retransmission.js';
 
 export type { OfferHandler } from './session-modification.js';
 
@@ -70,7 +70,7 @@ export class SessionDialog {
   /** The ACK we sent for the initial 2xx, resent on 2xx retransmissions (UAC, §13.2.2.4). */
   #ack: SipRequest | undefined;
   /** UAS: 2xx retransmission until the ACK (§13.3.1.4). */
-  #awaitingAck: { cseq: number; timer: TimerHandle | undefined } | undefined;
+  #awaitingAck: Pending2xx | undefined;
   readonly #sessionTimer: SessionTimer;
   readonly #modification: SessionModification;
 
@@ -100,6 +100,15 @@ export class SessionDialog {
     this.#modification.initialOfferPending = pending;
   }
 
+  /** UAC early dialog: our INVITE's offer has no answer yet; an UPDATE offer gets 491 (RFC 3311 §5.2). */
+  get localOfferPending(): boolean {
+    return this.#modification.localOfferPending;
+  }
+
+  set localOfferPending(pending: boolean) {
+    this.#modification.localOfferPending = pending;
+  }
+
   get id(): string {
     return this.dialog.id;
   }
@@ -117,6 +126,7 @@ export class SessionDialog {
     this.dialog.handle('2xx');
     if (localSdp) this.localSdp = localSdp;
     this.initialOfferPending = false;
+    this.localOfferPending = false;
     if (sessionExpires) this.#sessionTimer.arm(sessionExpires);
   }
 
@@ -155,31 +165,18 @@ export class SessionDialog {
    * give up after 64*T1 with a BYE (§13.3.1.4).
    */
   awaitAck(response: SipResponse, tx: InviteServerTransaction): void {
-    const { T1, T2 } = this.#host.timers;
-    let interval = T1;
-    let elapsed = 0;
-    const state = { cseq: response.cseq.seq, timer: undefined as TimerHandle | undefined };
-    const tick = (): void => {
-      if (this.#awaitingAck !== state) return;
-      elapsed += interval;
-      if (elapsed >= 64 * T1) {
-        this.#awaitingAck = undefined;
-        this.dialog.handle('ack-timeout');
-        void this.#endWithBye('ack-timeout');
-        return;
-      }
-      tx.respond(response);
-      interval = Math.min(2 * interval, T2);
-      state.timer = this.#host.clock.setTimeout(tick, interval);
-    };
-    state.timer = this.#host.clock.setTimeout(tick, interval);
-    this.#awaitingAck = state;
+    this.#awaitingAck?.cancel();
+    this.#awaitingAck = retransmit2xxUntilAck(this.#host.clock, this.#host.timers, response, tx, () => {
+      this.#awaitingAck = undefined;
+      this.dialog.handle('ack-timeout');
+      void this.#endWithBye('ack-timeout');
+    });
   }
 
   /** An ACK for one of our 2xx (§13.3.1.4 stops the retransmissions). */
   receiveAck(ack: SipRequest): void {
     if (this.#awaitingAck && ack.cseq.seq === this.#awaitingAck.cseq) {
-      this.#awaitingAck.timer?.cancel();
+      this.#awaitingAck.cancel();
       this.#awaitingAck = undefined;
       this.#modification.inviteAcked();
       this.events.emit('ack', ack);
@@ -294,7 +291,7 @@ export class SessionDialog {
   #end(reason: SessionEndReason): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#awaitingAck?.timer?.cancel();
+    this.#awaitingAck?.cancel();
     this.#awaitingAck = undefined;
     this.#sessionTimer.stop();
     if (this.dialog.state !== 'Terminated') this.dialog.transition('Terminated');

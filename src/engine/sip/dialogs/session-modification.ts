@@ -57,6 +57,11 @@ export class SessionModification {
    * offer gets 500 with Retry-After (RFC 3311 §5.2). Cleared once a provisional carried SDP.
    */
   initialOfferPending = false;
+  /**
+   * UAC early dialog: the offer in our INVITE has no answer yet, so an UPDATE offer from the far
+   * end gets 491 (RFC 3311 §5.2). Cleared once a provisional or the 2xx carried SDP.
+   */
+  localOfferPending = false;
 
   constructor(init: SessionModificationInit) {
     this.#session = init.session;
@@ -78,7 +83,7 @@ export class SessionModification {
     const updateOffer = request.method === 'UPDATE' && request.body.length > 0;
     if (updateOffer) {
       // RFC 3311 §5.2: our own offer outstanding gets 491; theirs unanswered gets 500 + Retry-After.
-      if (this.#outgoingUpdate || this.#outgoingInvite) return void respond(491);
+      if (this.#outgoingUpdate || this.#outgoingInvite || this.localOfferPending) return void respond(491);
       if (this.#incomingUpdate || this.#incomingInvite || this.initialOfferPending) {
         return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
       }

@@ -7,11 +7,11 @@ import t from 'tap';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { startGatewayUaOnTestTransport } from '../../../../test/support/sip-sipp.js';
-import { testResponse } from '../../../../test/support/sip-messages.js';
+import { testRequest, testResponse } from '../../../../test/support/sip-messages.js';
 import type { SessionDialog, SessionEndReason } from '../dialogs/session-dialog.js';
 import { parseMessage } from '../messages/parse.js';
 import { serializeMessage } from '../messages/serialize.js';
-import type { SipRequest, SipResponse } from '../messages/sip-message.js';
+import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { OutboundCall } from './outbound-call.js';
 import type { SipUserAgent } from './sip-user-agent.js';
 
@@ -19,10 +19,11 @@ interface TapTest { teardown(fn: () => void | Promise<void>): void }
 
 const SDP = Buffer.from('v=0\r\no=gw 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendrecv\r\n');
 
-/** A UDP socket that collects the requests it receives and sends responses to the gateway. */
+/** A UDP socket that collects what it receives and sends hand-built messages to the gateway. */
 class RawPeer {
   readonly socket: Socket;
   readonly requests: SipRequest[] = [];
+  readonly responses: SipResponse[] = [];
   readonly #uaPort: number;
   #waiters: (() => void)[] = [];
 
@@ -31,8 +32,11 @@ class RawPeer {
     this.#uaPort = uaPort;
     socket.on('message', (buf) => {
       const parsed = parseMessage(buf);
-      if (!parsed.ok || parsed.message.kind !== 'request') return;
-      this.requests.push(parsed.message);
+      if (!parsed.ok) return;
+      const m = parsed.message;
+      // UDP retransmissions (same branch and method) are not new requests; a busy host can cause them.
+      if (m.kind === 'request' && !this.requests.some((r) => r.topVia.branch === m.topVia.branch && r.method === m.method)) this.requests.push(m);
+      else if (m.kind === 'response') this.responses.push(m);
       for (const w of this.#waiters.splice(0)) w();
     });
   }
@@ -58,16 +62,45 @@ class RawPeer {
     }
   }
 
+  /** The final response to the request sent on `branch`, waiting for it. */
+  async finalFor(branch: string): Promise<SipResponse> {
+    for (;;) {
+      const found = this.responses.find((r) => r.status >= 200 && r.topVia.branch === branch);
+      if (found) return found;
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /** Sends an UPDATE with `sdp` in the early dialog of `toTag` to the gateway; resolves with its status. */
+  async sendUpdate(invite: SipRequest, toTag: string, cseq: number, sdp: Buffer): Promise<number> {
+    const branch = `z9hG4bKupd${cseq}${toTag}`;
+    // The far end's From is the INVITE's To (with its tag); its To is the INVITE's From (ours).
+    const update = testRequest({
+      method: 'UPDATE', uri: 'sip:gw@127.0.0.1', callId: invite.callId, cseq, fromTag: toTag, toTag: invite.from.tag ?? '',
+      via: `SIP/2.0/UDP 127.0.0.1:${this.port};branch=${branch}`, extra: [['Content-Type', 'application/sdp']], body: sdp.toString(),
+    });
+    this.#send(update);
+    return (await this.finalFor(branch)).status;
+  }
+
   count(method: string): number {
     return this.requests.filter((r) => r.method === method).length;
   }
 
-  /** Answers `request` with `status`, adding a To tag when given and the extra headers. */
-  reply(request: SipRequest, status: number, toTag?: string, headers: readonly [string, string][] = []): SipResponse {
+  /** Answers `request` with `status`, adding a To tag when given, the extra headers and an SDP body. */
+  reply(request: SipRequest, status: number, toTag?: string, headers: readonly [string, string][] = [], sdp?: Buffer): SipResponse {
     const res = testResponse(request, status, toTag);
     for (const [k, v] of headers) res.headers.append(k, v);
-    this.socket.send(serializeMessage(res), this.#uaPort, '127.0.0.1');
+    if (sdp) {
+      res.headers.append('Content-Type', 'application/sdp');
+      res.body = sdp;
+    }
+    this.#send(res);
     return res;
+  }
+
+  #send(message: SipMessage): void {
+    this.socket.send(serializeMessage(message), this.#uaPort, '127.0.0.1');
   }
 }
 
@@ -196,6 +229,30 @@ t.test('RFC 3261 13.2.2.4: a 2xx from a fork that sent no provisional makes a ne
   const bye = session?.bye();
   s.proxy.reply(await s.proxy.nth('BYE'), 200);
   t.equal(await bye, 200);
+});
+
+t.test('RFC 3311 5.2: an UPDATE offer while our INVITE offer is unanswered gets 491; after a 183 with the answer it reaches onOffer', async (t) => {
+  const s = await scene(t);
+  fork1Provisional(s, 180, 1);
+  s.proxy.reply(await s.proxy.nth('PRACK'), 200);
+  const early = s.early[0];
+  if (!early) throw new Error('no early dialog');
+  const offers: string[] = [];
+  early.onOffer = (offer) => {
+    offers.push(offer.toString());
+    return SDP;
+  };
+  t.equal(early.localOfferPending, true, 'the INVITE carried our offer');
+  t.equal(await s.proxy.sendUpdate(s.invite, 'fork1', 1, SDP), 491, 'the early UPDATE offer is refused');
+  t.same(offers, [], 'the refused offer was not handed on');
+  s.proxy.reply(s.invite, 183, 'fork1', [['Contact', '<sip:uas1@192.0.2.10:5060>'], ['Require', '100rel'], ['RSeq', '2']], SDP);
+  s.proxy.reply(await s.proxy.nth('PRACK', 1), 200);
+  t.equal(early.localOfferPending, false, 'the reliable 183 carried the answer');
+  t.equal(await s.proxy.sendUpdate(s.invite, 'fork1', 2, SDP), 200, 'an offer now gets our answer');
+  t.equal(offers.length, 1);
+  const ended = outcome(s.call);
+  s.proxy.reply(s.invite, 486, 'fork1');
+  t.equal((await ended).status, 486);
 });
 
 t.test('RFC 3261 12.3: a non-2xx final response ends every early dialog', async (t) => {

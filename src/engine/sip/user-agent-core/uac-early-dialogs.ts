@@ -75,6 +75,9 @@ export class UacEarlyDialogs {
     let early = this.#byTag.get(tag);
     const created = early === undefined;
     early ??= this.#create(invite, response, tag);
+    // NOTE: not strictly RFC 3311 §5.1: SDP in an unreliable 18x is taken as the answer to our
+    // INVITE offer too, as on the UAS side, so the far end may then send UPDATE offers.
+    if (response.body.length > 0) early.session.localOfferPending = false;
     const discard = !this.#acknowledgeIfReliable(early, response);
     return { session: early.session, created, discard };
   }
@@ -115,6 +118,7 @@ export class UacEarlyDialogs {
       dialog: Dialog.fromUac(invite, response), host: this.#host, role: 'uac',
       ...(this.#auth ? { auth: this.#auth } : {}), ...(this.#localSdp ? { localSdp: this.#localSdp } : {}),
     });
+    session.localOfferPending = invite.body.length > 0;
     const early: EarlyDialog = { session, lastRSeq: undefined };
     this.#byTag.set(tag, early);
     // A BYE in the early dialog (ours, §15) ends it; a later 1xx with its tag must not revive it.
