@@ -36,7 +36,7 @@ async function callSipp(t: Tap, scenario: string): Promise<Run> {
   const session = await new Promise<SessionDialog>((resolve, reject) => {
     call.events.on('accepted', (s) => resolve(s));
     call.events.on('failed', (status) => reject(new Error(`call failed with ${status}`)));
-    void run.done.then((r) => reject(new Error(`sipp ended first (${r.code}): ${r.stdout.slice(-1200)}`)));
+    void run.done.then((r) => reject(new Error(`sipp ended first (${r.code}): ${r.stderr.slice(0, 1500)}`)));
   });
   return { call, early, ended, session, sipp: run.done };
 }
