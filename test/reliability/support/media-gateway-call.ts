@@ -62,9 +62,10 @@ async function agentReached(bot: FakeCustomAgent, index: number, ms = 10_000): P
 }
 
 /**
- * Sends `total` hostile datagrams in batches, each followed by the next legitimate packet, one
- * round every 20 ms at most so that the call's audio keeps real time (the recorder anchors on
- * it), and each round only once the agent got the previous legitimate frame.
+ * Sends `total` hostile datagrams in batches, each followed by the next legitimate packet in
+ * real time (see below), each round once the agent got the previous legitimate frame. Batches
+ * stay small so that a round's work fits in its 20 ms and the stream does not fall behind: the
+ * recorder drops what arrives more than its alignment window (500 ms) late.
  */
 export async function floodGatewayCall(options: {
   port: number;
@@ -76,9 +77,11 @@ export async function floodGatewayCall(options: {
   maxBatch: number;
   seed: number;
   tally: HostileTally;
+  /** When legitimate packet 0 (timestamp 0) went out, in Date.now() milliseconds. */
+  packet0SentAt: number;
 }): Promise<void> {
   const { carrier, attacker, tally } = options;
-  const started = Date.now();
+  const started = options.packet0SentAt;
   const property = fc.asyncProperty(gatewayBatch(options.stream, options.maxBatch), async (batch) => {
     for (const packet of batch) {
       await (packet.from === 'latched' ? carrier : attacker).sendRaw(options.port + (packet.to === 'rtcp' ? 1 : 0), packet.data);
@@ -93,11 +96,14 @@ export async function floodGatewayCall(options: {
       }
     }
     const index = ++tally.legitPerDirection;
+    // Packet `index` leaves no sooner than 20 ms per packet after packet 0, as from a real
+    // sender: the recorder places audio by RTP time against arrival time, and a packet early
+    // for its timestamp would move its anchor (a late one is placed where its timestamp says).
+    const due = started + index * 20;
+    if (due > Date.now()) await sleep(due - Date.now());
     await carrier.sendLegit(options.port, index, options.stream.ssrc);
     await agentReached(options.bot, index);
     tally.rounds++;
-    const due = started + tally.rounds * 20;
-    if (due > Date.now()) await sleep(due - Date.now());
   });
   while (tally.sent < options.total) {
     const runs = Math.ceil((options.total - tally.sent) / ((options.maxBatch + 1) / 2));
@@ -118,10 +124,15 @@ export function legitFramesAtAgent(bot: FakeCustomAgent): { indices: number[]; d
   return { indices, damaged };
 }
 
+/** Samples compared at the head of each frame: 10 ms. */
+const HEAD = 80;
+
 /**
  * How many of legitimate frames 1..`count` appear, decoded, in order in the recording's left
  * channel: each is looked for right after the previous one first, then further on (a re-anchor
- * may leave a gap).
+ * may leave a gap). Only each frame's first 10 ms are compared: when a packet arrives with less
+ * delay than any before, the recorder moves its anchor earlier by that difference (a few ms), and
+ * the packet then overwrites the tail of the one before it.
  */
 export function legitFramesInRecording(wav: Buffer, count: number): number {
   const dataAt = wav.indexOf('data') + 8;
@@ -130,15 +141,15 @@ export function legitFramesInRecording(wav: Buffer, count: number): number {
   for (let i = 0; i < frames; i++) left[i] = wav.readInt16LE(dataAt + i * 4);
   const want = new Int16Array(160);
   const matchesAt = (i: number): boolean => {
-    for (let k = 0; k < 160; k++) if (left[i + k] !== want[k]) return false;
+    for (let k = 0; k < HEAD; k++) if (left[i + k] !== want[k]) return false;
     return true;
   };
   let pos = 0;
   let found = 0;
   for (let index = 1; index <= count; index++) {
     ulawDecode(legitPayload(index), want);
-    let at = pos + 160 <= left.length && matchesAt(pos) ? pos : -1;
-    for (let i = pos; at < 0 && i + 160 <= left.length; i++) if (matchesAt(i)) at = i;
+    let at = pos + HEAD <= left.length && matchesAt(pos) ? pos : -1;
+    for (let i = Math.max(0, pos - 160); at < 0 && i + HEAD <= left.length; i++) if (matchesAt(i)) at = i;
     if (at < 0) continue;
     found++;
     pos = at + 160;

@@ -5,7 +5,7 @@
  * of packets cost no memory.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { rtpPayloadOffset, rtpSequenceNumber, serializeRtp } from '../../../src/engine/media/index.js';
+import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, serializeRtp } from '../../../src/engine/media/index.js';
 
 const TAG = Buffer.from('VGW-LEGIT');
 const PAYLOAD_SIZE = 160;
@@ -26,8 +26,10 @@ export class StreamEnd {
   legitReceived = 0;
   /** Legitimate packets out of order, repeated, or with altered payload bytes. */
   legitDamaged = 0;
-  /** Datagrams without the legitimate tag (hostile packets the rules let through). */
+  /** RTP datagrams without the legitimate tag (hostile packets the rules let through, or the gateway's own stream). */
   otherReceived = 0;
+  /** RTCP datagrams (RFC 5761 §4 tells them apart), counted apart from the media. */
+  rtcpReceived = 0;
   /**
    * Back-to-back legitimate packets whose RTP sequence numbers did not step by one. Packets the
    * latched peer itself sent between them (hostile but indistinguishable from its media) may
@@ -54,9 +56,9 @@ export class StreamEnd {
     return this.socket.address().port;
   }
 
-  /** Sends legitimate packet `index` (PCMU, 20 ms steps) with `ssrc` to `port`. */
-  sendLegit(port: number, index: number, ssrc: number): Promise<void> {
-    const packet = serializeRtp({ payloadType: 0, sequenceNumber: index & 0xffff, timestamp: (index * 160) >>> 0, ssrc }, legitPayload(index));
+  /** Sends legitimate packet `index` (PCMU) with `ssrc` to `port`; the timestamp steps 20 ms per packet unless given. */
+  sendLegit(port: number, index: number, ssrc: number, timestamp = index * 160): Promise<void> {
+    const packet = serializeRtp({ payloadType: 0, sequenceNumber: index & 0xffff, timestamp: timestamp >>> 0, ssrc }, legitPayload(index));
     return this.sendRaw(port, packet);
   }
 
@@ -85,6 +87,10 @@ export class StreamEnd {
   }
 
   #onDatagram(data: Buffer): void {
+    if (isRtcpPacket(data)) {
+      this.rtcpReceived++;
+      return;
+    }
     const offset = rtpPayloadOffset(data);
     const payload = offset < 0 ? null : data.subarray(offset);
     if (payload === null || payload.length !== PAYLOAD_SIZE || !payload.subarray(0, TAG.length).equals(TAG)) {
