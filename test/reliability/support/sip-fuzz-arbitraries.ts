@@ -49,7 +49,18 @@ function lineBounds(b: Buffer, line: number): [number, number] | undefined {
 
 const splice = (b: Buffer, at: number, remove: number, insert: Buffer): Buffer => Buffer.concat([b.subarray(0, at), insert, b.subarray(at + remove)]);
 
+/**
+ * Inputs are cut a little above the 65,535-octet message limit: the transport drops larger
+ * datagrams unread and the stream framer refuses larger messages, so longer inputs only cost time.
+ */
+export const MAX_INPUT = 70_000;
+
 function applyEdit(b: Buffer, e: Edit): Buffer {
+  const out = editOnce(b, e);
+  return out.length > MAX_INPUT ? out.subarray(0, MAX_INPUT) : out;
+}
+
+function editOnce(b: Buffer, e: Edit): Buffer {
   const at = 'at' in e ? e.at % (b.length + 1) : 0;
   switch (e.kind) {
     case 'flip': {
@@ -64,7 +75,8 @@ function applyEdit(b: Buffer, e: Edit): Buffer {
       const bounds = lineBounds(b, 1 + e.line);
       if (!bounds) return b;
       const line = b.subarray(bounds[0], bounds[1]);
-      return splice(b, bounds[1], 0, Buffer.concat(Array.from({ length: e.times }, () => line)));
+      const times = Math.min(e.times, Math.ceil(MAX_INPUT / line.length));
+      return splice(b, bounds[1], 0, Buffer.concat(Array.from({ length: times }, () => line)));
     }
     case 'long': {
       const bounds = lineBounds(b, 1 + e.line);
