@@ -76,7 +76,7 @@ export function createApp(deps: AppDeps): ControlApi {
   const openApiDocument = (): Record<string, unknown> => (document ??= buildOpenApiDocument(routes));
   const routes: AnyRoute[] = [
     ...systemRoutes({ readiness: deps.readiness, metrics: deps.metrics, openApiDocument }),
-    ...authRoutes({ apiKeys: store.apiKeys, sessions: store.sessions, cookieSecure: options.cookieSecure, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds }),
+    ...authRoutes({ apiKeys: store.apiKeys, sessions: store.sessions, cookieSecure: options.cookieSecure, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, allowedOrigins: options.allowedOrigins }),
     ...tenantRoutes({ tenants: store.tenants }),
     ...numberRoutes({ store }),
     ...agentRoutes({ store, platforms: deps.platforms, clock: deps.clock, allowPrivateUrls: options.allowPrivateAgentUrls }),

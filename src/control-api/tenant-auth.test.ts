@@ -89,6 +89,9 @@ t.test('contract 3: CSRF refusal on cookie requests with unsafe methods', async 
   t.equal(allowed.statusCode, 204, 'an allowed origin passes');
   const crossLogin = await h.request({ method: 'POST', url: '/v1/auth/login', headers: { 'sec-fetch-site': 'cross-site' }, payload: { api_key: acme.apiKey } });
   t.equal(crossLogin.statusCode, 403, 'login CSRF is refused too');
+  const foreignLogin = await h.request({ method: 'POST', url: '/v1/auth/login', headers: { origin: 'https://evil.example' }, payload: { api_key: acme.apiKey } });
+  t.equal(foreignLogin.statusCode, 403, 'a login naming a foreign Origin is refused like any cookie request from one');
+  t.equal(foreignLogin.json().code, 'csrf_rejected');
 });
 
 t.test('contract 2: a key never appears in a log line', async (t) => {

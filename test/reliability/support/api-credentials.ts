@@ -27,10 +27,10 @@ const refused = (label: string, headers: Credential['headers']): Credential => (
 const allowed = (label: string, headers: Credential['headers']): Credential => ({
   label, headers, onSecured: () => 'as-owner', onOpen: () => 'as-owner',
 });
-const crossSite = (label: string, headers: Credential['headers'], refusesLogin: boolean): Credential => ({
+const crossSite = (label: string, headers: Credential['headers']): Credential => ({
   label, headers, onSecured: (unsafe) => (unsafe ? CSRF : 'as-owner'),
-  // Login refuses a request the browser marks cross-site itself (login CSRF).
-  onOpen: (operationId) => (refusesLogin && operationId === 'login' ? CSRF : 'as-owner'),
+  // Login applies the cookie requests' CSRF rule to itself (login CSRF).
+  onOpen: (operationId) => (operationId === 'login' ? CSRF : 'as-owner'),
 });
 const intruder = (label: string, headers: Credential['headers']): Credential => ({
   label, headers, onSecured: (_unsafe, owned) => (owned ? NOT_FOUND : 'own-scope'), onOpen: () => 'as-owner',
@@ -54,8 +54,8 @@ export const CREDENTIALS: Credential[] = [
   allowed('cookie same-origin', (w) => ({ cookie: w.owner.liveCookie, 'sec-fetch-site': 'same-origin' })),
   allowed('cookie own Origin', (w) => ({ cookie: w.owner.liveCookie, origin: w.ownOrigin })),
   allowed('cookie allowed Origin', (w) => ({ cookie: w.owner.liveCookie, origin: 'https://console.example.com' })),
-  crossSite('cookie cross-site', (w) => ({ cookie: w.owner.liveCookie, 'sec-fetch-site': 'cross-site' }), true),
-  crossSite('cookie foreign Origin', (w) => ({ cookie: w.owner.liveCookie, origin: 'https://evil.example' }), false),
+  crossSite('cookie cross-site', (w) => ({ cookie: w.owner.liveCookie, 'sec-fetch-site': 'cross-site' })),
+  crossSite('cookie foreign Origin', (w) => ({ cookie: w.owner.liveCookie, origin: 'https://evil.example' })),
   refused('bad bearer + cookie', (w) => ({ authorization: 'Bearer vgw_live_wrong', cookie: w.owner.liveCookie })),
   intruder('other bearer + cookie', (w) => ({ ...w.intruder.auth, cookie: w.owner.liveCookie })),
 ];

@@ -1,8 +1,7 @@
 /** @module POST /v1/auth/login and /v1/auth/logout: cookie sessions (contract section 3). */
 import { Type } from '@sinclair/typebox';
-import { ApiError } from '../../../common/errors.js';
 import type { ApiKeyRepository, SessionRepository } from '../../../storage/index.js';
-import { SESSION_COOKIE } from '../../middleware/tenant-auth.js';
+import { checkCsrf, SESSION_COOKIE } from '../../middleware/tenant-auth.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 
@@ -11,6 +10,8 @@ export interface AuthRouteDeps {
   sessions: Pick<SessionRepository, 'create' | 'revoke'>;
   cookieSecure: boolean;
   sessionMaxAgeSeconds: number;
+  /** Origins besides the API's own that may send cookie requests (`http.allowed_origins`). */
+  allowedOrigins: readonly string[];
 }
 
 function sessionCookie(value: string, maxAge: number, secure: boolean): string {
@@ -26,8 +27,9 @@ export function authRoutes(deps: AuthRouteDeps): AnyRoute[] {
       responses: { 204: { description: 'Logged in; `gateway_session` is set.', headers: { 'Set-Cookie': { description: 'gateway_session=…; HttpOnly; SameSite=Strict; Path=/; Secure' } } } },
       errors: { 401: 'Unknown or revoked API key (`unauthorized`).', 403: 'A cross-site login attempt (`csrf_rejected`).' },
       handle({ body, ctx }) {
-        // Login CSRF: a page elsewhere must not log a browser into an account of its choosing.
-        if (ctx.get('Sec-Fetch-Site') === 'cross-site') throw new ApiError(403, 'csrf_rejected', 'Cross-site login is refused.');
+        // Login CSRF: a page elsewhere must not log a browser into an account of its choosing. The
+        // same rule as for cookie requests: cross-site by Sec-Fetch-Site, or a foreign Origin.
+        checkCsrf(ctx, deps.allowedOrigins);
         const key = deps.apiKeys.findActive(body.api_key);
         if (!key) throw problems.unauthorized('Unknown or revoked API key.');
         const token = deps.sessions.create(key.tenant_id, key.id);
