@@ -217,7 +217,7 @@ t.test('RFC 3262 3: a PRACK matching no reliable provisional response gets 481',
 async function inviteFromRawSocket(t: TapTest, uaPort: number, branch: string, until: number): Promise<number[]> {
   const { createSocket } = await import('node:dgram');
   const socket = createSocket('udp4');
-  t.teardown(() => socket.close());
+  t.teardown(() => { socket.close(); });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   const port = socket.address().port;
   const invite = [
