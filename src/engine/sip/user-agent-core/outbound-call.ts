@@ -153,9 +153,12 @@ export class OutboundCall {
     this.#fail(res.status, res.reason, res);
   }
 
-  /** §22.2, RFC 4028 §7.4: the same call again with a new CSeq and branch. */
+  /**
+   * §22.2, RFC 4028 §7.4: the same call again with a new CSeq and branch, above any CSeq the early
+   * dialogs of the previous attempt used.
+   */
   #retry(): void {
-    this.#cseq += 1;
+    this.#cseq = Math.max(this.#cseq, this.#early.highestLocalSeq) + 1;
     this.#send();
   }
 
@@ -178,10 +181,7 @@ export class OutboundCall {
     const sessionExpires = se ? { deltaSeconds: se.deltaSeconds, refresher: se.refresher ?? 'uac' } : undefined;
     // §13.2.2.4: the first 2xx confirms the early dialog with its To tag (the others end); a 2xx
     // matching none, or a later one from another fork, makes a new dialog.
-    const session = (this.#final ? undefined : this.#early.confirm(res, sessionExpires)) ?? new SessionDialog({
-      dialog: Dialog.fromUac(req, res), host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}), ...(this.#o.sdp ? { localSdp: this.#o.sdp } : {}),
-      ...(sessionExpires ? { sessionExpires } : {}),
-    });
+    const session = (this.#final ? undefined : this.#early.confirm(res, sessionExpires)) ?? this.#newSession(req, res, sessionExpires);
     this.#host.addSession(session);
     session.sendAck(req.cseq.seq);
     if (this.#final) {
@@ -197,6 +197,16 @@ export class OutboundCall {
       return;
     }
     this.events.emit('accepted', session, res);
+  }
+
+  /** A dialog built from a 2xx alone; its CSeq continues above the early dialogs' (§12.2.1.1). */
+  #newSession(req: SipRequest, res: SipResponse, sessionExpires: { deltaSeconds: number; refresher: 'uac' | 'uas' } | undefined): SessionDialog {
+    const dialog = Dialog.fromUac(req, res);
+    dialog.localSeq = Math.max(dialog.localSeq, this.#early.highestLocalSeq);
+    return new SessionDialog({
+      dialog, host: this.#host, role: 'uac', ...(this.#auth ? { auth: this.#auth } : {}), ...(this.#o.sdp ? { localSdp: this.#o.sdp } : {}),
+      ...(sessionExpires ? { sessionExpires } : {}),
+    });
   }
 
   #fail(status: number, reason: string, res: SipResponse | undefined): void {

@@ -216,6 +216,26 @@ t.test('RFC 3261 13.2.2.4: two forks give two early dialogs; the 2xx confirms it
   t.equal(s.fork2.count('BYE') + s.fork2.count('ACK'), 0, 'nothing went to the losing fork');
 });
 
+t.test('RFC 3261 13.2.2.4: a later 2xx from the fork whose early dialog ended is ACKed and ended with BYE at its Contact', async (t) => {
+  const s = await scene(t);
+  fork1Provisional(s, 180, 1);
+  fork2Provisional(s, 1);
+  s.proxy.reply(await s.proxy.nth('PRACK'), 200);
+  s.fork2.reply(await s.fork2.nth('PRACK'), 200);
+  const result = outcome(s.call);
+  s.proxy.reply(s.invite, 200, 'fork1', [['Record-Route', `<sip:127.0.0.1:${s.proxy.port};lr>`], ['Contact', '<sip:uas1@192.0.2.10:5060>']]);
+  const { session } = await result;
+  s.proxy.reply(s.invite, 200, 'fork2', [['Contact', `<sip:uas2@127.0.0.1:${s.fork2.port}>`]]);
+  const ack = await s.fork2.nth('ACK');
+  t.equal(ack.to.tag, 'fork2', 'the ACK goes to fork 2 in a dialog built from its 2xx');
+  const bye = await s.fork2.nth('BYE');
+  t.equal(bye.to.tag, 'fork2', 'then fork 2 gets a BYE: one call only');
+  t.equal(bye.cseq.seq, 3, '12.2.1.1: the new dialog continues above the CSeq fork 2 saw in its early dialog (PRACK 2)');
+  s.fork2.reply(bye, 200);
+  t.equal(session?.dialog.remoteTag, 'fork1', 'the call stays with fork 1');
+  t.equal(session?.isEnded, false);
+});
+
 t.test('RFC 3261 13.2.2.4: a 2xx from a fork that sent no provisional makes a new dialog and still ends the early ones', async (t) => {
   const s = await scene(t);
   fork2Provisional(s, 1);

@@ -52,6 +52,8 @@ export class UacEarlyDialogs {
   readonly #auth: DialogAuth;
   readonly #localSdp: Buffer | undefined;
   readonly #byTag = new Map<string, EarlyDialog>();
+  /** The highest local CSeq any ended early dialog used (its PRACKs, UPDATEs, INFOs). */
+  #endedSeq = 0;
 
   constructor(init: UacEarlyDialogsInit) {
     this.#host = init.host;
@@ -62,6 +64,15 @@ export class UacEarlyDialogs {
   /** The live early dialogs, in the order they were created. */
   get sessions(): SessionDialog[] {
     return [...this.#byTag.values()].map((e) => e.session);
+  }
+
+  /**
+   * The highest local CSeq used in any early dialog of this INVITE, live or ended. A dialog built
+   * later from a 2xx with a known To tag must continue above it: the far end saw those requests in
+   * the same dialog, and §12.2.2 makes it refuse a CSeq that does not increase.
+   */
+  get highestLocalSeq(): number {
+    return Math.max(this.#endedSeq, ...[...this.#byTag.values()].map((e) => e.session.dialog.localSeq));
   }
 
   /**
@@ -123,6 +134,7 @@ export class UacEarlyDialogs {
     this.#byTag.set(tag, early);
     // A BYE in the early dialog (ours, §15) ends it; a later 1xx with its tag must not revive it.
     session.events.on('terminated', () => {
+      this.#endedSeq = Math.max(this.#endedSeq, session.dialog.localSeq);
       if (this.#byTag.get(tag) === early) this.#byTag.delete(tag);
     });
     this.#host.addSession(session);
