@@ -113,7 +113,10 @@ async function completeCalls(t: Test, gw: GatewayProcess, rig: Rig, ids: string[
     // stored (docs/CONFIGURATION.md): a transcript is waited for, and checked when there is one.
     if (rig.transcribing) {
       await waitFor(`transcript of ${id}`, async () => (await request<CallDetail>(gw.base, rig.key, 'GET', `/v1/calls/${id}`)).body.transcript.available, 30_000)
-        .catch(() => t.comment(`call ${id}: no transcript stored (nothing recognised)`));
+        .catch(() => {
+          const why = gw.output().split('\n').filter((l) => l.includes(id) && /pocketsphinx|recognition/.test(l)).map((l) => /"msg":"([^"]*)"/.exec(l)?.[1]);
+          t.comment(`call ${id}: no transcript stored (${why.length > 0 ? [...new Set(why)].join('; ') : 'nothing recognised'})`);
+        });
     }
     const transcript = await request(gw.base, rig.key, 'GET', `/v1/calls/${id}/transcript`);
     const recording = await request(gw.base, rig.key, 'GET', `/v1/calls/${id}/recording`);
@@ -191,7 +194,7 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   const live = await placeCalls(gw, rig, LIVE_CALLS);
   await waitForRecordedAudio(rig, live);
   await sleep(2000); // the kill lands among the recorder's writes, not just after one
-  const decoders = childPids(gw.child.pid ?? 0);
+  const decoders = childPids(gw.child.pid ?? 0, 'pocketsphinx_continuous');
   const asrDirsBefore = asrDirs(rig.tmpDir);
 
   const killedAt = Date.now();

@@ -124,13 +124,18 @@ export function integrityCheck(dbFile: string): string {
 
 export const sha256 = (data: Buffer | string): string => createHash('sha256').update(data).digest('hex');
 
-/** Pids of a process's direct children (the decoders a gateway spawned). */
-export function childPids(pid: number): number[] {
+/** `ps` lines (pid, command name cut to 15 characters) of a process's direct children. */
+function psChildren(pid: number): string {
   try {
-    return execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' });
   } catch {
-    return []; // ps exits 1 when there are none
+    return ''; // ps exits 1 when there are none
   }
+}
+
+/** Pids of a process's direct children running `command` (the decoders a gateway spawned, not tsx's esbuild). */
+export function childPids(pid: number, command: string): number[] {
+  return psChildren(pid).split('\n').map((line) => line.trim().split(/\s+/)).filter(([, comm]) => comm !== undefined && command.startsWith(comm)).map(([p]) => Number(p));
 }
 
 export function isAlive(pid: number): boolean {
