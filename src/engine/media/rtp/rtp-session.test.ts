@@ -87,6 +87,11 @@ t.test('RFC 4961 and RFC 3550 A.1: re-latch after MIN_SEQUENTIAL packets in sequ
   await first.sendRtp(session.localPort, fields(900, 7), ulaw);
   await settle();
   t.equal(accepted, 4, 'the latched address is the far end: a new SSRC from it is taken at once');
+  await intruder.sendRtp(session.localPort, fields(901, 7), ulaw);
+  await intruder.sendRtp(session.localPort, fields(902, 7), ulaw);
+  await settle();
+  t.equal(accepted, 4, 'RFC 3550 8.2: its new SSRC from another address, even in sequence, is refused while it is active');
+  t.equal(session.remote?.port, first.port);
 });
 
 t.test('RFC 4961: random and malformed datagrams from another address neither latch nor pass, however many', async (t) => {

@@ -236,7 +236,11 @@ export class RtpSession {
   /** Symmetric RTP latching, RFC 4961 §3; see the class comment for the re-latch rule. */
   #acceptSource(msg: Buffer, rinfo: RemoteInfo, ssrc: number, now: number): boolean {
     const remote = this.#remote;
-    if (this.#latched && remote !== null && rinfo.port === remote.port && rinfo.address === remote.address) return true;
+    if (this.#latched && remote !== null && rinfo.port === remote.port && rinfo.address === remote.address) {
+      // The far end may change its SSRC (RFC 3550 §8.2); the loop check below compares with its current one.
+      this.#latchedSsrc = ssrc;
+      return true;
+    }
     // Only a well-formed header may latch; the latched source's own malformed packets go on to the owner, which counts them.
     if (rtpPayloadOffset(msg) < 0) return false;
     if (this.#latched) {
