@@ -18,6 +18,7 @@ import { startFakeProvider, type FakeProvider } from '../support/fake-providers/
 import { waitFor } from '../support/gateway-harness.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { peerPath, tempWorkdir } from '../support/peers.js';
+import { answered, startSipPhoneUa } from '../support/sip-phone.js';
 import { freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
 import { EchoAgent } from './support/crash-echo-agent.js';
 import { describeHits, filesUnder, FORM_NAMES, formsOf, scanSources, type Canary, type ScanSource } from './support/secrets-scan.js';
@@ -69,7 +70,8 @@ function writeSetup(dir: string, fakes: FakeProvider[], sipPort: number): Setup 
     `      uri: "sip:127.0.0.1:${sipPort}"`,
     `      auth: { username: gw-trunk, password: ${JSON.stringify(S.carrierOutboundPassword)} }`,
     '    inbound:',
-    '      sources: [127.0.0.2]',
+    // The test's carrier user agent calls from loopback: its INVITEs are challenged.
+    '      sources: [127.0.0.1]',
     `      auth: { username: carrier-in, password: ${JSON.stringify(S.carrierInboundPassword)}, realm: vgw.test }`,
     '    codecs: [PCMU]',
     '    options_ping_s: 0',
@@ -205,6 +207,30 @@ async function exerciseCarrierDigest(t: Test, api: Traffic, setup: Setup, liveKe
   t.equal(result.code, 0, 'sipp verified the digest and saw the BYE');
 }
 
+/** A carrier's INVITE to a DID routed to a media_bridge agent, let in only on the inbound digest password. */
+async function exerciseInboundDigest(t: Test, api: Traffic, setup: Setup, gw: GatewayProcess, ids: { tenantId: string; liveKey: string }, agent: EchoAgent): Promise<void> {
+  const did = '+15557770042';
+  await vgw(setup.configFile, 'number', 'add', ids.tenantId, did, '--carrier', 'trunk');
+  const imported = await api.send('import with a DID', 'POST', '/v1/agents/import', {
+    key: ids.liveKey, json: { provider: 'custom', external_agent_id: 'echo', connection_mode: 'media_bridge', websocket_url: agent.url, did_number: did },
+  });
+  t.equal(imported.status, 200, 'a custom agent is routed the DID');
+  const sipPort = /"udpPort":(\d+)/.exec(gw.output())?.[1];
+  if (!sipPort) throw new Error('the gateway did not log its SIP port');
+  const carrier = await startSipPhoneUa(t);
+  const target = `sip:${did}@127.0.0.1:${sipPort}`;
+  const refused = carrier.ua.invite({ target, from: 'sip:+15557770020@127.0.0.1', sdp: (await carrier.phone()).offer, credentials: { username: 'carrier-in', password: S.carrierInboundPassword.slice(1) } });
+  t.equal(await answered(refused).then(() => 0, (err: { status: number }) => err.status), 401, 'a wrong digest password is refused (RFC 3261 22.2)');
+  const phone = await carrier.phone();
+  const call = carrier.ua.invite({ target, from: 'sip:+15557770020@127.0.0.1', sdp: phone.offer, credentials: { username: 'carrier-in', password: S.carrierInboundPassword } });
+  const { session, answer } = await answered(call);
+  phone.useAnswer(answer);
+  phone.startSending();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.equal(await session.bye(), 200, 'the challenged call went through and ends');
+  await api.send('inbound calls', 'GET', '/v1/calls?state=ended&direction=inbound', { key: ids.liveKey });
+}
+
 /** The scanner finds a canary planted in each form it claims to search (a positive control). */
 function checkScanner(t: Test): void {
   const secret: Canary = { name: 'planted', value: S.carrierOutboundPassword };
@@ -245,8 +271,9 @@ t.test('issue 9 item 5: no configured secret appears in logs, responses, recordi
   await exerciseInventory(t, api, liveKey, fakes[0]!);
   await exerciseWebhooks(api);
   await exerciseCalls(t, api, sandboxKey, liveKey, agent);
+  await exerciseInboundDigest(t, api, setup, gw, { tenantId, liveKey }, agent);
   if (peerPath('sipp') !== null) await exerciseCarrierDigest(t, api, setup, liveKey, agent);
-  else t.comment('sipp missing: the carrier digest exchange is not exercised (its password is still configured and scanned for)');
+  else t.comment('sipp missing: the outbound carrier digest exchange is not exercised (its password is still configured and scanned for)');
 
   const running = filesUnder(setup.dataDir); // WAL and SHM as a live gateway leaves them
   gw.child.kill('SIGTERM');
