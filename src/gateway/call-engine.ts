@@ -11,7 +11,7 @@ import { SANDBOX_CARRIER, type CarrierConfig } from '../config/carriers.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
-  CallService, loadAnnouncement, loadWavPcm8k, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
+  CallService, Heartbeat, loadAnnouncement, loadWavPcm8k, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
 } from '../engine/calls/index.js';
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool } from '../engine/media/index.js';
@@ -216,6 +216,9 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port };
   logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, sandbox: sandbox.uri }, 'SIP and media listening');
 
+  // From here on calls may be live: the heartbeat dates them if the process dies (see recovery).
+  const heartbeat = new Heartbeat(config.data_dir, clock, (err) => logger.warn({ err }, 'cannot write the engine heartbeat; calls cut off by a crash will end at the restart'));
+  heartbeat.start();
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopping ??= (async () => {
     for (const pinger of pingers) pinger.stop();
@@ -223,6 +226,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     await sandbox.stop();
     ua.dispose();
     await transport.stop();
+    heartbeat.stop();
   })());
   return { service, sip, sandboxUri: sandbox.uri, stop };
 }

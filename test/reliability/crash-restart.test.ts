@@ -15,7 +15,7 @@ import { FakeClock } from '../../src/common/clock.js';
 import { createLogger } from '../../src/common/logger.js';
 import { SecretBox } from '../../src/common/secret-box.js';
 import { presentCdr } from '../../src/control-api/routes/calls/calls.schemas.js';
-import { recordingPathOf, recoverUnfinishedCalls } from '../../src/engine/calls/index.js';
+import { HEARTBEAT_FILE, recordingPathOf, recoverUnfinishedCalls } from '../../src/engine/calls/index.js';
 import { buildWavHeader } from '../../src/engine/media/recording/wav-header.js';
 import { openStore, type CallRecord } from '../../src/storage/index.js';
 import { callRecord } from '../support/call-records.js';
@@ -247,7 +247,7 @@ t.test('issue 9 item 4: kill -9 during live recorded calls, restart: every call 
   t.equal(integrityCheck(join(rig.dataDir, 'gateway.db')), 'ok', 'PRAGMA integrity_check after a clean stop');
 });
 
-t.test('restart recovery: a call cut off by a crash ends when its recording was last written, not at the restart', async (t) => {
+t.test('restart recovery: a call cut off by a crash ends at the last sign of life (heartbeat or recording), not at the restart', async (t) => {
   const dir = t.testdir({});
   const dataDir = join(dir, 'data');
   const clock = new FakeClock(Date.parse('2026-01-01T12:00:00.000Z'));
@@ -268,9 +268,24 @@ t.test('restart recovery: a call cut off by a crash ends when its recording was 
   wav(recorded, '2026-01-01T11:10:00.000Z');
   wav(early, '2026-01-01T11:29:00.000Z'); // a clock step: written "before" the answer
   const logger = createLogger({ level: 'silent' });
-  t.equal(await recoverUnfinishedCalls(store.calls, dataDir, clock, logger), 3);
   const cdr = (id: string) => presentCdr(store.calls.get(tenant.id, id)!);
+  const heartbeatAt = (at: string): void => {
+    writeFileSync(join(dataDir, HEARTBEAT_FILE), '');
+    utimesSync(join(dataDir, HEARTBEAT_FILE), new Date(at), new Date(at));
+  };
+
+  // A data folder from before heartbeats: the recording is the only trace.
+  t.equal(await recoverUnfinishedCalls(store.calls, dataDir, clock, logger), 3);
   t.match(cdr(recorded.id), { ended_at: '2026-01-01T11:10:00.000Z', billable_s: 600, end_reason: 'gateway_restart' }, 'billed up to the last recorded audio, not the hour of downtime');
-  t.match(cdr(unrecorded.id), { ended_at: '2026-01-01T12:00:00.000Z', end_reason: 'gateway_restart' }, 'without a recording there is no trace: it ends at the restart');
+  t.match(cdr(unrecorded.id), { ended_at: '2026-01-01T12:00:00.000Z', end_reason: 'gateway_restart' }, 'with no trace at all it ends at the restart');
   t.match(cdr(early.id), { ended_at: '2026-01-01T11:30:01.000Z', billable_s: 0 }, 'never before the answer');
+
+  // The engine's heartbeat last moved at 11:40, after the recording's last write.
+  const again = [recorded, unrecorded].map((c) => callRecord(tenant.id, c.created_at, { answered_at: c.answered_at, record: c.record }));
+  for (const call of again) store.calls.insert(call);
+  wav(again[0]!, '2026-01-01T11:10:00.000Z');
+  heartbeatAt('2026-01-01T11:40:00.000Z');
+  t.equal(await recoverUnfinishedCalls(store.calls, dataDir, clock, logger), 2);
+  t.match(cdr(again[0]!.id), { ended_at: '2026-01-01T11:40:00.000Z' }, 'alive (on hold, say) until the last heartbeat');
+  t.match(cdr(again[1]!.id), { ended_at: '2026-01-01T11:40:00.000Z', billable_s: 2400 }, 'without a recording: the last heartbeat, not the restart');
 });

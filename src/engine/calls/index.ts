@@ -11,6 +11,7 @@ export type {
   InboundRoute, SipTrunkResolver, SipTrunkTarget, TranscriptSink,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './recovery.js';
+export { Heartbeat, HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from './heartbeat.js';
 export { SandboxFarEnd, type SandboxFarEndOptions } from './sandbox/sandbox-far-end.js';
 export { loadAnnouncement } from './sandbox/announcement.js';
 export { loadWavPcm8k, wavToPcm8k } from './audio-files.js';

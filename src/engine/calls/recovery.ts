@@ -10,6 +10,7 @@ import type { Logger } from '../../common/logger.js';
 import { isoTime } from '../../common/time.js';
 import { repairRecording } from '../media/index.js';
 import type { CallRecord } from './call-record.js';
+import { lastHeartbeatMs } from './heartbeat.js';
 import type { CallRecordStore } from './ports.js';
 
 /** Where a call's own recording lives, relative to the data folder. */
@@ -18,14 +19,15 @@ export const recordingPathOf = (call: Pick<CallRecord, 'tenant_id' | 'id'>): str
 /** Ends every unfinished call; returns how many there were. Run before the SIP stack takes calls. */
 export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: string, clock: Clock, logger: Logger): Promise<number> {
   const unfinished = store.unfinished();
+  const engineLastAlive = lastHeartbeatMs(dataDir);
   for (const call of unfinished) {
     let recordingPath = call.recording_path;
-    let endedAt = clock.now();
+    let recordingWritten: number | null = null;
     if (call.record && recordingPath === null) {
       const relative = recordingPathOf(call);
       const file = join(dataDir, relative);
       if (existsSync(file)) {
-        endedAt = lastSignOfLife(call, statSync(file).mtimeMs, endedAt);
+        recordingWritten = statSync(file).mtimeMs;
         try {
           const outcome = await repairRecording(file);
           if (outcome.status !== 'not-wav') recordingPath = relative;
@@ -35,6 +37,7 @@ export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: st
         }
       }
     }
+    const endedAt = lastSignOfLife(call, [engineLastAlive, recordingWritten], clock.now());
     store.save({
       ...call, state: 'ended', on_hold: false, ended_at: isoTime(endedAt), end_reason: 'gateway_restart', sip_status: null,
       hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
@@ -45,13 +48,15 @@ export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: st
 }
 
 /**
- * When a call cut off by a crash was last known up: its recording's last write (read before the
- * repair touches the file), kept between the call's answer (or creation) and now. Ending it at
- * the restart instead would bill the caller for all the time the gateway was down.
- * NOTE: a call without a recording has no such trace and ends at the restart; one on hold at the
- * crash (recording paused) ends when its hold began.
+ * When a call cut off by a crash was last known up: the later of the engine's last heartbeat and
+ * the call's recording's last write (read before the repair touches the file), kept between the
+ * call's answer (or creation) and now. Ending it at the restart instead would bill the caller for
+ * all the time the gateway was down. With neither trace (a data folder from before heartbeats),
+ * the call ends at the restart.
  */
-function lastSignOfLife(call: CallRecord, recordingWrittenMs: number, nowMs: number): number {
+function lastSignOfLife(call: CallRecord, traces: readonly (number | null)[], nowMs: number): number {
+  const known = traces.filter((ms): ms is number => ms !== null);
+  if (known.length === 0) return nowMs;
   const floor = Date.parse(call.answered_at ?? call.created_at);
-  return Math.min(nowMs, Math.max(floor, Math.floor(recordingWrittenMs)));
+  return Math.min(nowMs, Math.max(floor, Math.floor(Math.max(...known))));
 }
