@@ -98,6 +98,9 @@ t.test('hostile input: long runs of separators and quotes are linear, never hang
   t.throws(() => parseNameAddr(`"${'\\"'.repeat(50000)} <sip:a@b>`), SipParseError);
   t.throws(() => parseVia(`SIP/2.0/UDP h${';'.repeat(50000)}`), SipParseError);
   t.throws(() => parseNameAddr(`${'<'.repeat(50000)}`), SipParseError);
+  // Blanks inside a Via sent-by with no colon after them: a backtracking pattern made this quadratic.
+  t.throws(() => parseVia(`SIP/2.0/TCP host${' '.repeat(400_000)}x`), SipParseError);
+  t.equal(parseVia('SIP/2.0/UDP  host \t: 5060 ;branch=z9hG4bK1').port, 5060, 'LWS around the colon still allowed (RFC 3261 25.1 COLON)');
   t.end();
 });
 

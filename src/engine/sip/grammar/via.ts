@@ -49,7 +49,9 @@ function parseHostPortWs(s: string, i: number, via: Via): number {
   let end = i;
   while (end < s.length && s.charCodeAt(end) !== 0x3b) end++;
   let sentBy = trimWs(s.slice(i, end));
-  if (sentBy.indexOf(' ') >= 0 || sentBy.indexOf('\t') >= 0) sentBy = sentBy.replace(/[ \t]*:[ \t]*/g, ':');
+  // LWS around the colons goes; split and trim rather than /[ \t]*:[ \t]*/g, which backtracks
+  // quadratically over a long run of blanks with no colon after it.
+  if (sentBy.indexOf(' ') >= 0 || sentBy.indexOf('\t') >= 0) sentBy = sentBy.split(':').map(trimWs).join(':');
   if (sentBy.length === 0) throw new SipParseError('Via without sent-by');
   if (/[ \t]/.test(sentBy)) throw new SipParseError('whitespace inside Via sent-by');
   if (parseHostPort(sentBy, 0, via, false) !== sentBy.length) throw new SipParseError('bad Via sent-by');
