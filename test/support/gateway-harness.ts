@@ -53,6 +53,12 @@ export interface TestGatewayOptions {
   carriers?: string;
   /** A data folder to reuse (restart tests). */
   dataDir?: string;
+  /** The RTP port range (a random 400-port one by default). */
+  rtp?: { min: number; max: number };
+  /** How long the sandbox far end rings (200 ms by default). */
+  sandboxRingMs?: number;
+  /** Log level kept in `logs` (debug by default); long runs keep at most 10,000 lines. */
+  logLevel?: 'debug' | 'info';
 }
 
 /** A random even RTP range of 400 ports in 30000-39999, so parallel test files rarely collide. */
@@ -64,23 +70,24 @@ function rtpRange(): { min: number; max: number } {
 export async function startTestGateway(t: TestContext, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = t.testdir({});
   const dataDir = options.dataDir ?? join(dir, 'data');
-  const { min, max } = rtpRange();
+  const { min, max } = options.rtp ?? rtpRange();
   const carriersFile = join(dir, 'carriers.yaml');
   writeFileSync(carriersFile, options.carriers ?? 'carriers: []\n');
   const configFile = join(dir, 'config.yaml');
   writeFileSync(configFile, [
     `data_dir: ${JSON.stringify(dataDir)}`,
     `carriers_file: ${JSON.stringify(carriersFile)}`,
-    'log_level: debug',
+    `log_level: ${options.logLevel ?? 'debug'}`,
     'http:\n  host: 127.0.0.1\n  port: 0\n  rate_limit_per_second: 10000\n  rate_limit_burst: 10000',
     'sip:\n  host: 127.0.0.1\n  port: 0\n  t1_ms: 100',
     `rtp:\n  port_min: ${min}\n  port_max: ${max}`,
-    'sandbox:\n  ring_ms: 200\n  announcement: ""',
+    `sandbox:\n  ring_ms: ${options.sandboxRingMs ?? 200}\n  announcement: ""`,
     options.yaml ?? '',
   ].join('\n'));
   const config = loadConfig({ env: { VGW_CONFIG: configFile } });
   const logs: Record<string, unknown>[] = [];
-  const logger: Logger = createLogger({ level: 'debug', destination: { write: (line: string) => { logs.push(JSON.parse(line) as Record<string, unknown>); } } });
+  const keep = options.logLevel === 'info' ? 10_000 : Infinity;
+  const logger: Logger = createLogger({ level: options.logLevel ?? 'debug', destination: { write: (line: string) => { if (logs.length < keep) logs.push(JSON.parse(line) as Record<string, unknown>); } } });
   const gateway = await startGateway({ config, logger, announce: () => undefined });
   t.teardown(() => gateway.stop('test over'));
   const tenant = gateway.store.tenants.create('acme');
