@@ -59,6 +59,9 @@ export const ConfigSchema = Type.Object(
         t2_ms: Type.Integer({ minimum: 100, default: 4000 }),
         t4_ms: Type.Integer({ minimum: 100, default: 5000 }),
         max_message_bytes: Type.Integer({ minimum: 1500, default: 65_535 }),
+        /** Per-source flood protection: datagrams and stream messages per second from one address, and the burst allowed. */
+        rate_limit_per_second: Type.Integer({ minimum: 1, default: 2000 }),
+        rate_limit_burst: Type.Integer({ minimum: 1, default: 4000 }),
         tls: Type.Optional(Type.Object({ port: Port, cert_file: Type.String(), key_file: Type.String() }, strict)),
         /** What happens to an INVITE from an address that matches no carrier. */
         unknown_source: StringEnum(['reject', 'drop'], { default: 'reject' }),

@@ -137,11 +137,15 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const ports = new PortPool({ min: config.rtp.port_min, max: config.rtp.port_max });
   const rtpBindAddress = config.rtp.bind_address ?? config.sip.host;
   const advertised = config.sip.public_ip ?? (isUnspecified(config.sip.host) ? firstExternalIpv4() : config.sip.host);
-  const up: { ua?: SipUserAgent } = {};
+  const up: { ua?: SipUserAgent; service?: CallService } = {};
+  // The live-call gauge reads the service at scrape time, once it exists.
+  const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry);
   const transport = new TransportLayer({
     listen: [{ protocol: 'UDP', host: config.sip.host, port: config.sip.port }, { protocol: 'TCP', host: config.sip.host, port: config.sip.port }],
-    delegate: { onMessage: (message, source) => up.ua?.receive(message, source) },
+    delegate: { onMessage: (message, source) => up.ua?.receive(message, source), onDropped: (reason) => callMetrics.sipDropped(reason) },
     maxMessageSize: config.sip.max_message_bytes,
+    // Per-source flood protection before parsing (a scanner on port 5060 costs a map lookup per datagram).
+    rateLimit: { perSecond: config.sip.rate_limit_per_second, burst: config.sip.rate_limit_burst },
     clock,
   });
   await transport.start();
@@ -200,11 +204,11 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     recordInbound: config.calls.record_inbound,
     transcription: transcriptionOf(config, clock, logger),
   };
-  const callMetrics = createCallMetrics(o.metrics, () => service.registry);
   const service = new CallService(ctx, {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(),
     onCallEnded: (call) => callMetrics.callEnded(call),
   });
+  up.service = service;
   const pingers = await startCarrierPings(ua, ctx.locator, o.carriers, callMetrics, logger);
   ua.events.on('invite', (invite) => {
     service.acceptInbound(invite).catch((err: unknown) => {

@@ -1,6 +1,7 @@
 /**
  * @module Prometheus metrics of the telephony side: live calls by direction, ended calls by end
- * reason, and each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk.
+ * reason, each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk, and
+ * SIP messages dropped by flood protection.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
@@ -8,6 +9,8 @@ import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
 export interface CallMetrics {
   callEnded(call: CallRecord): void;
   carrierState(carrier: string, up: boolean, status: number): void;
+  /** A SIP message dropped unread: over its source's rate limit, or over the size limit. */
+  sipDropped(reason: 'rate-limit' | 'oversize'): void;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined): CallMetrics {
@@ -23,7 +26,11 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
   });
   const up = new Gauge({ name: 'vgw_carrier_up', help: 'Whether the carrier answered its last OPTIONS ping (1) or not (0).', labelNames: ['carrier'], registers: [metrics] });
   const status = new Gauge({ name: 'vgw_carrier_options_status', help: 'SIP status of the last OPTIONS answer (408 or 503 when none came).', labelNames: ['carrier'], registers: [metrics] });
+  const dropped = new Counter({
+    name: 'vgw_sip_dropped_total', help: 'SIP messages dropped before parsing: over the per-source rate limit, or over the size limit.', labelNames: ['reason'], registers: [metrics],
+  });
   return {
+    sipDropped: (reason) => dropped.inc({ reason }),
     callEnded: (call) => ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' }),
     carrierState: (carrier, isUp, code) => {
       up.set({ carrier }, isUp ? 1 : 0);

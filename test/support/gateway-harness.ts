@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { createLogger, type Logger } from '../../src/common/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
@@ -47,7 +48,7 @@ export interface TestGateway {
 }
 
 export interface TestGatewayOptions {
-  /** Extra YAML settings merged under the top level (e.g. `calls:\n  ring_timeout_seconds: 2`). */
+  /** YAML settings merged into the test defaults key by key (e.g. `calls:\n  ring_timeout_seconds: 2`). */
   yaml?: string;
   /** Carriers file contents (YAML). */
   carriers?: string;
@@ -67,6 +68,17 @@ function rtpRange(): { min: number; max: number } {
   return { min, max: min + 399 };
 }
 
+/** `extra` over `base`: objects merge key by key, anything else replaces. */
+function mergeDeep(base: Record<string, unknown>, extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    const under = out[key];
+    const bothObjects = [under, value].every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+    out[key] = bothObjects ? mergeDeep(under as Record<string, unknown>, value as Record<string, unknown>) : value;
+  }
+  return out;
+}
+
 export async function startTestGateway(t: TestContext, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = t.testdir({});
   const dataDir = options.dataDir ?? join(dir, 'data');
@@ -74,16 +86,15 @@ export async function startTestGateway(t: TestContext, options: TestGatewayOptio
   const carriersFile = join(dir, 'carriers.yaml');
   writeFileSync(carriersFile, options.carriers ?? 'carriers: []\n');
   const configFile = join(dir, 'config.yaml');
-  writeFileSync(configFile, [
-    `data_dir: ${JSON.stringify(dataDir)}`,
-    `carriers_file: ${JSON.stringify(carriersFile)}`,
-    `log_level: ${options.logLevel ?? 'debug'}`,
-    'http:\n  host: 127.0.0.1\n  port: 0\n  rate_limit_per_second: 10000\n  rate_limit_burst: 10000',
-    'sip:\n  host: 127.0.0.1\n  port: 0\n  t1_ms: 100',
-    `rtp:\n  port_min: ${min}\n  port_max: ${max}`,
-    `sandbox:\n  ring_ms: ${options.sandboxRingMs ?? 200}\n  announcement: ""`,
-    options.yaml ?? '',
-  ].join('\n'));
+  const defaults = {
+    data_dir: dataDir, carriers_file: carriersFile, log_level: options.logLevel ?? 'debug',
+    http: { host: '127.0.0.1', port: 0, rate_limit_per_second: 10000, rate_limit_burst: 10000 },
+    sip: { host: '127.0.0.1', port: 0, t1_ms: 100 },
+    rtp: { port_min: min, port_max: max },
+    sandbox: { ring_ms: options.sandboxRingMs ?? 200, announcement: '' },
+  };
+  // `yaml` is merged into the defaults key by key, so a test may set any of them (sip, rtp...).
+  writeFileSync(configFile, stringifyYaml(mergeDeep(defaults, (parseYaml(options.yaml ?? '') ?? {}) as Record<string, unknown>)));
   const config = loadConfig({ env: { VGW_CONFIG: configFile } });
   const logs: Record<string, unknown>[] = [];
   const keep = options.logLevel === 'info' ? 10_000 : Infinity;
