@@ -25,6 +25,8 @@ export interface FloodGateway {
   /** Log lines at warn and above, counted by message. */
   logCounts: Map<string, number>;
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: ApiBody }>;
+  /** SIP messages the gateway's per-source flood protection dropped so far (`vgw_sip_dropped_total`). */
+  rateLimited(): Promise<number>;
 }
 
 /** One sipp process in its own folder (with `pcap` linked to the Debian captures). */
@@ -86,7 +88,11 @@ export async function startFloodGateway(t: Test, capacity: number, edgePort: num
     sip_transport: 'udp', did_number: DID,
   });
   if (imported.status !== 200) throw new Error(`agent import failed: ${JSON.stringify(imported.body)}`);
-  return { gateway, liveKey, logCounts, api };
+  const rateLimited = async (): Promise<number> => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    return Number(/^vgw_sip_dropped_total\{reason="rate-limit"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  return { gateway, liveKey, logCounts, api, rateLimited };
 }
 
 /** Audio counters of one live call, from its detail. */
