@@ -5,6 +5,7 @@ import { formatNameAddr, parseNameAddr } from './name-addr.js';
 import { formatVia, parseVia } from './via.js';
 import { parseCSeq, parseMaxForwards } from './cseq.js';
 import { SipParseError } from './parse-error.js';
+import { MAX_PARAMS } from './params.js';
 
 t.test('RFC 3261 19.1.1: SIP URI components', (t) => {
   const u = parseUri('sip:alice:secret@Atlanta.example.com:5070;transport=tcp;lr?subject=project%20x&priority=urgent');
@@ -121,5 +122,13 @@ t.test('RFC 3261 19.1.4: URI comparison examples', (t) => {
   t.notOk(eq('sip:bob@phone21.boxesbybob.com', 'sip:bob@192.0.2.4'));
   t.notOk(eq('sip:carol@chicago.com;security=on', 'sip:carol@chicago.com;security=off'));
   t.notOk(eq('sip:a@b', 'sips:a@b'));
+  t.end();
+});
+
+t.test('hostile input: a header value with more than MAX_PARAMS parameters is refused (found by fuzzing)', (t) => {
+  const many = (n: number): string => `SIP/2.0/UDP host.example.com;branch=z9hG4bK1${';a'.repeat(n - 1)}`;
+  t.equal(parseVia(many(MAX_PARAMS)).params.size, 2, 'at the limit: parsed (repeated names collapse)');
+  t.throws(() => parseVia(many(MAX_PARAMS + 1)), SipParseError, 'one more: a parse error, so a 400');
+  t.throws(() => parseNameAddr(`<sip:a@example.com>${';x=1'.repeat(30_000)}`), SipParseError, 'a datagram-sized run of them');
   t.end();
 });
