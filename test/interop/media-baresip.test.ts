@@ -9,10 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { interopRequired, needPeer, peerPath, tempWorkdir } from '../support/peers.js';
-import { startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
+import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
 import { startMiniB2bua, type MiniB2bua } from '../support/mini-b2bua.js';
 import type { MediaBridge } from '../../src/engine/media/index.js';
-import { freePort } from '../support/sip-sipp.js';
 
 const RATE = 8000;
 
@@ -77,13 +76,14 @@ async function bridgedCall(t: Test, dir: string, aWav: string, bWav: string): Pr
   mkdirSync(dirA);
   mkdirSync(dirB);
   const rtpBase = 31000 + 200 * Math.floor(Math.random() * 4);
-  const bSipPort = await freePort();
+  const bPorts = await baresipPorts();
+  const bSipPort = bPorts.sipPort;
   const b = startBaresipPeer(t, {
-    dir: dirB, sipPort: bSipPort, ctrlPort: await freePort(), sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+    dir: dirB, ...bPorts, sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
   });
   const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${bSipPort}`);
   const a = startBaresipPeer(t, {
-    dir: dirA, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: aWav, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
+    dir: dirA, ...(await baresipPorts()), sourceWav: aWav, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
   });
   await Promise.all([a.waitFor(/baresip is ready/), b.waitFor(/baresip is ready/)]);
   await a.command('dial', `sip:bob@127.0.0.1:${b2bua.sipPort}`);

@@ -9,11 +9,10 @@ import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
+import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
-import { freePort } from '../support/sip-sipp.js';
 
 const CARRIERS = `carriers:
   - name: trunk
@@ -45,7 +44,7 @@ async function callWithSpeech(t: Test, dir: string, played: string): Promise<{ g
   mkdirSync(phoneDir);
   const rtpBase = 32000 + 200 * Math.floor(Math.random() * 4);
   const caller = startBaresipPeer(t, {
-    dir: phoneDir, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: played, user: '+15557770001', autoAnswer: false,
+    dir: phoneDir, ...(await baresipPorts()), sourceWav: played, user: '+15557770001', autoAnswer: false,
     rtpPorts: `${rtpBase}-${rtpBase + 99}`,
   });
   await caller.waitFor(/baresip is ready/);
@@ -122,16 +121,17 @@ t.test('contract 4, gateway transcript on sip_trunk: the agent edge (baresip) sa
   mkdirSync(edgeDir);
   mkdirSync(callerDir);
   const rtpBase = 33000 + 200 * Math.floor(Math.random() * 4);
-  const edgePort = await freePort();
+  const edgePorts = await baresipPorts();
+  const edgePort = edgePorts.sipPort;
   // The agent's SIP edge answers and speaks; it hangs up when its file ends.
   const edge = startBaresipPeer(t, {
-    dir: edgeDir, sipPort: edgePort, ctrlPort: await freePort(), sourceWav: speechWav(dir, 'hello world', 2), user: 'bot', autoAnswer: true,
+    dir: edgeDir, ...edgePorts, sourceWav: speechWav(dir, 'hello world', 2), user: 'bot', autoAnswer: true,
     rtpPorts: `${rtpBase}-${rtpBase + 99}`,
   });
   const silence = join(dir, 'silence.wav');
   execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
   const caller = startBaresipPeer(t, {
-    dir: callerDir, sipPort: await freePort(), ctrlPort: await freePort(), sourceWav: silence, user: '+15557770002', autoAnswer: false,
+    dir: callerDir, ...(await baresipPorts()), sourceWav: silence, user: '+15557770002', autoAnswer: false,
     rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
   });
   gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');

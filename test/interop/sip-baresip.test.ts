@@ -2,22 +2,22 @@
 import t, { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBaresipPeer, toneWav, type BaresipPeer } from '../support/baresip-peer.js';
+import { baresipPorts, startBaresipPeer, toneWav, type BaresipPeer } from '../support/baresip-peer.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
-import { freePort, startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
+import { startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
 import type { SessionDialog } from '../../src/engine/sip/index.js';
 
 /** A baresip account `bob` that auto-answers and plays a tone longer than any call here. */
-function startBob(t: Test, sipPort: number, ctrlPort: number): BaresipPeer {
+function startBob(t: Test, ports: { sipPort: number; ctrlPort: number }): BaresipPeer {
   const dir = tempWorkdir(t);
   writeFileSync(join(dir, 'tone.wav'), toneWav(30));
-  return startBaresipPeer(t, { dir, sipPort, ctrlPort, sourceWav: join(dir, 'tone.wav'), user: 'bob', autoAnswer: true, rtpPorts: '31900-31999' });
+  return startBaresipPeer(t, { dir, ...ports, sourceWav: join(dir, 'tone.wav'), user: 'bob', autoAnswer: true, rtpPorts: '31900-31999' });
 }
 
 t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang up with BYE', async (t) => {
   if (!needPeer(t, 'baresip')) return;
   const { ua, transport } = await startGatewayUa(t);
-  const bs = startBob(t, await freePort(), await freePort());
+  const bs = startBob(t, await baresipPorts());
   await bs.waitFor(/baresip is ready/);
   const acked = new Promise<SessionDialog>((resolve) => ua.events.on('invite', (call) => {
     call.progress(180);
@@ -36,8 +36,9 @@ t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang u
 t.test('RFC 3261 13/15: the gateway calls baresip (auto answer); baresip hangs up and we answer its BYE', async (t) => {
   if (!needPeer(t, 'baresip')) return;
   const { ua } = await startGatewayUa(t);
-  const port = await freePort();
-  const bs = startBob(t, port, await freePort());
+  const ports = await baresipPorts();
+  const port = ports.sipPort;
+  const bs = startBob(t, ports);
   await bs.waitFor(/baresip is ready/);
   const call = ua.invite({ target: `sip:bob@127.0.0.1:${port}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
   const session = await new Promise<SessionDialog>((resolve, reject) => {

@@ -6,9 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { buildWavHeader } from '../../src/engine/media/recording/wav-header.js';
+import { freePort } from './sip-sipp.js';
 
 interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
@@ -45,6 +46,38 @@ export interface BaresipPeer {
   waitFor(pattern: RegExp, ms?: number): Promise<void>;
   /** Asks baresip to quit, then kills it by pid if it has not exited within `ms`. */
   stop(ms?: number): Promise<void>;
+}
+
+/** Ports handed out by {@link baresipPorts} in this process, so two peers never pick overlapping ones. */
+const handedOut = new Set<number>();
+
+function tcpFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A SIP and a ctrl_tcp port for one baresip. baresip 1.0 binds UDP and TCP on `sip_listen`'s port
+ * and TLS on the next one (it has no switch to leave TLS out), so the SIP port is only taken when
+ * port + 1 is free for TCP as well; ports already handed to another peer of this process are
+ * skipped, since freshly picked ephemeral ports are often neighbours.
+ */
+export async function baresipPorts(): Promise<{ sipPort: number; ctrlPort: number }> {
+  const pick = async (test: (p: number) => Promise<boolean>): Promise<number> => {
+    for (;;) {
+      const p = await freePort();
+      if (handedOut.has(p) || handedOut.has(p + 1) || !(await test(p))) continue;
+      handedOut.add(p);
+      return p;
+    }
+  };
+  const sipPort = await pick((p) => tcpFree(p + 1));
+  handedOut.add(sipPort + 1);
+  const ctrlPort = await pick(async () => true);
+  return { sipPort, ctrlPort };
 }
 
 /** Starts baresip with the config written from `o`; the teardown kills it by pid if still running. */
