@@ -76,7 +76,7 @@ export async function baresipPorts(): Promise<{ sipPort: number; ctrlPort: numbe
   };
   const sipPort = await pick((p) => tcpFree(p + 1));
   handedOut.add(sipPort + 1);
-  const ctrlPort = await pick(async () => true);
+  const ctrlPort = await pick(() => Promise.resolve(true));
   return { sipPort, ctrlPort };
 }
 
