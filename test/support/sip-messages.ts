@@ -47,20 +47,24 @@ export function testResponse(req: SipRequest, status: number, toTag?: string): S
 /** An in-memory sender that records what a transaction writes. */
 export class RecordingSender {
   readonly reliable: boolean;
-  readonly sent: (SipRequest | SipResponse)[] = [];
+  /** Messages as sent; a server transaction's kept final response arrives as its wire bytes. */
+  readonly sent: (SipRequest | SipResponse | Buffer)[] = [];
   fail = false;
 
   constructor(reliable = false) {
     this.reliable = reliable;
   }
 
-  send(message: SipRequest | SipResponse): void {
+  send(message: SipRequest | SipResponse | Buffer): void {
     if (this.fail) throw new Error('send failed');
     this.sent.push(message);
   }
 
-  /** Short descriptions: method names for requests, status codes for responses. */
+  /** Short descriptions: method names for requests, status codes for responses (read from the status line of bytes). */
   get trace(): string[] {
-    return this.sent.map((m) => (m.kind === 'request' ? m.method : String(m.status)));
+    return this.sent.map((m) => {
+      if (Buffer.isBuffer(m)) return /^SIP\/2\.0 (\d{3}) /.exec(m.toString('latin1'))?.[1] ?? '?';
+      return m.kind === 'request' ? m.method : String(m.status);
+    });
   }
 }

@@ -52,7 +52,10 @@ export class TestTransport implements SipTransportPort {
   }
 
   async send(message: SipMessage, target: SipTarget): Promise<void> {
-    const bytes = serializeMessage(message);
+    await this.sendRaw(serializeMessage(message), target);
+  }
+
+  async sendRaw(bytes: Buffer, target: SipTarget): Promise<void> {
     if (target.protocol === 'UDP') {
       const udp = this.#udp;
       if (!udp) throw new Error('transport closed');

@@ -27,11 +27,12 @@
  *                   +--------------------------+
  * ```
  */
+import { InvariantError } from '../../../common/errors.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
 import { assertEdge, type EdgeGraph } from './transaction-state.js';
 import { timerValues, type TimerValues } from './timers.js';
 import {
-  responseClass, sendGuarded, timerSettings, TimerSet,
+  responseClass, sendGuarded, timerSettings, TimerSet, wireBytes,
   type ServerTransactionUser, type TransactionOptions, type TransactionSender,
 } from './transaction.js';
 
@@ -99,9 +100,12 @@ export function nextInviteServerState(state: InviteServerState, event: InviteSer
 
 type InviteServerTimer = 'G' | 'H' | 'I' | 'L';
 
-/** Absorbs INVITE retransmissions, resends the last response, retransmits non-2xx finals until the ACK. */
+/**
+ * Absorbs INVITE retransmissions, resends the last response, retransmits non-2xx finals until the
+ * ACK. Once final it keeps no parsed message: the request is released and a non-2xx final is kept
+ * as its wire bytes only (see {@link wireBytes}).
+ */
 export class InviteServerTransaction {
-  readonly request: SipRequest;
   /** The matching key (see transaction-key.ts). */
   readonly id: string;
   #state: InviteServerState = 'Proceeding';
@@ -110,11 +114,16 @@ export class InviteServerTransaction {
   readonly #timers: TimerSet<InviteServerTimer>;
   readonly #values: TimerValues;
   #timerG: number;
-  #lastResponse: SipResponse | undefined;
+  #request: SipRequest | null;
+  /** The last provisional response, while Proceeding. */
+  #provisional: SipResponse | undefined;
+  /** The 300-699 final as sent, while Completed (resent by Timer G and for retransmitted INVITEs). */
+  #finalBytes: Buffer | undefined;
+  #responded = false;
 
   constructor(id: string, request: SipRequest, sender: TransactionSender, user: ServerTransactionUser, options: TransactionOptions) {
     this.id = id;
-    this.request = request;
+    this.#request = request;
     this.#sender = sender;
     this.#user = user;
     this.#timers = new TimerSet(options.clock);
@@ -126,9 +135,20 @@ export class InviteServerTransaction {
     return this.#state;
   }
 
-  /** The last response sent, if any (the TU reads the To tag it chose). */
+  /** The INVITE; only while Proceeding (the TU answers it, or a CANCEL is matched to it). */
+  get request(): SipRequest {
+    if (this.#request === null) throw new InvariantError(`the INVITE of transaction ${this.id} was released when it left Proceeding (${this.#state})`);
+    return this.#request;
+  }
+
+  /** The last provisional response sent while Proceeding, if any (a CANCEL's 200 reuses its To tag). */
   get lastResponse(): SipResponse | undefined {
-    return this.#lastResponse;
+    return this.#provisional;
+  }
+
+  /** Whether the TU has sent any response on this transaction. */
+  get responded(): boolean {
+    return this.#responded;
   }
 
   /** A retransmitted INVITE or an ACK matched to this transaction (§17.2.3). */
@@ -150,21 +170,28 @@ export class InviteServerTransaction {
     const from = this.#state;
     const to = nextInviteServerState(from, event);
     if (to === undefined) return;
-    if (response) this.#lastResponse = response;
+    if (response) this.#responded = true;
+    if (event === 'tu-1xx') this.#provisional = response;
     if (to !== from) this.transition(to);
     switch (event) {
-      case 'tu-1xx': case 'tu-2xx': case 'tu-300-699':
+      case 'tu-1xx': case 'tu-2xx':
         if (response) this.#send(response);
+        return;
+      case 'tu-300-699':
+        if (response) {
+          this.#finalBytes = wireBytes(response);
+          this.#send(this.#finalBytes);
+        }
         return;
       case 'INVITE':
         // §17.2.1: resend the most recent response in Proceeding and Completed; absorb otherwise.
-        if ((from === 'Proceeding' || from === 'Completed') && this.#lastResponse) this.#send(this.#lastResponse);
+        this.#resendLast(from);
         return;
       case 'ACK':
         if (from === 'Accepted' && request) this.#user.onAck?.(request);
         return;
       case 'timer-G':
-        if (this.#lastResponse) this.#send(this.#lastResponse);
+        this.#resendLast(from);
         this.#timerG = Math.min(2 * this.#timerG, this.#values.T2);
         this.#timers.start('G', this.#timerG, () => this.#on('timer-G'));
         return;
@@ -176,11 +203,22 @@ export class InviteServerTransaction {
     }
   }
 
+  #resendLast(state: InviteServerState): void {
+    if (state === 'Proceeding' && this.#provisional) this.#send(this.#provisional);
+    else if (state === 'Completed' && this.#finalBytes) this.#send(this.#finalBytes);
+  }
+
   /** The one method that changes state and owns the timers bound to states. */
   transition(to: InviteServerState): void {
     assertEdge('InviteServerTransaction', INVITE_SERVER_EDGES, this.#state, to);
     this.#timers.clearAll();
     this.#state = to;
+    if (to !== 'Proceeding') {
+      // Final: nothing reads the INVITE or the provisional again; let them die young.
+      this.#request = null;
+      this.#provisional = undefined;
+    }
+    if (to === 'Terminated' || to === 'Confirmed') this.#finalBytes = undefined;
     switch (to) {
       case 'Proceeding':
         return;
@@ -200,7 +238,7 @@ export class InviteServerTransaction {
     }
   }
 
-  #send(response: SipResponse): void {
+  #send(response: SipResponse | Buffer): void {
     sendGuarded(this.#sender, response, (err) => {
       if (this.#state === 'Terminated') return;
       this.#on('transport-error');

@@ -25,10 +25,11 @@
  *                       +------------+
  * ```
  */
+import { InvariantError } from '../../../common/errors.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
 import { assertEdge, type EdgeGraph } from './transaction-state.js';
 import { timerValues, type TimerValues } from './timers.js';
-import { sendGuarded, timerSettings, TimerSet, type ServerTransactionUser, type TransactionOptions, type TransactionSender } from './transaction.js';
+import { sendGuarded, timerSettings, TimerSet, wireBytes, type ServerTransactionUser, type TransactionOptions, type TransactionSender } from './transaction.js';
 
 /**
  * - Trying: request received and passed to the TU; retransmits are discarded.
@@ -76,20 +77,27 @@ export function nextNonInviteServerState(state: NonInviteServerState, event: Non
   }
 }
 
-/** Answers retransmitted requests with the last response and lingers for Timer J. */
+/**
+ * Answers retransmitted requests with the last response and lingers for Timer J. Once final it
+ * keeps no parsed message: the request is released and the final response is kept as its wire
+ * bytes only (see {@link wireBytes}).
+ */
 export class NonInviteServerTransaction {
-  readonly request: SipRequest;
   readonly id: string;
   #state: NonInviteServerState = 'Trying';
   readonly #sender: TransactionSender;
   readonly #user: ServerTransactionUser;
   readonly #timers: TimerSet<'J'>;
   readonly #values: TimerValues;
-  #lastResponse: SipResponse | undefined;
+  #request: SipRequest | null;
+  /** The last provisional response, while Proceeding. */
+  #provisional: SipResponse | undefined;
+  /** The final response as sent, while Completed. */
+  #finalBytes: Buffer | undefined;
 
   constructor(id: string, request: SipRequest, sender: TransactionSender, user: ServerTransactionUser, options: TransactionOptions) {
     this.id = id;
-    this.request = request;
+    this.#request = request;
     this.#sender = sender;
     this.#user = user;
     this.#timers = new TimerSet(options.clock);
@@ -98,6 +106,12 @@ export class NonInviteServerTransaction {
 
   get state(): NonInviteServerState {
     return this.#state;
+  }
+
+  /** The request; only until the final response (Trying and Proceeding). */
+  get request(): SipRequest {
+    if (this.#request === null) throw new InvariantError(`the request of transaction ${this.id} was released with its final response (${this.#state})`);
+    return this.#request;
   }
 
   /** A retransmission of the request (§17.2.3). */
@@ -117,15 +131,22 @@ export class NonInviteServerTransaction {
     const from = this.#state;
     const to = nextNonInviteServerState(from, event);
     if (to === undefined) return;
-    if (response) this.#lastResponse = response;
+    if (event === 'tu-1xx') this.#provisional = response;
     if (to !== from) this.transition(to);
     switch (event) {
-      case 'tu-1xx': case 'tu-200-699':
+      case 'tu-1xx':
         if (response) this.#send(response);
+        return;
+      case 'tu-200-699':
+        if (response) {
+          this.#finalBytes = wireBytes(response);
+          this.#send(this.#finalBytes);
+        }
         return;
       case 'request':
         // §17.2.2: discarded in Trying; the last response is resent in Proceeding and Completed.
-        if (from !== 'Trying' && this.#lastResponse) this.#send(this.#lastResponse);
+        if (from === 'Proceeding' && this.#provisional) this.#send(this.#provisional);
+        else if (from === 'Completed' && this.#finalBytes) this.#send(this.#finalBytes);
         return;
       default:
         return;
@@ -137,11 +158,17 @@ export class NonInviteServerTransaction {
     assertEdge('NonInviteServerTransaction', NON_INVITE_SERVER_EDGES, this.#state, to);
     this.#timers.clearAll();
     this.#state = to;
+    if (to === 'Completed' || to === 'Terminated') {
+      // Final: nothing reads the request or the provisional again; let them die young.
+      this.#request = null;
+      this.#provisional = undefined;
+    }
+    if (to === 'Terminated') this.#finalBytes = undefined;
     if (to === 'Completed') this.#timers.start('J', this.#values.TIMER_J, () => this.#on('timer-J'));
     if (to === 'Terminated') this.#user.onTerminated?.();
   }
 
-  #send(response: SipResponse): void {
+  #send(response: SipResponse | Buffer): void {
     sendGuarded(this.#sender, response, (err) => {
       if (this.#state === 'Terminated') return;
       this.#on('transport-error');

@@ -1,5 +1,6 @@
 /** @module What the four transaction classes share: the sender they write to, their users, and named timers. */
 import type { Clock, TimerHandle } from '../../../common/clock.js';
+import { serializeMessage } from '../messages/serialize.js';
 import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
 import { DEFAULT_TIMER_SETTINGS, type TimerSettings } from './timers.js';
 
@@ -10,7 +11,23 @@ import { DEFAULT_TIMER_SETTINGS, type TimerSettings } from './timers.js';
 export interface TransactionSender {
   /** True for TCP and TLS: no retransmissions, Timers D, I, J, K are zero (§17.1.1.2). */
   readonly reliable: boolean;
-  send(message: SipMessage): void | Promise<void>;
+  /** Sends a message, or the wire bytes of one already serialized (a server transaction's kept final response). */
+  send(message: SipMessage | Buffer): void | Promise<unknown>;
+}
+
+/**
+ * A final response as the bytes a completed server transaction keeps for retransmitted requests,
+ * in a buffer of its own. A server transaction lingers for Timer J or I after its final response
+ * (32 s on UDP), so thousands are alive at a few hundred calls per second: keeping the parsed
+ * request and response (header arrays, maps, cached parses: about 9 KB per transaction) made every
+ * young-generation GC copy them; these bytes live outside the JavaScript heap. Not taken from
+ * Node's shared 8 KiB pool, which one kept slice would pin whole.
+ */
+export function wireBytes(response: SipResponse): Buffer {
+  const pooled = serializeMessage(response);
+  const own = Buffer.allocUnsafeSlow(pooled.length);
+  pooled.copy(own);
+  return own;
 }
 
 /** Construction options shared by every transaction. */
@@ -79,7 +96,7 @@ export class TimerSet<N extends string> {
 }
 
 /** Sends and turns any synchronous or asynchronous failure into a call of `onError`. */
-export function sendGuarded(sender: TransactionSender, message: SipMessage, onError: (err: unknown) => void): void {
+export function sendGuarded(sender: TransactionSender, message: SipMessage | Buffer, onError: (err: unknown) => void): void {
   try {
     const p = sender.send(message);
     if (p) p.catch(onError);

@@ -2,6 +2,7 @@
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
 import { testRequest, testResponse, RecordingSender } from '../../../../test/support/sip-messages.js';
+import { SipRequest } from '../messages/sip-message.js';
 import { InviteClientTransaction } from './invite-client-transaction.js';
 import { InviteServerTransaction } from './invite-server-transaction.js';
 import { NonInviteClientTransaction } from './non-invite-client-transaction.js';
@@ -56,8 +57,8 @@ t.test('RFC 3261 17.1.1.3: a non-2xx final is ACKed inside the transaction, retr
   tx.receiveResponse(busy);
   t.same(sender.trace, ['INVITE', 'ACK', 'ACK']);
   const ack = sender.sent[1];
-  t.equal(ack?.kind, 'request');
-  if (ack?.kind === 'request') {
+  t.ok(ack instanceof SipRequest, 'the ACK is a request');
+  if (ack instanceof SipRequest) {
     t.equal(ack.uri, tx.request.uri);
     t.equal(ack.cseq.seq, 1);
     t.equal(ack.cseq.method, 'ACK');
@@ -201,5 +202,25 @@ t.test('RFC 3261 17.2.3: ACK and CANCEL match the INVITE key by branch and sent-
   t.equal(serverTransactionKey(oldAck), serverTransactionKey(old));
   t.not(serverTransactionKey(testRequest({ via: 'SIP/2.0/UDP 192.0.2.1:5060;branch=1234', cseq: 2 })), serverTransactionKey(old));
   t.equal(clientKeyOfResponse(testResponse(inv, 200)), 'z9hG4bKtest1|INVITE');
+  t.end();
+});
+
+t.test('RFC 3261 17.2.1 and 17.2.2: a final server transaction keeps only the wire bytes of its final response, resent byte for byte', (t) => {
+  const clock = new FakeClock();
+  for (const method of ['INVITE', 'BYE'] as const) {
+    const sender = new RecordingSender();
+    const req = testRequest(method === 'BYE' ? { method, toTag: 'x' } : {});
+    const tx = method === 'INVITE'
+      ? new InviteServerTransaction('k', req, sender, {}, { clock })
+      : new NonInviteServerTransaction('k', req, sender, {}, { clock });
+    t.equal(tx.request, req, `${method}: the request is readable until the final response`);
+    tx.respond(testResponse(req, method === 'INVITE' ? 486 : 200, 'x'));
+    t.throws(() => tx.request, /released/, `${method}: the parsed request is released with the final response`);
+    tx.receiveRequest(req);
+    const [first, again] = sender.sent;
+    t.ok(Buffer.isBuffer(first) && Buffer.isBuffer(again), `${method}: the final goes out, and again, as bytes`);
+    t.same(again, first, `${method}: the retransmitted request gets the identical bytes`);
+    if (Buffer.isBuffer(first)) t.equal(first.buffer.byteLength, first.length, `${method}: the bytes own their memory (no pooled slab kept alive)`);
+  }
   t.end();
 });

@@ -25,6 +25,8 @@ export type SipTarget = SipSource;
 export interface SipTransportPort {
   /** Sends a message; rejects (or throws) on transport failure. */
   send(message: SipMessage, target: SipTarget): void | Promise<void>;
+  /** Sends wire bytes already serialized (a kept final response, resent for a retransmitted request). */
+  sendRaw(data: Buffer, target: SipTarget): void | Promise<unknown>;
   /** The host and port to write into Via and Contact for this protocol. */
   localAddress(protocol: SipProtocol): { host: string; port: number };
   /** Whether the protocol is reliable (no retransmissions, §17.1.1.2). */

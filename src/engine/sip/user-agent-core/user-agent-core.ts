@@ -68,7 +68,7 @@ export class UserAgentCore {
   /** The sender a transaction uses to reach `target`. */
   senderFor(target: SipTarget): TransactionSender {
     const transport = this.options.transport;
-    return { reliable: transport.isReliable(target.protocol), send: (m) => transport.send(m, target) };
+    return { reliable: transport.isReliable(target.protocol), send: (m) => (Buffer.isBuffer(m) ? transport.sendRaw(m, target) : transport.send(m, target)) };
   }
 
   /**
@@ -183,7 +183,7 @@ export class UserAgentCore {
       // will generate a provisional or final response within 200 ms". A TU that answered in its
       // synchronous part already has; otherwise the 100 leaves now, before any I/O of the TU's.
       // At a few hundred calls/s the skipped 100 is one of three datagrams sent per call.
-      if (tx.lastResponse === undefined) tx.respond(createResponse(request, 100));
+      if (!tx.responded) tx.respond(createResponse(request, 100));
       return;
     }
     if (request.method === 'OPTIONS') {
