@@ -6,9 +6,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildProduct, REPO } from '../compiled.js';
 import type { AgentCallCounts, AgentReply, AgentRequest } from './protocol.js';
 
-const REPO = join(import.meta.dirname, '..', '..');
 /** Linux reports utime and stime in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
 const USER_HZ = 100;
 
@@ -39,12 +39,14 @@ function tail(child: ChildProcess, keep = 60): () => string {
 }
 
 /**
- * Where the gateway's code comes from: the working tree, or `rev` exported with `git archive`
- * into `dir` (so a run measures one commit even while the tree changes), with the repository's
- * node_modules linked beside it.
+ * Where the gateway's code comes from, compiled as `npm start` runs it (`dist/`; see
+ * bench/compiled.ts for why not tsx): the working tree, built in place, or `rev` exported with
+ * `git archive` into `dir` and built there (so a run measures one commit even while the tree
+ * changes), with the repository's node_modules linked beside it.
  */
 export function gatewaySource(dir: string, rev: string | undefined): { root: string; label: string } {
   if (!rev) {
+    buildProduct();
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO, encoding: 'utf8' }).trim() !== '';
     return { root: REPO, label: `working tree at ${head}${dirty ? ' with uncommitted changes in src/' : ''}` };
@@ -52,13 +54,15 @@ export function gatewaySource(dir: string, rev: string | undefined): { root: str
   const commit = execFileSync('git', ['rev-parse', '--short', rev], { cwd: REPO, encoding: 'utf8' }).trim();
   const root = join(dir, 'gateway-src');
   mkdirSync(root, { recursive: true });
-  execFileSync('sh', ['-c', `git archive ${commit} src package.json | tar -x -C ${JSON.stringify(root)}`], { cwd: REPO });
+  const files = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/copy-assets.mjs'];
+  execFileSync('sh', ['-c', `git archive ${commit} ${files.join(' ')} | tar -x -C ${JSON.stringify(root)}`], { cwd: REPO });
   symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   return { root, label: `commit ${commit}` };
 }
 
 export interface GatewayProcessOptions {
-  /** Source root holding src/ and node_modules. */
+  /** Source root holding the build (dist/) and node_modules. */
   root: string;
   dir: string;
   httpPort: number;
@@ -95,7 +99,7 @@ function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: str
 
 /** A live key for a new tenant, made with the operator CLI on the gateway's data folder. */
 function createTenant(root: string, configFile: string): string {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/vgw.ts', 'tenant', 'create', 'bench'], {
+  const out = execFileSync(process.execPath, ['dist/cli/vgw.js', 'tenant', 'create', 'bench'], {
     cwd: root, env: { ...process.env, VGW_CONFIG: configFile }, encoding: 'utf8',
   });
   return (JSON.parse(out) as { api_key: string }).api_key;
@@ -119,7 +123,7 @@ export async function startGatewayProcess(o: GatewayProcessOptions): Promise<Gat
   writeFileSync(carriersFile, o.carriersYaml);
   writeFileSync(configFile, configYaml(o, dataDir, carriersFile));
   const apiKey = createTenant(o.root, configFile);
-  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), 'dist/main.js'], {
     cwd: o.root, env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logTail = tail(child);

@@ -12,6 +12,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { buildProduct } from '../compiled.js';
 import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 import { writePerformanceSection, type ConfigResult, type Summary } from './report.js';
@@ -51,6 +52,8 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
 }
 
 function forkTs(file: string, profile = false): ChildProcess {
+  // Before the first fork, so the relay worker loads a fresh build (its children inherit that it is built).
+  buildProduct();
   // BENCH_PROFILE=DIR writes a V8 CPU profile of the relay worker there (open it in Chrome DevTools).
   const prof = profile && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   return fork(here(file), [], { execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -3,9 +3,15 @@
  * endpoints with the product's RtpSession and MediaBridge (PCMU on both legs, passthrough).
  * Controlled over the IPC channel by bench-media.ts.
  */
-import { systemClock } from '../../src/common/clock.js';
-import { isPortsExhausted, MediaBridge, PortPool, RtpSession } from '../../src/engine/media/index.js';
+import type * as ClockModule from '../../src/common/clock.js';
+import type * as MediaModule from '../../src/engine/media/index.js';
+import type { MediaBridge, RtpSession } from '../../src/engine/media/index.js';
+import { compiled } from '../compiled.js';
 import type { CallEndpoints, RelayPorts } from './protocol.js';
+
+// The build, as `npm start` runs it (bench/compiled.ts); bench-media.ts built it before forking.
+const { systemClock } = await compiled<typeof ClockModule>('common/clock.js');
+const { isPortsExhausted, MediaBridge: Bridge, PortPool, RtpSession: Session } = await compiled<typeof MediaModule>('engine/media/index.js');
 
 const ports = new PortPool({ min: 20000, max: 27999 });
 const bridges: MediaBridge[] = [];
@@ -15,7 +21,7 @@ async function openSession(remotePort: number): Promise<RtpSession> {
   const rtcpIntervalMs = Number(process.env.BENCH_RTCP_MS ?? 5000);
   // BENCH_MUX_ONLY=1 binds no separate RTCP socket per session.
   const muxOnly = process.env.BENCH_MUX_ONLY === '1';
-  const session = await RtpSession.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0, rtcpIntervalMs, muxOnly });
+  const session = await Session.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0, rtcpIntervalMs, muxOnly });
   if (isPortsExhausted(session)) throw new Error('relay ran out of ports');
   session.setRemote({ address: '127.0.0.1', port: remotePort });
   return session;
@@ -29,7 +35,7 @@ async function setup(calls: CallEndpoints[]): Promise<RelayPorts[]> {
     const leg = (session: RtpSession) => ({
       session, encoding: 'PCMU' as const, sendPayloadType: 0, receivePayloadType: 0, sendEventPayloadType: 101, receiveEventPayloadType: 101,
     });
-    bridges.push(new MediaBridge({ clock: systemClock, a: leg(a), b: leg(b) }));
+    bridges.push(new Bridge({ clock: systemClock, a: leg(a), b: leg(b) }));
     out.push({ callerTarget: a.localPort, calleeTarget: b.localPort });
   }
   return out;

@@ -15,7 +15,11 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { freePort, startGatewayUa, startSipp, TEST_SDP } from '../../test/support/sip-sipp.js';
+import { freePort, startSipp, TEST_SDP } from '../../test/support/sip-sipp.js';
+import type * as SipModule from '../../src/engine/sip/index.js';
+import type { SipUserAgent } from '../../src/engine/sip/index.js';
+import type * as TransportLayerModule from '../../src/engine/sip/transport/transport-layer.js';
+import { compiled } from '../compiled.js';
 import { writePerformanceSection, machineDescription } from './performance-doc.js';
 
 setFlagsFromString('--expose_gc');
@@ -95,8 +99,28 @@ async function runRate(udpPort: number, rate: number, seconds: number): Promise<
   };
 }
 
+/** The SIP stack from the build on the product TransportLayer, UDP and TCP on 127.0.0.1. */
+async function startCompiledUa(): Promise<{ ua: SipUserAgent; udpPort: number }> {
+  const sip = await compiled<typeof SipModule>('engine/sip/index.js');
+  const { TransportLayer } = await compiled<typeof TransportLayerModule>('engine/sip/transport/transport-layer.js');
+  // The layer needs its delegate before the UA exists, and the UA needs the layer.
+  const up: { ua?: SipUserAgent } = {};
+  const layer = new TransportLayer({
+    listen: [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }, { protocol: 'TCP', host: '127.0.0.1', port: 0 }],
+    delegate: { onMessage: (m, s) => up.ua?.receive(m, s) },
+  });
+  await layer.start();
+  const ua = new sip.SipUserAgent({ transport: layer, userAgent: 'voice-gateway-bench' });
+  up.ua = ua;
+  scope.teardown(async () => {
+    ua.dispose();
+    await layer.stop();
+  });
+  return { ua, udpPort: layer.localAddress('UDP').port };
+}
+
 /** Holds `n` confirmed dialogs idle and returns the heap growth per dialog in bytes. */
-async function idleDialogCost(ua: Awaited<ReturnType<typeof startGatewayUa>>['ua'], udpPort: number, n: number): Promise<number> {
+async function idleDialogCost(ua: SipUserAgent, udpPort: number, n: number): Promise<number> {
   gc();
   const before = process.memoryUsage().heapUsed;
   const cwd = mkdtempSync(join(tmpdir(), 'vgw-bench-sip-idle-'));
@@ -118,7 +142,8 @@ function line(r: RunResult): string {
 
 async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
-  const { ua, transport } = await startGatewayUa(scope);
+  const { ua, udpPort } = await startCompiledUa();
+  const transport = { udpPort };
   ua.events.on('invite', (call) => call.accept(TEST_SDP));
   const sweep: RunResult[] = [];
   for (const rate of RATES) {

@@ -53,7 +53,7 @@ export function writePerformanceSection(r: SipBenchReport): void {
   const section = [
     HEADING,
     '',
-    `Machine: ${r.machine}. sipp 3.6.1 built-in \`uac\` scenario over UDP on 127.0.0.1 (INVITE, 100, 200, ACK, BYE, 200; call length 0), against the SIP stack on the product TransportLayer answering every INVITE at once with a fixed SDP, in one Node process. sipp runs on the same 2 cores. Latency is sipp's \`-trace_rtt\` response time from INVITE to 200 (millisecond resolution); CPU is the gateway process's user+system time over the run's wall time, in percent of one core.`,
+    `Machine: ${r.machine}. sipp 3.6.1 built-in \`uac\` scenario over UDP on 127.0.0.1 (INVITE, 100, 200, ACK, BYE, 200; call length 0), against the SIP stack on the product TransportLayer answering every INVITE at once with a fixed SDP, in one Node process running the compiled build (\`dist/\`, what \`npm start\` runs). sipp runs on the same 2 cores. Latency is sipp's \`-trace_rtt\` response time from INVITE to 200 (millisecond resolution); CPU is the gateway process's user+system time over the run's wall time, in percent of one core.`,
     '',
     `Sweep (${r.sweepSeconds} s per rate, stopping at the first failure), then the best passing rate held for ${r.holdSeconds} s, then the target rate (${TARGET_RATE} calls/s) held for ${r.holdSeconds} s:`,
     '',
