@@ -165,14 +165,21 @@ async function main(): Promise<void> {
     }
   }
   await new Promise((res) => setTimeout(res, 5000));
+  while (ua.core.transactionCount > 0) await new Promise((r) => setTimeout(r, 500));
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
   const atTarget = await runRate(transport.udpPort, TARGET_RATE, HOLD_SECONDS);
   console.log(line(atTarget));
+  gc();
+  const transactions = ua.core.transactionCount;
+  const lingering = { transactions, bytesEach: (process.memoryUsage().heapUsed - heapBefore) / Math.max(1, transactions) };
+  console.log(`after the target run: ${transactions} server transactions alive, ${(lingering.bytesEach / 1024).toFixed(2)} KiB of heap each`);
   // Let the last calls' transactions end before measuring idle dialogs.
   while (ua.core.transactionCount > 0) await new Promise((r) => setTimeout(r, 500));
   const perDialog = await idleDialogCost(ua, transport.udpPort, IDLE_DIALOGS);
   console.log(`idle dialog: ${(perDialog / 1024).toFixed(2)} KiB each over ${IDLE_DIALOGS}`);
   for (const fn of teardowns.reverse()) await fn();
-  if (process.env.BENCH_SIP_NO_DOC !== '1') writePerformanceSection({ machine: machineDescription(), sweep, held, atTarget, perDialogBytes: perDialog, idleDialogs: IDLE_DIALOGS, sweepSeconds: SWEEP_SECONDS, holdSeconds: HOLD_SECONDS, loadAverages: [loadAtStart, loadavg()[0] ?? 0] });
+  if (process.env.BENCH_SIP_NO_DOC !== '1') writePerformanceSection({ machine: machineDescription(), sweep, held, atTarget, perDialogBytes: perDialog, idleDialogs: IDLE_DIALOGS, lingering, sweepSeconds: SWEEP_SECONDS, holdSeconds: HOLD_SECONDS, loadAverages: [loadAtStart, loadavg()[0] ?? 0] });
 }
 
 await main();

@@ -21,6 +21,8 @@ export interface SipBenchReport {
   atTarget: RunResult;
   perDialogBytes: number;
   idleDialogs: number;
+  /** Server transactions still alive (Timer J and L) right after the target-rate run, and the heap they and their dialogs' leftovers hold each. */
+  lingering: { transactions: number; bytesEach: number };
   sweepSeconds: number;
   holdSeconds: number;
   /** 1-minute load averages at the start and end of the run (the machine is shared). */
@@ -65,6 +67,8 @@ export function writePerformanceSection(r: SipBenchReport): void {
     TABLE_HEAD,
     ...(r.held ? [row(r.held)] : []),
     row(r.atTarget),
+    '',
+    `Completed calls' server transactions right after the ${TARGET_RATE} calls/s run: ${r.lingering.transactions} still alive (a BYE's until Timer J, an INVITE's until Timer L, 32 s each), holding ${(r.lingering.bytesEach / 1024).toFixed(2)} KiB of heap each after a forced GC (heap growth over the run divided by their number).`,
     '',
     `Idle confirmed dialogs: ${r.idleDialogs} held open by sipp (\`-d 600000\`), measured after their INVITE transactions ended (Timer L, 32 s) and a forced GC: **${(r.perDialogBytes / 1024).toFixed(2)} KiB of heap per dialog** (about ${((r.perDialogBytes * 1000) / 1024 / 1024).toFixed(1)} MiB per 1,000 dialogs).`,
     '',
