@@ -4,7 +4,9 @@
  * sandbox far end, the carriers as call-layer profiles, and the call service. Stops in order:
  * calls hung up, sandbox, user agent, transport.
  */
+import { mkdir, rm } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
+import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import { SANDBOX_CARRIER, type CarrierConfig } from '../config/carriers.js';
@@ -79,12 +81,19 @@ async function loadHoldMusic(file: string): Promise<Int16Array> {
   }
 }
 
-/** The configured speech recognizer (contract 4 `source: "gateway"` transcripts), or null when off. */
-function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: Logger): TranscriptionSettings | null {
+/**
+ * The configured speech recognizer (contract 4 `source: "gateway"` transcripts), or null when off.
+ * Its per-call audio pipes live in `<data_dir>/asr/`, emptied here: a gateway killed mid-call
+ * leaves its pipe folders behind, and no other process uses them (one gateway per data folder).
+ */
+async function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: Logger): Promise<TranscriptionSettings | null> {
   const t = config.transcription;
   if (t.engine === 'none' || t.channels.length === 0) return null;
   const p = t.pocketsphinx;
-  const recognizer = new PocketsphinxRecognizer({ command: p.command, model: p.model, args: p.args, clock, logger: logger.child({ component: 'transcription' }) });
+  const tmpDir = join(config.data_dir, 'asr');
+  await rm(tmpDir, { recursive: true, force: true });
+  await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+  const recognizer = new PocketsphinxRecognizer({ command: p.command, model: p.model, args: p.args, clock, tmpDir, logger: logger.child({ component: 'transcription' }) });
   logger.info({ engine: recognizer.name, channels: t.channels }, 'gateway transcription on');
   return { recognizer, channels: t.channels };
 }
@@ -202,7 +211,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     },
     resolveSipTrunk: createSipTrunkResolver(targets),
     recordInbound: config.calls.record_inbound,
-    transcription: transcriptionOf(config, clock, logger),
+    transcription: await transcriptionOf(config, clock, logger),
   };
   const service = new CallService(ctx, {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(),

@@ -9,7 +9,7 @@
 import t, { type Test } from 'tap';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FakeClock } from '../../src/common/clock.js';
 import { createLogger } from '../../src/common/logger.js';
@@ -62,8 +62,11 @@ interface Rig {
   agent: EchoAgent;
 }
 
-/** The decoders' audio pipe folders (`vgw-asr-*`) in a TMPDIR (tsx keeps its cache there too). */
-const asrDirs = (tmpDir: string): number => readdirSync(tmpDir).filter((n) => n.startsWith('vgw-asr-')).length;
+/** The decoders' audio pipe folders (`vgw-asr-*`), kept in `<data_dir>/asr/`. */
+const asrDirs = (dataDir: string): number => {
+  const dir = join(dataDir, 'asr');
+  return existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith('vgw-asr-')).length : 0;
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -195,7 +198,7 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   await waitForRecordedAudio(rig, live);
   await sleep(2000); // the kill lands among the recorder's writes, not just after one
   const decoders = childPids(gw.child.pid ?? 0, 'pocketsphinx_continuous');
-  const asrDirsBefore = asrDirs(rig.tmpDir);
+  const asrDirsBefore = asrDirs(rig.dataDir);
 
   const killedAt = Date.now();
   gw.child.kill('SIGKILL');
@@ -209,12 +212,14 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   t.equal(integrityCheck(join(rig.dataDir, 'gateway.db')), 'ok', 'PRAGMA integrity_check on the files the kill left');
 
   const restarted = await startGw(t, rig.configFile, rig.tmpDir);
+  const asrDirsAfter = asrDirs(rig.dataDir);
+  t.equal(asrDirsAfter, 0, 'the restart removed the audio pipe folders of the killed calls');
   const wavs = await checkRecovered(t, restarted.gw, rig, live, completed, killedAt);
   const seconds = wavs.map((w) => w.seconds);
   t.comment(`cycle ${cycle}: ${live.length} live calls killed, restart to API listening ${restarted.startMs} ms, `
     + `${wavs.filter((w) => w.consistent).length}/${wavs.length} WAVs valid (${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s of audio), `
     + `${completed.length} completed calls unchanged (${transcripts} with transcripts), ${decoders.length} decoders at the kill (all gone ${decodersMs} ms after it), `
-    + `audio pipe folders left in TMPDIR: ${asrDirsBefore} before the kill, ${asrDirs(rig.tmpDir)} after the restart`);
+    + `audio pipe folders: ${asrDirsBefore} at the kill, ${asrDirsAfter} after the restart`);
   return restarted.gw;
 }
 

@@ -7,11 +7,11 @@
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
-import { waitFor } from '../support/gateway-harness.js';
+import { startTestGateway, waitFor } from '../support/gateway-harness.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
@@ -144,4 +144,15 @@ t.test('contract 8: SIGTERM while the far end leaves our BYE unanswered still st
   t.match(gw.output(), /"msg":"stopped"/, 'stop() itself completes');
   if (!exited) gw.child.kill('SIGKILL');
   sipp.child.kill('SIGKILL');
+});
+
+t.test('restart safety: the speech recognizer\'s pipe folders a killed gateway left in <data_dir>/asr/ are removed at start', async (t) => {
+  const dir = t.testdir({});
+  const dataDir = join(dir, 'data');
+  const stale = join(dataDir, 'asr', 'vgw-asr-left');
+  mkdirSync(stale, { recursive: true });
+  writeFileSync(join(stale, 'audio.raw'), '');
+  await startTestGateway(t, { dataDir, yaml: 'transcription:\n  engine: pocketsphinx\n  channels: [caller]' });
+  t.notOk(existsSync(stale), 'the left-over pipe folder is gone');
+  t.same(readdirSync(join(dataDir, 'asr')), [], 'and the pipe folder is there, empty, for this run');
 });
