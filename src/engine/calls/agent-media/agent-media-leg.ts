@@ -2,12 +2,12 @@
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import {
-  decodeG711, dtmfDigit, encodeG711, FramePacer, parseTelephoneEvent, PlayoutBuffer, rtpPaddingSize, rtpPayloadOffset,
-  rtpTimestamp, RTP_HEADER_SIZE, TelephoneEventReceiver, writeRtpHeader,
+  decodeG711, dtmfDigit, parseTelephoneEvent, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp, TelephoneEventReceiver,
   type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
 } from '../../media/index.js';
 import type { AgentLink, AgentLinkHandlers } from '../ports.js';
-import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, FRAME_MS, type CarrierCodec } from './agent-audio-format.js';
+import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, type CarrierCodec } from './agent-audio-format.js';
+import { CarrierPlayout } from './carrier-playout.js';
 import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
 import type { RecordingPort } from '../recording-port.js';
 
@@ -30,11 +30,8 @@ export interface AgentMediaLegOptions {
   callerSpeech?: CallerSpeechOptions;
 }
 
-const FRAME_SAMPLES = (CARRIER_RATE * FRAME_MS) / 1000;
 /** Largest carrier payload taken: 120 ms of G.711, far above any ptime a carrier uses. */
 const MAX_PAYLOAD_SAMPLES = 960;
-/** Sequencer source key of everything this leg sends (media's hold music and DTMF use -1 and below -2). */
-const LEG_SOURCE = -1000;
 /** Agent events kept while the link starts (about 10 s of 20 ms chunks); beyond that, audio is dropped. */
 const MAX_PENDING = 500;
 
@@ -43,8 +40,8 @@ type Pending = { kind: 'audio'; chunk: Buffer } | { kind: 'mark'; name: string }
 /**
  * The media half of an answered call. Caller audio goes to the agent as 20 ms frames in the
  * link's input format (µ-law bytes pass through untouched when both sides speak PCMU). Agent
- * audio, in chunks of any size, is decoded to 8 kHz into a playout queue that a pacer drains
- * every 20 ms onto the RTP leg, playing silence when it is empty so that the carrier's media
+ * audio, in chunks of any size, is decoded to 8 kHz into the {@link CarrierPlayout} that paces it
+ * onto the RTP leg every 20 ms, playing silence when it is empty so that the carrier's media
  * timers never see a gap. `clear` flushes the queue at once: the next packet is silence, so no
  * agent audio reaches the caller more than one packet time after the barge-in. The caller's audio
  * also goes through a VAD with an echo guard; for links that leave barge-in to the client, the
@@ -57,15 +54,12 @@ export class AgentMediaLeg {
   readonly #codec: CarrierCodec;
   readonly #audio: NegotiatedAudio;
   readonly #recorder: RecordingPort | null;
-  readonly #music: AudioSource | null;
   readonly #onDigit: (digit: string) => void;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
   readonly #speechOptions: CallerSpeechOptions;
-  readonly #pacer: FramePacer;
-  readonly #playout: PlayoutBuffer;
+  readonly #playout: CarrierPlayout;
   readonly #events = new TelephoneEventReceiver();
   readonly #pcm = new Int16Array(MAX_PAYLOAD_SAMPLES);
-  readonly #framePcm = new Int16Array(FRAME_SAMPLES);
   readonly #recorderFrame: AudioFrame = { pcm: new Int16Array(0), sampleRate: CARRIER_RATE, timestamp: 0, receivedAt: 0 };
   readonly #clock: Clock;
   #pending: Pending[] | null = [];
@@ -73,16 +67,12 @@ export class AgentMediaLeg {
   #encoder: CallerAudioEncoder | null = null;
   #decoder: AgentAudioDecoder | null = null;
   #speech: CallerSpeechDetector | null = null;
-  /** Whether the last packet sent carried agent audio (the agent is talking even if nothing is queued). */
-  #agentAudible = false;
   #previousDelegate: RtpSessionDelegate | null = null;
   #attaching = false;
   #held = false;
   #stopped = false;
   #closed = false;
-  #seq = 0;
-  #ts = 0;
-  readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, framesToCarrier: 0, bargeIns: 0 };
+  readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, bargeIns: 0 };
 
   constructor(options: AgentMediaLegOptions) {
     const encoding = options.audio.codec.encoding;
@@ -92,12 +82,15 @@ export class AgentMediaLeg {
     this.#codec = encoding;
     this.#audio = options.audio;
     this.#recorder = options.recorder ?? null;
-    this.#music = options.holdMusic ?? null;
     this.#onDigit = options.onDigit ?? (() => undefined);
     this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
     this.#speechOptions = options.callerSpeech ?? {};
-    this.#playout = new PlayoutBuffer({ sampleRate: CARRIER_RATE, onMark: (name) => this.#link?.markPlayed(name) });
-    this.#pacer = new FramePacer(options.clock, FRAME_MS, () => this.#onFrame());
+    this.#playout = new CarrierPlayout({
+      clock: options.clock, rtp: options.rtp, codec: encoding, payloadType: options.audio.codec.payloadType, holdMusic: options.holdMusic ?? null,
+      onMarkPlayed: (name) => this.#link?.markPlayed(name),
+      onAgentFrame: (pcm, timestamp) => this.#record(this.#recorder, 'agent', pcm, timestamp),
+      onHeard: (pcm) => this.#speech?.notePlayout(pcm),
+    });
     this.handlers = {
       onAudio: (chunk) => this.#onAgentAudio(chunk),
       onClearAudio: () => this.#onClear(),
@@ -150,7 +143,7 @@ export class AgentMediaLeg {
     // Keep the owner's other delegate methods (media time-out); only the packets are ours.
     this.#previousDelegate = this.#rtp.delegate;
     this.#rtp.delegate = { ...this.#rtp.delegate, onRtp: (packet) => this.#onRtp(packet) };
-    this.#pacer.start();
+    this.#playout.start();
   }
 
   /**
@@ -160,6 +153,7 @@ export class AgentMediaLeg {
   hold(): void {
     if (this.#held || this.#stopped) return;
     this.#held = true;
+    this.#playout.held = true;
     this.#link?.hold();
     this.#encoder?.reset();
     this.#speech?.pause();
@@ -170,6 +164,7 @@ export class AgentMediaLeg {
   unhold(): void {
     if (!this.#held || this.#stopped) return;
     this.#held = false;
+    this.#playout.held = false;
     this.#speech?.resume();
     this.#recorder?.resume();
     this.#link?.unhold();
@@ -183,7 +178,7 @@ export class AgentMediaLeg {
   detach(): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#pacer.stop();
+    this.#playout.stop();
     this.#link = null;
     this.#pending = null;
     this.#playout.flush();
@@ -210,9 +205,8 @@ export class AgentMediaLeg {
       held: this.#held,
       framesToAgent: this.#encoder?.framesSent ?? 0,
       ...this.#counts,
-      framesPlayed: this.#playout.stats.framesPlayed,
-      underruns: this.#playout.stats.underruns,
-      bufferedMs: Math.round(this.#playout.bufferedMs),
+      framesToCarrier: this.#playout.framesToCarrier,
+      ...this.#playout.stats,
       bargeIn: this.#link?.bargeIn ?? 'platform',
       callerSpeaking: this.#speech?.isSpeaking ?? false,
       callerSpeechStarts: this.#speech?.stats.speechStarts ?? 0,
@@ -270,7 +264,7 @@ export class AgentMediaLeg {
    */
   #onSpeech(event: CallerSpeechEvent): void {
     const link = this.#link;
-    if (event === 'start' && link?.bargeIn === 'client' && (this.#playout.bufferedMs > 0 || this.#agentAudible)) {
+    if (event === 'start' && link?.bargeIn === 'client' && this.#playout.agentTalking) {
       this.#counts.bargeIns++;
       this.#flushPlayout();
       link.interrupt?.();
@@ -339,32 +333,6 @@ export class AgentMediaLeg {
   #flushPlayout(): void {
     this.#decoder?.reset();
     this.#playout.flush();
-  }
-
-  /** Every 20 ms: one packet of agent audio, hold music or silence. */
-  #onFrame(): void {
-    const pcm = this.#framePcm;
-    if (this.#held) {
-      this.#agentAudible = false;
-      const n = this.#music?.read(pcm) ?? 0;
-      if (n < pcm.length) pcm.fill(0, n);
-    } else {
-      const played = this.#playout.stats.framesPlayed;
-      this.#playout.read(pcm);
-      this.#agentAudible = this.#playout.stats.framesPlayed !== played;
-      this.#record(this.#recorder, 'agent', pcm, this.#ts);
-    }
-    // Whatever the carrier party hears may come back as echo.
-    this.#speech?.notePlayout(pcm);
-    // The socket holds the packet until it is sent: a fresh buffer per packet, as media's players do.
-    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + FRAME_SAMPLES);
-    // Our own continuous numbering; the session's sequencer maps it into the leg's stream (RFC 3550 §5.1).
-    writeRtpHeader(packet, this.#audio.codec.payloadType, this.#seq, this.#ts, 0, false);
-    encodeG711(this.#codec, pcm, packet.subarray(RTP_HEADER_SIZE));
-    this.#seq = (this.#seq + 1) & 0xffff;
-    this.#ts = (this.#ts + FRAME_SAMPLES) >>> 0;
-    this.#counts.framesToCarrier++;
-    this.#rtp.send(packet, LEG_SOURCE);
   }
 
   #record(recorder: RecordingPort | null, channel: RecordingChannel, pcm: Int16Array, timestamp: number): void {
