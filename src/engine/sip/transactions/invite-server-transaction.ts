@@ -119,7 +119,6 @@ export class InviteServerTransaction {
   #provisional: SipResponse | undefined;
   /** The 300-699 final as sent, while Completed (resent by Timer G and for retransmitted INVITEs). */
   #finalBytes: Buffer | undefined;
-  #responded = false;
 
   constructor(id: string, request: SipRequest, sender: TransactionSender, user: ServerTransactionUser, options: TransactionOptions) {
     this.id = id;
@@ -146,9 +145,9 @@ export class InviteServerTransaction {
     return this.#provisional;
   }
 
-  /** Whether the TU has sent any response on this transaction. */
+  /** Whether the TU has sent a response on this transaction (or it has ended): only a 1xx leaves it Proceeding. */
   get responded(): boolean {
-    return this.#responded;
+    return this.#state !== 'Proceeding' || this.#provisional !== undefined;
   }
 
   /** A retransmitted INVITE or an ACK matched to this transaction (§17.2.3). */
@@ -170,7 +169,6 @@ export class InviteServerTransaction {
     const from = this.#state;
     const to = nextInviteServerState(from, event);
     if (to === undefined) return;
-    if (response) this.#responded = true;
     if (event === 'tu-1xx') this.#provisional = response;
     if (to !== from) this.transition(to);
     switch (event) {
