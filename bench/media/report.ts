@@ -102,43 +102,42 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-The targets (CPU ratio at most 1.0, 100 % delivered at 400 calls, p99 under 1 ms) are not met on this
-host. What the run recorded above shows, and why:
+The targets (CPU ratio at most 1.0, 100 % delivered at 400 calls, p99 under 1 ms) are not all met.
+What the run recorded above shows, and why (a quiet host: load average 1 to 2, against 7 to 8 in the
+previous run):
 
-- 100 calls is the valid comparison: the generator offered nearly the full load to every target.
-  There our relay spends about 1.3 times rtpengine's CPU per packet. The naive Node forwarder, which
-  only receives and sends (no parsing, latching, statistics or sequencer), lands at about 1.1 times
-  rtpengine, so Node's UDP path alone is close to rtpengine userspace and most of the gap is the
-  per-packet work in our relay process.
+- Delivery is met at both sizes: every packet offered reached the far end through our relay, also at
+  400 calls, where the single-threaded generator now offered 99.9 % of the load (the previous run,
+  on a busy host, skipped 30-60 % and our relay lost 7 %).
+- CPU: our relay spends 1.5 to 1.7 times rtpengine's CPU per packet at 100 calls and about 1.45
+  times at 400 (per-run ratios 1.53, 1.64, 1.72 and 1.42, 1.46, 1.48). The naive Node forwarder,
+  which only receives and sends (no parsing, latching, statistics or sequencer), lands at 1.1 to 1.4
+  and 1.25 to 1.29 times rtpengine: Node's per-datagram path accounts for 0.2 to 0.3 of the excess,
+  and the per-packet work in our relay for the rest (ours costs 1.14 to 1.15 times the naive
+  forwarder at 400 calls, 1.2 to 1.6 times at 100). The relay now runs the compiled build (\`dist/\`);
+  the previous run, under tsx, measured 1.33 on a busy host, so tsx was not what made the gap.
 - A V8 CPU profile of the relay (\`BENCH_PROFILE=/tmp/prof npm run bench:media\`) puts about 60 % of
   its busy time in \`doSend\` (sendmsg, which on loopback also carries the receiving socket's
   delivery), 10-15 % in native receive work and under 10 % in our JavaScript (latching, RTCP
   statistics, sequencer rewrite, the bridge's checks). Measured in-process, the bridge's forwarding
-  path (everything from the session's packet callback to the socket send) costs about 1 µs of CPU
-  per packet above a plain \`socket.send\` of the same packet (7.7 against 6.9 µs). Turning RTCP
-  reports off (\`BENCH_RTCP_MS=0\`) did not close the gap to the naive forwarder either. Why the
-  gap measured across processes (20-30 %) is larger than our code's share is not explained yet
-  (TODO(issue-4)). Binding no separate RTCP socket per session (\`BENCH_MUX_ONLY=1\`) left ours at
-  1.1-1.3 times the naive forwarder in two runs, so the extra sockets are not the cause either;
-  run-to-run noise on this host is of the same order.
+  path costs about 1 µs of CPU per packet above a plain \`socket.send\` of the same packet (7.7
+  against 6.9 µs). Turning RTCP reports off (\`BENCH_RTCP_MS=0\`) or binding no separate RTCP socket
+  per session (\`BENCH_MUX_ONLY=1\`) did not close the gap to the naive forwarder. Why the gap
+  measured across processes is larger than our JavaScript's share is not explained yet; process CPU
+  also counts V8's garbage-collector threads, which a main-thread profile does not show.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are read per
-  wake-up, and falls further for a relay starved of CPU. Ratios mean something only between targets
-  of one run, which is why targets are interleaved; single runs vary by about 15 % on this shared
-  host (see the per-run lines and the load average column).
-- 400 calls (40,000 packets/s in and as many out) could not be offered on this host: the
-  single-threaded generator skipped 30-60 % of its packets while the machine was busy with other work
-  (load average 7-8 on 2 cores). Under that contention our relay and the naive forwarder, each one
-  event loop on one core, got a share of the CPU smaller than the load needs, so their socket queues
-  grew, latency climbed to seconds (1000.005 ms is the histogram's 1 s cap) and late packets count
-  as not delivered; rtpengine runs a thread per core and got more of the machine. These rows do not
-  describe a dedicated host.
-- Latency: even the generator talking to itself ("no relay") had a p99 of several milliseconds here,
-  so the under-1 ms p99 target cannot be judged on this host. The p50 difference from the "no relay"
-  row estimates what a relay adds: at 100 calls about 0.8 ms for ours and 0.5 ms for rtpengine.
-- Not done, and what would move the figures: remove the per-packet cost above the naive forwarder;
-  shard calls over worker threads (an event loop per core, as rtpengine does with threads) for
-  throughput and latency at 400 calls; a native addon with recvmmsg/sendmmsg (or UDP GSO) to go
-  below Node's per-datagram floor. rtpengine's kernel forwarding, used in production, is not what is
+  wake-up: 24 against 41 ms per 1,000 packets for ours at 400 and 100 calls. Ratios mean something
+  only between targets of one run, which is why targets are interleaved.
+- 400 calls is one event loop's limit: our relay used 0.95 of a core, so packets queued in its
+  sockets (p50 14 ms, p99 82 to 392 ms) where rtpengine, with a thread per core, used 0.62 of the
+  machine's two. The naive forwarder, at 0.84 of a core, stayed at p50 2.4 ms.
+- Latency: the generator talking to itself ("no relay") has a p99 of 1.7 ms at 100 calls and 8 ms at
+  400, so the under-1 ms p99 target cannot be judged on this host. The p50 difference from the "no
+  relay" row estimates what a relay adds at 100 calls: 0.57 ms for ours, 0.40 ms for rtpengine.
+- Not done, and what would move the figures: find and remove the per-packet cost above the naive
+  forwarder; shard calls over worker threads (an event loop per core, as rtpengine does with
+  threads) for latency at 400 calls; a native addon with recvmmsg/sendmmsg (or UDP GSO) to go below
+  Node's per-datagram floor. rtpengine's kernel forwarding, used in production, is not what is
   compared here.
 `;
 
