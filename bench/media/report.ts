@@ -122,9 +122,15 @@ previous run):
   statistics, sequencer rewrite, the bridge's checks). Measured in-process, the bridge's forwarding
   path costs about 1 µs of CPU per packet above a plain \`socket.send\` of the same packet (7.7
   against 6.9 µs). Turning RTCP reports off (\`BENCH_RTCP_MS=0\`) or binding no separate RTCP socket
-  per session (\`BENCH_MUX_ONLY=1\`) did not close the gap to the naive forwarder. Why the gap
-  measured across processes is larger than our JavaScript's share is not explained yet; process CPU
-  also counts V8's garbage-collector threads, which a main-thread profile does not show.
+  per session (\`BENCH_MUX_ONLY=1\`) did not close the gap to the naive forwarder. Profiles of both,
+  on the compiled build at 400 calls in one run (792,160 and 796,081 packets), split the main
+  thread's busy time as 15.4 s in \`doSend\`, 2.9 s in JavaScript and Node's dgram layer, 1.7 s
+  native other for ours, and 13.8, 1.0 and 1.7 s for the naive forwarder: of our 3.5 s extra, 1.9 s
+  is our per-packet code and 1.5 s is the kernel's send path itself costing 11 % more per packet
+  for the same packet sizes and destinations. A likely cause, not proven: on loopback the sender
+  pays for waking the receiving process, and a relay that spends longer per packet finds the
+  generator asleep more often. Garbage collection is not it (0.2 against 0.1 s, and an in-process
+  probe counted no more collections for ours).
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are read per
   wake-up: 24 against 41 ms per 1,000 packets for ours at 400 and 100 calls. Ratios mean something
   only between targets of one run, which is why targets are interleaved.
