@@ -17,11 +17,12 @@
 import { writeSection } from '../performance-doc.js';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { linearToUlaw, ulawDecode, ulawEncode } from '../../src/engine/media/codecs/g711.js';
-import { createResampler, type Resampler } from '../../src/engine/media/codecs/resample.js';
-import { PlayoutBuffer } from '../../src/engine/media/pipeline/playout-buffer.js';
-import { VadStage } from '../../src/engine/media/vad/vad-stage.js';
-import { WebRtcVad } from '../../src/engine/media/vad/webrtc-vad.js';
+import type * as MediaModule from '../../src/engine/media/index.js';
+import type { PlayoutBuffer, Resampler, VadStage } from '../../src/engine/media/index.js';
+import { compiled } from '../compiled.js';
+
+// The stages from the build, as `npm start` runs them (bench/compiled.ts).
+const { createResampler, linearToUlaw, PlayoutBuffer: Playout, ulawDecode, ulawEncode, VadStage: Vad, WebRtcVad } = await compiled<typeof MediaModule>('engine/media/index.js');
 
 export interface AiPathOptions {
   calls?: number;
@@ -81,8 +82,8 @@ async function newCall(onSpeech: () => void): Promise<CallState> {
   return {
     up: await createResampler(8000, 16000),
     down: await createResampler(16000, 8000),
-    vad: new VadStage(await WebRtcVad.create({ sampleRate: 16000, frameMs: 20 }), { onEvent: onSpeech }),
-    playout: new PlayoutBuffer({ sampleRate: 8000 }),
+    vad: new Vad(await WebRtcVad.create({ sampleRate: 16000, frameMs: 20 }), { onEvent: onSpeech }),
+    playout: new Playout({ sampleRate: 8000 }),
     pcm8: new Int16Array(FRAME),
     ulawOut: Buffer.alloc(FRAME),
     ts: 0,
@@ -186,6 +187,7 @@ export function aiPathMarkdown(r: AiPathResult): string {
     'back (parse and base64-decode a message of the same size). "Duplex" adds the return path: agent audio',
     '16→8 kHz, playout buffer, µ-law encode. CPU is process user+system time (GC threads included), with',
     `${r.calls} calls processed round-robin on one thread, ${r.secondsPerRun} s of audio per call per run, median of ${r.runs.length} runs.`,
+    'The stages come from the compiled build (`dist/`).',
     '',
     '| path | CPU per call-second (median) | calls per core | target |',
     '| --- | --- | --- | --- |',
