@@ -90,6 +90,7 @@ export class AgentMediaLeg {
       onMarkPlayed: (name) => this.#link?.markPlayed(name),
       onAgentFrame: (pcm, timestamp) => this.#record(this.#recorder, 'agent', pcm, timestamp),
       onHeard: (pcm) => this.#speech?.notePlayout(pcm),
+      isHeld: () => this.#held,
     });
     this.handlers = {
       onAudio: (chunk) => this.#onAgentAudio(chunk),
@@ -153,7 +154,6 @@ export class AgentMediaLeg {
   hold(): void {
     if (this.#held || this.#stopped) return;
     this.#held = true;
-    this.#playout.held = true;
     this.#link?.hold();
     this.#encoder?.reset();
     this.#speech?.pause();
@@ -164,7 +164,6 @@ export class AgentMediaLeg {
   unhold(): void {
     if (!this.#held || this.#stopped) return;
     this.#held = false;
-    this.#playout.held = false;
     this.#speech?.resume();
     this.#recorder?.resume();
     this.#link?.unhold();

@@ -24,17 +24,17 @@ export interface CarrierPlayoutOptions {
   onAgentFrame: (pcm: Int16Array, timestamp: number) => void;
   /** Whatever the carrier party hears, every frame: the echo guard's reference. */
   onHeard: (pcm: Int16Array) => void;
+  /** While true, the carrier party hears hold music (or silence), never agent audio. */
+  isHeld: () => boolean;
 }
 
 /**
  * Agent audio, decoded to 8 kHz, waits in a playout queue; every 20 ms the pacer takes one frame
  * (silence when the queue is empty, so the carrier's media timers never see a gap) and sends it
- * as one G.711 packet. While {@link held}, hold music or silence goes out instead and the queue
- * is left alone. {@link flush} empties the queue at once: the next packet is silence.
+ * as one G.711 packet. While held (`isHeld`), hold music or silence goes out instead and the
+ * queue is left alone. {@link flush} empties the queue at once: the next packet is silence.
  */
 export class CarrierPlayout {
-  /** While true, the carrier party hears hold music (or silence), never agent audio. */
-  held = false;
   framesToCarrier = 0;
   readonly #o: CarrierPlayoutOptions;
   readonly #playout: PlayoutBuffer;
@@ -88,7 +88,7 @@ export class CarrierPlayout {
   /** Every 20 ms: one packet of agent audio, hold music or silence. */
   #onFrame(): void {
     const pcm = this.#framePcm;
-    if (this.held) {
+    if (this.#o.isHeld()) {
       this.#agentAudible = false;
       const n = this.#o.holdMusic?.read(pcm) ?? 0;
       if (n < pcm.length) pcm.fill(0, n);
