@@ -5,6 +5,7 @@
 import type { TenantId } from '../common/ids.js';
 import type { CallRecord, CallRecordState, CallDirection } from '../engine/calls/call-record.js';
 import type { Db } from './database.js';
+import { LiveCallIndex, type CallListItem } from './live-call-index.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 export type { CallDirection, CallRecord, CallRecordState } from '../engine/calls/call-record.js';
@@ -34,14 +35,10 @@ function toRecord(values: unknown[]): CallRecord {
 }
 const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at'].includes(c));
 
-// Three list shapes, each served by an index: live calls (the partial index calls_tenant_live,
-// in list order), one state (calls_tenant_state, in list order), and calls ended since the live
-// window began (the ended_at range of calls_tenant_ended, sorted: one window of calls at most).
-const LIST_TAIL = `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
-/** Exported for the query-plan test; the state filter must stay term for term the partial index's. */
-export const LIVE_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND state IN ('initiated', 'ringing', 'active') ${LIST_TAIL}`;
-const STATE_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND state = @state ${LIST_TAIL}`;
-const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' ${LIST_TAIL}`;
+// Live calls are listed from memory (LiveCallIndex); calls ended since the live window began come
+// from the ended_at range of calls_tenant_ended, sorted: one window of calls at most.
+const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' `
+  + `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
@@ -56,29 +53,31 @@ export class CallRepository {
   readonly #save;
   readonly #get;
   readonly #byControlId;
-  readonly #listLive;
-  readonly #listState;
   readonly #listEnded;
   readonly #unfinished;
+  /** Every live call, kept in step by insert and save: the list's live pages are read from it. */
+  readonly #live = new LiveCallIndex();
 
   constructor(db: Db) {
     this.#insert = db.prepare(`INSERT INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
     this.#save = db.prepare(`UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`);
     this.#get = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND id = ?`).raw(true);
     this.#byControlId = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND call_control_id = ?`).raw(true);
-    this.#listLive = db.prepare<[Record<string, unknown>], unknown[]>(LIVE_LIST_SQL).raw(true);
-    this.#listState = db.prepare<[Record<string, unknown>], unknown[]>(STATE_LIST_SQL).raw(true);
     this.#listEnded = db.prepare<[Record<string, unknown>], unknown[]>(ENDED_LIST_SQL).raw(true);
     this.#unfinished = db.prepare<[], unknown[]>(`${SELECT} WHERE state != 'ended'`).raw(true);
+    // One repository per database in a process (one gateway per data folder): what is live in the
+    // file now is what the index starts from.
+    for (const call of this.unfinished()) this.#live.update(call);
   }
 
   insert(call: CallRecord): void {
     this.#insert.run(fromRecord(call));
+    this.#live.update(call);
   }
 
   /** Writes the mutable fields of a call (a state change, hold, transfer, end). */
   save(call: CallRecord): void {
-    this.#save.run(fromRecord(call));
+    if (this.#save.run(fromRecord(call)).changes > 0) this.#live.update(call);
   }
 
   get(tenantId: TenantId, id: string): CallRecord | undefined {
@@ -91,12 +90,11 @@ export class CallRepository {
     return row && toRecord(row);
   }
 
-  list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Page<CallRecord> {
+  /** A page of the list, newest first: live calls (any, or one live state) from memory, ended ones from the database. */
+  list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Page<CallListItem> {
+    if (filter.state !== 'ended') return this.#live.page(tenantId, { state: filter.state, direction: filter.direction }, page);
     const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...keysetParams(page.after), limit: page.limit + 1 };
-    const rows = filter.state === undefined ? this.#listLive.all(params)
-      : filter.state === 'ended' ? this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' })
-        : this.#listState.all({ ...params, state: filter.state });
-    return toPage(rows.map(toRecord), page.limit);
+    return toPage(this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' }).map(toRecord), page.limit);
   }
 
   /** Calls a crash left unfinished (every tenant's): recovery ends them at start-up. */

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { E164_PATTERN } from '../../../common/phone-number.js';
 import { StringEnum } from '../../../common/schema.js';
-import type { CallRecord } from '../../../storage/index.js';
+import type { CallListItem, CallRecord } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
 
@@ -83,7 +83,7 @@ export const TransferBody = Type.Object(
 /** Commands that take no input: an empty body, or `{}`, and nothing else. */
 export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body is needed; an empty body or `{}` is accepted.' });
 
-export function presentCall(c: CallRecord) {
+export function presentCall(c: CallListItem) {
   return {
     id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
     from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record,
