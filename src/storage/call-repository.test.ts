@@ -35,8 +35,8 @@ t.test('contract 4 (GET /v1/calls): live pages from memory equal the rows in the
   const liveStates = ['initiated', 'ringing', 'active'] as const;
   type Op = { kind: 'insert'; tenant: number; second: number; state: CallRecordState; inbound: boolean } | { kind: 'save'; pick: number; state: CallRecordState };
   const op = fc.oneof(
-    fc.record({ kind: fc.constant('insert' as const), tenant: fc.nat(1), second: fc.nat(20), state: fc.constantFrom('initiated', 'ringing', 'active', 'ended') as fc.Arbitrary<CallRecordState>, inbound: fc.boolean() }),
-    fc.record({ kind: fc.constant('save' as const), pick: fc.nat(), state: fc.constantFrom('ringing', 'active', 'ended') as fc.Arbitrary<CallRecordState> }),
+    fc.record({ kind: fc.constant('insert' as const), tenant: fc.nat(1), second: fc.nat(20), state: fc.constantFrom<CallRecordState>('initiated', 'ringing', 'active', 'ended'), inbound: fc.boolean() }),
+    fc.record({ kind: fc.constant('save' as const), pick: fc.nat(), state: fc.constantFrom<CallRecordState>('ringing', 'active', 'ended') }),
   );
   let run = 0;
   fc.assert(fc.property(fc.array(op, { maxLength: 80 }), fc.integer({ min: 1, max: 7 }), (ops: Op[], limit) => {
@@ -62,11 +62,11 @@ t.test('contract 4 (GET /v1/calls): live pages from memory equal the rows in the
       .filter((c) => c.tenant_id === tenant && c.state !== 'ended' && (state === undefined || c.state === state) && (direction === undefined || c.direction === direction))
       .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
       .map((c) => c.id);
-    const walk = (tenant: string, state: CallRecordState | undefined, direction: 'inbound' | 'outbound' | undefined): string[] => {
+    const walk = (tenant: (typeof tenants)[number], state: CallRecordState | undefined, direction: 'inbound' | 'outbound' | undefined): string[] => {
       const ids: string[] = [];
       let after: { createdAt: string; id: string } | undefined;
       for (let pages = 0; pages < 100; pages++) {
-        const page = store.calls.list(tenant as never, { state, direction }, { limit, after });
+        const page = store.calls.list(tenant, { state, direction }, { limit, after });
         for (const c of page.items) {
           const row = store.calls.get(c.tenant_id, c.id)!;
           if (row.state !== c.state || row.direction !== c.direction || row.created_at !== c.created_at) throw new Error(`stale item ${c.id}`);
