@@ -70,6 +70,11 @@ export class CallRepository {
     for (const call of this.unfinished()) this.#live.update(call);
   }
 
+  /**
+   * Writes a new call. Like {@link save}, it updates the in-memory live list once the statement
+   * has run, so neither belongs inside a store transaction that may roll back (none does today):
+   * the list would keep a change the file lost.
+   */
   insert(call: CallRecord): void {
     this.#insert.run(fromRecord(call));
     this.#live.update(call);
