@@ -5,12 +5,12 @@
  * voice. The carrier plays the Debian g711a.pcap (PCMA) while the edge answers PCMU, so the
  * anchored bridge transcodes both ways.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { FakeElevenLabs } from '../support/fake-agent-servers/elevenlabs-server.js';
 import { startTestGateway, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { pcm16Tone } from '../support/inbound-pcm-audio.js';
 import {
-  detailWhen, EDGE_USER, inboundCall, requestsIn, sippMessages, startCarrier, startInboundRig, type SippPeer,
+  channelRms, detailWhen, EDGE_USER, ended, inboundCall, pcmRms, requestsIn, sippMessages, sippPassed, startCarrier, startInboundRig,
 } from '../support/inbound-sipp-rig.js';
 import { needPeer } from '../support/peers.js';
 
@@ -21,46 +21,12 @@ interface LegStats {
 
 const statsOf = (d: ApiBody): LegStats => (d.session ?? {}) as LegStats;
 
-/** sipp ended with every call successful (exit 0); its stderr otherwise. */
-async function sippPassed(t: Test, peer: SippPeer, what: string): Promise<void> {
-  const done = await peer.run.done;
-  t.equal(done.code, 0, `${what} completed its scenario${done.code === 0 ? '' : `: ${done.stderr.slice(0, 300)}`}`);
-  // What sipp sent and received, to tell a lost message from a wrong one.
-  if (done.code !== 0) t.comment(sippMessages(peer).slice(-4000));
-}
-
-/** RMS of each channel of a 16-bit stereo WAV (44-byte header). */
-function channelRms(wav: Buffer): [number, number] {
-  const sums = [0, 0];
-  const frames = Math.floor((wav.length - 44) / 4);
-  for (let i = 0; i < frames; i++) {
-    for (const c of [0, 1]) sums[c]! += wav.readInt16LE(44 + 4 * i + 2 * c) ** 2;
-  }
-  return [Math.sqrt(sums[0]! / Math.max(frames, 1)), Math.sqrt(sums[1]! / Math.max(frames, 1))];
-}
-
 /** The gateway's log lines about call `id`, without the per-packet ones. */
 function gatewayLog(gw: TestGateway, id: string): string {
   return gw.logs.filter((l) => l.call_id === id && !/rtp|rtcp/i.test(String(l.msg))).map((l) => `${String(l.time)} ${String(l.level)} ${String(l.msg)} ${JSON.stringify(l.reason ?? l.err ?? '')}`).join('\n');
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** RMS of the loudest 100 ms of 16-bit LE mono PCM at 16 kHz (speech has pauses). */
-function pcmRms(pcm: Buffer): number {
-  const block = 1600;
-  let best = 0;
-  for (let start = 0; start + block <= pcm.length / 2; start += block) {
-    let sum = 0;
-    for (let i = start; i < start + block; i++) sum += pcm.readInt16LE(2 * i) ** 2;
-    best = Math.max(best, Math.sqrt(sum / block));
-  }
-  return best;
-}
-
-async function ended(gw: TestGateway, id: string): Promise<ApiBody> {
-  return detailWhen(gw, id, 'ended', (d) => d.state === 'ended');
-}
 
 t.test('RFC 3261 22.2 and 15.1.1: the carrier calls the DID, the edge is reached with digest credentials, audio flows both ways, the carrier hangs up', async (t) => {
   if (!needPeer(t, 'sipp')) return;

@@ -72,12 +72,13 @@ const scenario = (name: string): string[] => (name === 'uas' ? ['-sn', 'uas'] : 
  * hears) and the imported sip_trunk agent routed from the DID. With `transferTarget`, the
  * carrier's outbound URI is a sipp `uas` with `-rtp_echo` that answers transfers.
  */
-export async function startInboundRig(t: Test, options: { edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean }): Promise<InboundRig> {
+export async function startInboundRig(t: Test, options: { edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean; carrierCodecs?: string[] }): Promise<InboundRig> {
   const edge = await sippPeer(t, [...scenario(options.edgeScenario), '-rtp_echo', ...(options.edgeArgs ?? [])]);
   const target = options.transferTarget ? await sippPeer(t, [...scenario('uas'), '-rtp_echo']) : null;
   const outbound = target ? `\n    outbound:\n      uri: "sip:127.0.0.1:${target.port};transport=udp"\n    options_ping_s: 0` : '';
+  const codecs = options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : '';
   const gw = await startTestGateway(t, {
-    carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${outbound}\n`,
+    carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${codecs}${outbound}\n`,
     yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10',
   });
   const did = '+15550120';
@@ -129,4 +130,39 @@ export async function detailWhen(gw: TestGateway, id: string, what: string, chec
     const r = await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
     return check(r.body) ? r.body : undefined;
   }, 20_000);
+}
+
+/** The call's detail once it has ended. */
+export async function ended(gw: TestGateway, id: string): Promise<ApiBody> {
+  return detailWhen(gw, id, 'ended', (d) => d.state === 'ended');
+}
+
+/** sipp ended with every call successful (exit 0); its stderr and message log otherwise. */
+export async function sippPassed(t: Test, peer: SippPeer, what: string): Promise<void> {
+  const done = await peer.run.done;
+  t.equal(done.code, 0, `${what} completed its scenario${done.code === 0 ? '' : `: ${done.stderr.slice(0, 300)}`}`);
+  // What sipp sent and received, to tell a lost message from a wrong one.
+  if (done.code !== 0) t.comment(sippMessages(peer).slice(-4000));
+}
+
+/** RMS of each channel of a 16-bit stereo WAV (44-byte header). */
+export function channelRms(wav: Buffer): [number, number] {
+  const sums = [0, 0];
+  const frames = Math.floor((wav.length - 44) / 4);
+  for (let i = 0; i < frames; i++) {
+    for (const c of [0, 1]) sums[c]! += wav.readInt16LE(44 + 4 * i + 2 * c) ** 2;
+  }
+  return [Math.sqrt(sums[0]! / Math.max(frames, 1)), Math.sqrt(sums[1]! / Math.max(frames, 1))];
+}
+
+/** RMS of the loudest 100 ms of 16-bit LE mono PCM at 16 kHz (speech has pauses). */
+export function pcmRms(pcm: Buffer): number {
+  const block = 1600;
+  let best = 0;
+  for (let start = 0; start + block <= pcm.length / 2; start += block) {
+    let sum = 0;
+    for (let i = start; i < start + block; i++) sum += pcm.readInt16LE(2 * i) ** 2;
+    best = Math.max(best, Math.sqrt(sum / block));
+  }
+  return best;
 }

@@ -6,8 +6,10 @@
  * (see sip-trunk-side.ts). Either way the media is anchored here, so hold, recording and transfer
  * work exactly as on outbound calls.
  */
-import { createAnswer, isSdpRejection, type LocalCapabilities, type NegotiatedAudio, type RtpSession } from '../media/index.js';
-import type { InboundCall } from '../sip/index.js';
+import {
+  createAnswer, createOffer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+} from '../media/index.js';
+import type { InboundCall, SessionDialog } from '../sip/index.js';
 import { StreamingAgentSide } from './agent-side.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
@@ -15,9 +17,18 @@ import type { CarrierProfile } from './carrier-profile.js';
 import { ConnectedCall } from './connected-call.js';
 import type { EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
+import { answerFromAck } from './late-offer.js';
 import type { InboundRoute } from './ports.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import { SipTrunkSide } from './sip-trunk-side.js';
+import { carrierCodecs, preferCodec } from './carrier-profile.js';
+
+/** The caller's leg once answered: its session, what we offered or answered, and the audio agreed. */
+interface AnsweredCaller {
+  dialog: SessionDialog;
+  caps: LocalCapabilities;
+  audio: NegotiatedAudio;
+}
 
 export class InboundCallFlow extends CallFlow {
   readonly #ctx: CallEngineContext;
@@ -73,14 +84,25 @@ export class InboundCallFlow extends CallFlow {
     return { caps, answer };
   }
 
+  /** Whether the INVITE came without an offer: ours goes in the 200 and the answer in the ACK. */
+  get #lateOffer(): boolean {
+    return this.#invite.offer.length === 0;
+  }
+
   async #answerForStream(): Promise<void> {
-    const offered = this.#answerOffer();
-    if (!offered) return;
-    const { caps, answer } = offered;
-    const dialog = this.#invite.accept(Buffer.from(answer.sdp));
-    if (!dialog) return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+    let caller: AnsweredCaller | null;
+    if (this.#lateOffer) {
+      caller = await this.#offerToCaller(carrierCodecs(this.#carrier));
+    } else {
+      const offered = this.#answerOffer();
+      if (!offered) return;
+      const dialog = this.#invite.accept(Buffer.from(offered.answer.sdp));
+      if (!dialog) return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+      caller = { dialog, caps: offered.caps, audio: offered.answer.negotiated };
+    }
+    if (!caller) return;
     this.call.advance('answered');
-    const remote = new RemoteLeg(dialog, this.#rtp, answer.negotiated, caps);
+    const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
     this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
       (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
@@ -88,29 +110,79 @@ export class InboundCallFlow extends CallFlow {
   }
 
   async #bridgeTrunk(): Promise<void> {
-    const offered = this.#answerOffer();
-    if (!offered) return;
-    const { caps, answer } = offered;
-    const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, answer.negotiated, {
-      // The agent's 18x becomes ours; its early media flows through the bridge already.
+    // With a late offer the caller's codec is known only from the ACK, after the agent answered.
+    const offered = this.#lateOffer ? null : this.#answerOffer();
+    if (!this.#lateOffer && !offered) return;
+    const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, {
+      // The agent's 18x becomes ours; its early media flows through the bridge already. A late
+      // offer has no answer to put in a 183 (an offer may not go in an unreliable 18x): 180 only.
       onRinging: (earlyMedia) => {
         this.call.advance('ringing');
-        this.#invite.progress(earlyMedia ? 183 : 180, earlyMedia ? Buffer.from(answer.sdp) : undefined);
+        if (earlyMedia && offered) this.#invite.progress(183, Buffer.from(offered.answer.sdp));
+        else this.#invite.progress(180);
       },
     });
     this.#trunk = trunk;
     const outcome = await trunk.dial();
     if (this.call.isEnded) return trunk.release('call ended');
     if (outcome.kind === 'failed') return this.#reject(outcome.callerStatus, outcome.reason);
-    const dialog = this.#invite.accept(Buffer.from(answer.sdp));
-    if (!dialog) {
-      trunk.release('caller went away');
-      return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+    let caller: AnsweredCaller | null;
+    if (offered) {
+      const dialog = this.#invite.accept(Buffer.from(offered.answer.sdp));
+      if (!dialog) {
+        trunk.release('caller went away');
+        return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+      }
+      caller = { dialog, caps: offered.caps, audio: offered.answer.negotiated };
+    } else {
+      // The agent's codec first, so the bridge relays without transcoding when the caller takes it.
+      const agentCodec = trunk.agentCodec;
+      const codecs = carrierCodecs(this.#carrier);
+      caller = await this.#offerToCaller(agentCodec && codecs.some((c) => c.encoding === agentCodec.encoding) ? preferCodec(agentCodec, codecs) : codecs);
+      if (!caller) return trunk.release('caller leg did not complete its offer/answer');
+      trunk.bridgeCaller(caller.audio);
     }
     this.call.advance('answered');
-    const remote = new RemoteLeg(dialog, this.#rtp, answer.negotiated, caps);
+    const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
     await this.connected.start();
+  }
+
+  /**
+   * RFC 3261 13.2.1 and RFC 3264 4, the INVITE carried no offer: ours goes in the 200 and the
+   * caller's answer comes in the ACK. The call counts as answered only once that answer is usable,
+   * since no media can flow before. An ACK without a usable answer gets a BYE (the session cannot
+   * carry audio); no ACK at all ends the session with BYE after 64*T1 (13.3.1.4). Either way the
+   * call ends `failed`, and null is returned.
+   */
+  async #offerToCaller(codecs: CodecDescription[]): Promise<AnsweredCaller | null> {
+    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp, codecs);
+    const dialog = this.#invite.accept(Buffer.from(createOffer(caps)));
+    if (!dialog) {
+      this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
+      return null;
+    }
+    const answer = await answerFromAck(dialog, caps);
+    if (this.call.isEnded) {
+      // Hung up (API, shutdown) while the ACK was awaited; RFC 3261 15 lets the BYE go only now.
+      if (!dialog.isEnded) await dialog.bye().catch(() => undefined);
+      return null;
+    }
+    if (answer.kind === 'answer') {
+      wireRemote(this.#rtp, answer.audio);
+      return { dialog, caps, audio: answer.audio };
+    }
+    if (answer.kind === 'unusable') {
+      this.call.log.warn({ detail: answer.detail }, 'late offer: the ACK brought no usable answer, ending with BYE');
+      await dialog.bye().catch(() => undefined);
+      this.#fail({ reason: 'failed', sipStatus: null, hangupBy: 'gateway' });
+    } else {
+      this.call.log.warn({ session_end: answer.reason }, 'late offer: the session ended before the ACK brought an answer');
+      this.#fail(answer.reason === 'remote-bye'
+        ? { reason: 'completed', sipStatus: null, hangupBy: 'caller' }
+        : { reason: 'failed', sipStatus: null, hangupBy: 'gateway' });
+    }
+    return null;
   }
 
   #reject(status: number, reason: EndReason): void {

@@ -4,11 +4,12 @@
  * the media, a session refresh) with the same port and codec, per RFC 3264 section 8.
  */
 import {
-  createAnswer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+  createAnswer, createOffer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import type { SessionDialog } from '../sip/index.js';
 import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
 import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
+import { answerFromAck } from './late-offer.js';
 
 /** What we offer or answer on a carrier leg. */
 export function legCapabilities(address: string, rtp: RtpSession, codecs: readonly CodecDescription[], sessionId: number): LocalCapabilities {
@@ -53,12 +54,29 @@ export class RemoteLeg {
   #answerReoffer(offer: Buffer): Buffer | undefined {
     const codecs = [this.#audio.codec, ...(this.#audio.telephoneEvent ? [this.#audio.telephoneEvent] : [])];
     this.#caps.sessionVersion += 1;
-    const result = createAnswer(offer.toString('utf8'), { ...this.#caps, codecs });
+    const caps = { ...this.#caps, codecs };
+    if (offer.length === 0) return this.#offerInAnswer(caps);
+    const result = createAnswer(offer.toString('utf8'), caps);
     if (isSdpRejection(result)) return undefined;
     this.#audio = result.negotiated;
     wireRemote(this.rtp, result.negotiated);
     this.#reoffers += 1;
     return Buffer.from(result.sdp);
+  }
+
+  /**
+   * RFC 3261 14.2: a re-INVITE without a body asks for our offer (a carrier's session refresh, or
+   * a third party re-connecting the call). We offer what runs now, from the same port; the answer
+   * in the ACK re-points the RTP. An ACK without a usable answer leaves the media as it was.
+   */
+  #offerInAnswer(caps: LocalCapabilities): Buffer {
+    void answerFromAck(this.dialog, caps).then((outcome) => {
+      if (outcome.kind !== 'answer') return;
+      this.#audio = outcome.audio;
+      wireRemote(this.rtp, outcome.audio);
+      this.#reoffers += 1;
+    });
+    return Buffer.from(createOffer(caps));
   }
 
   describe(): Record<string, unknown> {

@@ -6,7 +6,7 @@
  */
 import {
   bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer,
-  type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+  type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
@@ -42,7 +42,10 @@ export class SipTrunkSide implements AgentSide {
   readonly #call: Call;
   readonly #route: InboundRoute;
   readonly #callerRtp: RtpSession;
-  readonly #callerAudio: NegotiatedAudio;
+  /** The caller's audio; null until the ACK brings it when the caller's INVITE had no offer. */
+  #callerAudio: NegotiatedAudio | null;
+  /** The agent's answer, once it answered (or sent early media). */
+  #agentAudio: NegotiatedAudio | null = null;
   readonly #hooks: TrunkHooks;
   #rtp: RtpSession | null = null;
   #attempt: OutboundCall | null = null;
@@ -52,7 +55,7 @@ export class SipTrunkSide implements AgentSide {
   #recorder: RecordingPort | null = null;
   #released = false;
 
-  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio, hooks: TrunkHooks) {
+  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, hooks: TrunkHooks) {
     this.#ctx = ctx;
     this.#call = call;
     this.#route = route;
@@ -80,7 +83,8 @@ export class SipTrunkSide implements AgentSide {
     this.#rtp = rtp;
     if (this.#released) return unreachable('released before dialling');
     // Offer the caller's codec first so the bridge relays without transcoding.
-    const caps = legCapabilities(this.#ctx.mediaAddress, rtp, preferCodec(this.#callerAudio.codec, [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT]), newSdpSessionId());
+    const codecs = [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT];
+    const caps = legCapabilities(this.#ctx.mediaAddress, rtp, this.#callerAudio ? preferCodec(this.#callerAudio.codec, codecs) : codecs, newSdpSessionId());
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
@@ -107,6 +111,17 @@ export class SipTrunkSide implements AgentSide {
     // from the same port and codec, exactly as on the caller's leg (RFC 3264 8).
     this.#agentLeg = new RemoteLeg(outcome.session, rtp, answer, caps);
     return { kind: 'answered' };
+  }
+
+  /** The codec the agent answered with, to offer the caller first (late offer); null before. */
+  get agentCodec(): CodecDescription | null {
+    return this.#agentAudio?.codec ?? null;
+  }
+
+  /** The caller's audio, known after the agent answered when the caller's INVITE had no offer: the bridge starts now. */
+  bridgeCaller(callerAudio: NegotiatedAudio): void {
+    this.#callerAudio = callerAudio;
+    if (this.#agentAudio) this.#join(this.#agentAudio);
   }
 
   /** The caller hung up or was refused before the agent answered: CANCEL the agent's INVITE (RFC 3261 9.1). */
@@ -170,16 +185,24 @@ export class SipTrunkSide implements AgentSide {
       if (response.status <= 100) return;
       // RFC 3960: a 183 with SDP is early media; relay it to the caller before the answer.
       const early = response.body.length > 0 ? processAnswer(response.body.toString('utf8'), caps) : null;
-      if (early && !isSdpRejection(early)) this.#join(early);
-      this.#hooks.onRinging(early !== null && !isSdpRejection(early));
+      const usable = early !== null && !isSdpRejection(early);
+      if (usable) this.#join(early);
+      // Early media reaches the caller only when the caller's audio is known (an offer in its INVITE).
+      this.#hooks.onRinging(usable && this.#callerAudio !== null);
     });
   }
 
-  /** Bridges the caller's RTP with the agent leg's, or re-points it when the final answer differs from the early one. */
+  /**
+   * Points the agent leg's RTP at the agent's answer and bridges it with the caller's, or re-points
+   * the bridge when the final answer differs from the early one. Without the caller's audio yet
+   * (late offer) the bridge waits for {@link bridgeCaller}.
+   */
   #join(audio: NegotiatedAudio): void {
     const rtp = this.#rtp;
     if (!rtp || this.#released) return;
     wireRemote(rtp, audio);
+    this.#agentAudio = audio;
+    if (!this.#callerAudio) return;
     const b = bridgeLegOf(rtp, audio);
     if (this.#bridge) this.#bridge.replaceLeg('b', b);
     else this.#bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });

@@ -81,6 +81,12 @@ export class SessionModification {
     if (request.method === 'INVITE' && this.#outgoingInvite) return void respond(491);
     if (request.method === 'INVITE' && this.#incomingInvite) return void respond(500, { headers: [['Retry-After', String(Math.ceil(Math.random() * 10))]] });
     const updateOffer = request.method === 'UPDATE' && request.body.length > 0;
+    if (request.method === 'UPDATE' && !updateOffer) {
+      // RFC 3311 5.2: an UPDATE without an offer refreshes the target and, with RFC 4028, the
+      // session. Its 2xx carries neither offer nor answer, so the application is not asked.
+      this.#session.dialog.refreshTarget(request.headers);
+      return void respond(200, { headers: this.#okHeaders(request) });
+    }
     if (updateOffer) {
       // RFC 3311 §5.2: our own offer outstanding gets 491; theirs unanswered gets 500 + Retry-After.
       if (this.#outgoingUpdate || this.#outgoingInvite || this.localOfferPending) return void respond(491);
@@ -103,13 +109,18 @@ export class SessionModification {
       this.#incomingInvite = false;
       return void respond(488);
     }
-    const protocol = this.#host.targetFor(session.dialog.nextHopUri()).protocol;
+    session.localSdp = answer;
+    const res = respond(200, { headers: this.#okHeaders(request), body: answer, contentType: 'application/sdp' });
+    if (request.method === 'INVITE') session.awaitAck(res, tx as InviteServerTransaction);
+  }
+
+  /** Contact, Server and the RFC 4028 headers of our 2xx to a target or session refresh. */
+  #okHeaders(request: SipRequest): [string, string][] {
+    const protocol = this.#host.targetFor(this.#session.dialog.nextHopUri()).protocol;
     const se = this.#sessionTimer.onRefreshRequest(request);
     const headers: [string, string][] = [['Contact', this.#host.contact(protocol)], ['Server', this.#host.userAgent]];
     if (se) headers.push(['Session-Expires', se], ...(se.includes('refresher=uac') ? [['Require', 'timer'] as [string, string]] : []));
-    session.localSdp = answer;
-    const res = respond(200, { headers, body: answer, contentType: 'application/sdp' });
-    if (request.method === 'INVITE') session.awaitAck(res, tx as InviteServerTransaction);
+    return headers;
   }
 
   /** Sends a re-INVITE with `sdp` as the offer; a 491 is retried after the §14.1 back-off. */
