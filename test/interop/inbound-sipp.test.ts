@@ -91,6 +91,19 @@ t.test('RFC 3261 9.1 and 9.2: CANCEL from the carrier while the edge rings reach
   t.equal(requestsIn(sippMessages(rig.edge), 'CANCEL').length > 0, true, "the CANCEL is in the edge's log");
 });
 
+t.test('RFC 3515 2.4.2: a REFER from the carrier is declined (603); no INVITE goes to its target and the call goes on', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml', transferTarget: true });
+  const carrier = await rig.call('inbound-uac-refer.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await sippPassed(t, carrier, 'the carrier (REFER declined with 603, then its BYE answered)');
+  await sippPassed(t, rig.edge, 'the edge (BYE received)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' }, 'the caller hung up; nothing was transferred');
+  t.equal(done.transfer ?? null, null, 'no transfer on the record');
+  t.equal(requestsIn(sippMessages(rig.target!), 'INVITE').length, 0, "the carrier's outbound URI got no INVITE");
+});
+
 t.test('contract 4: hold, unhold and hangup over the API work on an inbound call', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml' });

@@ -233,6 +233,9 @@ export class SessionDialog {
     const referTo = request.headers.get('Refer-To');
     // RFC 3515 §2.4.1: exactly one Refer-To, else 400.
     if (referTo === undefined || request.headers.count('Refer-To') !== 1) return void respond(400);
+    // Accepting (202) promises NOTIFYs on the outcome; with nobody to follow the REFER on this
+    // session that would be a promise never kept, so it is declined (§2.4.2 allows any 4xx-6xx).
+    if (!this.events.has('refer')) return void respond(603);
     respond(202);
     const notifier = new ReferNotifier((body, terminated) => this.#sendNotify(body, terminated), request.cseq.seq);
     notifier.notify(100, 'Trying');
