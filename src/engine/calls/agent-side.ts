@@ -16,6 +16,8 @@ export interface AgentSide {
   start(): Promise<void>;
   hold(): void;
   unhold(): void;
+  /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
+  receiveDigit(digit: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): Record<string, unknown>;
@@ -92,6 +94,10 @@ export class StreamingAgentSide implements AgentSide {
 
   hold(): void {
     this.#leg.hold();
+  }
+
+  receiveDigit(digit: string): void {
+    this.#leg.receiveDigit(digit);
   }
 
   unhold(): void {

@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { StereoWavRecorder } from '../media/index.js';
+import { dtmfFromInfo, StereoWavRecorder } from '../media/index.js';
 import type { AgentEnded, AgentSide, TranscriptTurn } from './agent-side.js';
 import type { Call } from './call.js';
 import type { CallCommandFailure } from './call-control.js';
@@ -52,6 +52,11 @@ export class ConnectedCall {
         ? { reason: 'transferred', sipStatus: null, hangupBy: remoteParty(call) }
         : { reason: 'completed', sipStatus: null, hangupBy: remoteParty(call) };
       void this.end(reason, false);
+    });
+    // Out-of-band DTMF (the dialog answered the INFO 200 already); RFC 4733 digits come with the RTP.
+    remote.dialog.events.on('info', (info) => {
+      const digit = dtmfFromInfo(info.headers.get('Content-Type'), info.body);
+      if (digit !== null) this.#agent?.receiveDigit(digit);
     });
     remote.dialog.events.on('terminated', (why) => {
       if (why === 'ack-timeout' || why === 'session-expired') void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, false);

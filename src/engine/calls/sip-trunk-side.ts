@@ -153,6 +153,19 @@ export class SipTrunkSide implements AgentSide {
     this.#recorder?.pause();
   }
 
+  /**
+   * A key the caller signalled by SIP INFO goes to the agent as RFC 4733 events on the bridged
+   * RTP, as platforms take it, or, when the agent leg has no telephone-event, as the same INFO.
+   * Nothing while held (contract 4).
+   */
+  receiveDigit(digit: string): void {
+    const bridge = this.#bridge;
+    if (!bridge || bridge.isHeld) return;
+    this.#call.log.debug({ digit }, 'DTMF from the caller by SIP INFO');
+    if (bridge.sendDtmf('b', digit) === '') return;
+    void this.#dialog?.info(Buffer.from(`Signal=${digit}\r\nDuration=160\r\n`), 'application/dtmf-relay').catch(() => undefined);
+  }
+
   unhold(): void {
     this.#bridge?.resume();
     this.#recorder?.resume();

@@ -12,6 +12,7 @@ export * from './sdp/sdp-description.js';
 export * from './sdp/offer-answer.js';
 export * from './dtmf/rfc4733.js';
 export * from './dtmf/goertzel.js';
+export * from './dtmf/sip-info.js';
 export * from './bridge/audio-source.js';
 export * from './bridge/frame-pacer.js';
 export * from './bridge/bridge-leg.js';

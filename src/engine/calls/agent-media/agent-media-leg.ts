@@ -22,7 +22,7 @@ export interface AgentMediaLegOptions {
   recorder?: RecordingPort | null;
   /** Played to the carrier party while held; silence without one. */
   holdMusic?: AudioSource | null;
-  /** An RFC 4733 digit from the carrier party. */
+  /** A digit from the carrier party (RFC 4733, or SIP INFO through {@link AgentMediaLeg.receiveDigit}). */
   onDigit?: (digit: string) => void;
   /** The carrier party started or stopped speaking (the agent's echo excluded; nothing while held). */
   onCallerSpeech?: (event: CallerSpeechEvent) => void;
@@ -281,12 +281,16 @@ export class AgentMediaLeg {
     }
     for (const done of this.#events.receive(rtpTimestamp(packet), event)) {
       const digit = dtmfDigit(done.event);
-      if (digit === null) continue;
-      this.#counts.digits++;
-      this.#onDigit(digit);
-      // Contract 4: on hold the agent receives nothing from the caller, digits included.
-      if (!this.#held) this.#link?.sendDtmf(digit);
+      if (digit !== null) this.receiveDigit(digit);
     }
+  }
+
+  /** A key the carrier party pressed, from RFC 4733 packets or a SIP INFO: counted, reported, passed to the agent. */
+  receiveDigit(digit: string): void {
+    this.#counts.digits++;
+    this.#onDigit(digit);
+    // Contract 4: on hold the agent receives nothing from the caller, digits included.
+    if (!this.#held) this.#link?.sendDtmf(digit);
   }
 
   // Agent -> carrier.

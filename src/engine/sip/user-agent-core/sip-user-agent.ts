@@ -83,7 +83,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
         // RFC 3262 as a UAS (sending reliable provisionals) is not implemented, so 100rel is not
         // listed: an INVITE that requires it gets 420 (§8.2.2.3) instead of a broken promise.
         extensions: ['timer'],
-        contentTypes: ['application/sdp', 'message/sipfrag', 'application/dtmf-relay', 'multipart/mixed'],
+        contentTypes: ['application/sdp', 'message/sipfrag', 'application/dtmf-relay', 'application/dtmf', 'multipart/mixed'],
         answerContentTypes: ['application/sdp'],
       },
       ...(options.authorizeSource ? { authorizeSource: options.authorizeSource } : {}),
