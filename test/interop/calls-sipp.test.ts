@@ -230,3 +230,22 @@ t.test('contract 3: another tenant gets 404 for every command on the call, and t
   t.equal(hung.body.state, 'ended', 'the owner still can');
   await byeAnswered(r);
 });
+
+t.test('RFC 3262 5 and RFC 6337 3.1: the far end answers in a reliable 183 and sends its 200 without SDP: the call is up and audio flows', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const r = await rig(t, 'calls-uas-100rel-answer.xml');
+  const placed = await placeCall(r);
+  t.equal(placed.status, 200, JSON.stringify(placed.body));
+  // Bounded (20 s): without the 183's answer the call would end at the 200 instead.
+  const active = await callState(r.gw, placed.body.id, 'active');
+  t.ok(active.answered_at, 'answered by the 200 without SDP');
+  await r.bot.core.until(() => r.bot.events().includes('start'));
+  agentSays(r.bot, 1000, 800);
+  // sipp echoes what the gateway sends to the address of the 183's answer: the tone comes back.
+  await r.bot.core.until(() => toneLevel(r.bot.receivedAudio(), 1000) > 1000);
+  t.pass(`the agent hears its tone echoed (level ${toneLevel(r.bot.receivedAudio(), 1000).toFixed(0)})`);
+  const ended = await callState(r.gw, placed.body.id, 'ended');
+  t.match(ended.cdr, { end_reason: 'completed', hangup_by: 'callee' }, 'up until the far end hung up');
+  const done = await r.sipp.done;
+  t.equal(done.code, 0, `sipp: PRACK, ACK and 200 for its BYE (${done.stderr.slice(0, 200)})`);
+});

@@ -81,7 +81,7 @@ export class OutboundCallFlow extends CallFlow {
       await outcome.session.bye().catch(() => 0);
       return this.#fail(this.#stoppedReason(487));
     }
-    const answer = processAnswer(outcome.response.body.toString('utf8'), caps);
+    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
       // RFC 3261 13.2.1 / RFC 3264 6: an unusable answer leaves only BYE.
       await outcome.session.bye().catch(() => 0);

@@ -101,7 +101,7 @@ export class SipTrunkSide implements AgentSide {
       return { kind: 'failed', callerStatus: callerStatusFor(outcome.status, answered), reason };
     }
     this.#dialog = outcome.session;
-    const answer = processAnswer(outcome.response.body.toString('utf8'), caps);
+    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
       void outcome.session.bye().catch(() => 0);
       return { kind: 'failed', callerStatus: 488, reason: { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' } };

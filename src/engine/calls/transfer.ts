@@ -130,7 +130,7 @@ export class Transfer {
       rtp.close();
       return this.#fail();
     }
-    const answer = processAnswer(outcome.response.body.toString('utf8'), caps);
+    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (this.#isClosed() || isSdpRejection(answer)) {
       void outcome.session.bye().catch(() => 0);
       rtp.close();

@@ -64,6 +64,12 @@ export class SessionDialog {
    * session refreshes (RFC 4028 §7.1: a refresh re-INVITE carries the same SDP).
    */
   localSdp: Buffer | undefined;
+  /**
+   * UAC: the far end's answer to our INVITE's offer, from the 2xx or, when the 2xx carries none,
+   * from the 18x of this dialog that did. A reliable 183 may complete the exchange, and the 2xx
+   * then has no SDP (RFC 3262 §5, RFC 6337 §3.1); a 2xx with SDP is the answer that counts.
+   */
+  remoteAnswer: Buffer | undefined;
   readonly #host: DialogHost;
   readonly #auth: DialogAuth;
   #ended = false;

@@ -182,6 +182,7 @@ export class OutboundCall {
     // §13.2.2.4: the first 2xx confirms the early dialog with its To tag (the others end); a 2xx
     // matching none, or a later one from another fork, makes a new dialog.
     const session = (this.#final ? undefined : this.#early.confirm(res, sessionExpires)) ?? this.#newSession(req, res, sessionExpires);
+    if (res.body.length > 0) session.remoteAnswer = res.body;
     this.#host.addSession(session);
     session.sendAck(req.cseq.seq);
     if (this.#final) {

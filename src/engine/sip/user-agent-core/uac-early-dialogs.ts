@@ -88,7 +88,10 @@ export class UacEarlyDialogs {
     early ??= this.#create(invite, response, tag);
     // NOTE: not strictly RFC 3311 §5.1: SDP in an unreliable 18x is taken as the answer to our
     // INVITE offer too, as on the UAS side, so the far end may then send UPDATE offers.
-    if (response.body.length > 0) early.session.localOfferPending = false;
+    if (response.body.length > 0) {
+      early.session.localOfferPending = false;
+      early.session.remoteAnswer = response.body;
+    }
     const discard = !this.#acknowledgeIfReliable(early, response);
     return { session: early.session, created, discard };
   }
