@@ -52,9 +52,15 @@ export function readRemoteDescription(sdp: string): RemoteDescription | SdpRejec
   if (session.version !== 0 || !Array.isArray(session.media)) {
     return { error: 'malformed-sdp', status: 400, detail: 'v=0 and m= lines required' };
   }
-  const index = session.media.findIndex((m) => m.type === 'audio' && m.port !== 0);
+  // Plain RTP only: an answer must keep the offer's transport (RFC 3264 6), and SRTP (RTP/SAVP,
+  // RTP/SAVPF) or other profiles would be answered with a protocol we cannot speak. An offer that
+  // also has a plain RTP/AVP audio stream gets that one; the others are declined with port 0.
+  const index = session.media.findIndex((m) => m.type === 'audio' && m.port !== 0 && m.protocol === 'RTP/AVP');
   const media = session.media[index];
-  if (!media) return { error: 'no-audio', status: 488, detail: 'no active audio stream' };
+  if (!media) {
+    const other = session.media.find((m) => m.type === 'audio' && m.port !== 0);
+    return { error: 'no-audio', status: 488, detail: other ? `audio over ${other.protocol} is not supported (RTP/AVP only)` : 'no active audio stream' };
+  }
   // RFC 4566 §5.7: a media-level c= overrides the session-level one.
   const address = media.connection?.ip ?? session.connection?.ip;
   if (address === undefined) return { error: 'malformed-sdp', status: 400, detail: 'no c= line for audio' };
