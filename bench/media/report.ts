@@ -140,6 +140,14 @@ previous run):
 - Latency: the generator talking to itself ("no relay") has a p99 of 1.7 ms at 100 calls and 8 ms at
   400, so the under-1 ms p99 target cannot be judged on this host. The p50 difference from the "no
   relay" row estimates what a relay adds at 100 calls: 0.57 ms for ours, 0.40 ms for rtpengine.
+- Tried and not adopted: connected UDP sockets. A variant of the naive forwarder whose sockets
+  were \`connect()\`ed to their peer (so the kernel skips the per-packet route lookup of \`sendto\`,
+  and Node the address lookup) spent 18.9 and 16.6 ms per 1,000 packets against 19.7, 20.6 and
+  20.3 unconnected, in alternating runs at 400 calls the same afternoon (2026-11-22 16:50 UTC): 5
+  to 15 % less. But a connected UDP socket receives only from its peer, and a relay must hear
+  other sources on the same port to latch (symmetric RTP) and to re-latch after a transfer or a
+  NAT rebinding; a second, connected socket on the same port would need SO_REUSEADDR, which lets
+  any local process bind the media port too. Not worth a stream another process could take.
 - Not done, and what would move the figures: find and remove the per-packet cost above the naive
   forwarder; shard calls over worker threads (an event loop per core, as rtpengine does with
   threads) for latency at 400 calls; a native addon with recvmmsg/sendmmsg (or UDP GSO) to go below
