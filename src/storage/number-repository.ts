@@ -26,6 +26,7 @@ export class NumberRepository {
   readonly #insert;
   readonly #active;
   readonly #list;
+  readonly #listAll;
   readonly #heldBy;
   readonly #latest;
   readonly #release;
@@ -39,9 +40,13 @@ export class NumberRepository {
     this.#active = db.prepare<[string, string], NumberRecord>(
       `SELECT ${COLUMNS} FROM numbers WHERE phone_number = ? AND carrier = ? AND status = 'active'`,
     );
+    // Two statements, not one with `@tenant_id IS NULL OR ...`: that form hides the tenant term
+    // from the planner, which then scanned every tenant's numbers for each page.
     this.#list = db.prepare<[Record<string, unknown>], NumberRecord>(
-      `SELECT ${COLUMNS} FROM numbers WHERE (@tenant_id IS NULL OR tenant_id = @tenant_id) AND ${KEYSET_SQL}
-        ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      `SELECT ${COLUMNS} FROM numbers WHERE tenant_id = @tenant_id AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+    );
+    this.#listAll = db.prepare<[Record<string, unknown>], NumberRecord>(
+      `SELECT ${COLUMNS} FROM numbers WHERE ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
     );
     this.#heldBy = db.prepare<[string, string], NumberRecord>(
       `SELECT ${COLUMNS} FROM numbers WHERE tenant_id = ? AND phone_number = ? AND status = 'active' ORDER BY created_at DESC, id DESC LIMIT 1`,
@@ -85,7 +90,8 @@ export class NumberRepository {
 
   /** The tenant's numbers, newest first (all tenants' when `tenantId` is null: operator CLI only). */
   list(tenantId: TenantId | null, page: PageRequest): Page<NumberRecord> {
-    const rows = this.#list.all({ tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 });
+    const params = { ...keysetParams(page.after), limit: page.limit + 1 };
+    const rows = tenantId === null ? this.#listAll.all(params) : this.#list.all({ tenant_id: tenantId, ...params });
     return toPage(rows, page.limit);
   }
 

@@ -3,6 +3,7 @@ import { FakeClock } from '../common/clock.js';
 import { openDatabase, type Db } from './database.js';
 import { CallRepository } from './call-repository.js';
 import { IdempotencyRepository } from './idempotency-repository.js';
+import { NumberRepository } from './number-repository.js';
 import { RecordingRepository } from './recording-repository.js';
 import { SessionRepository } from './session-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
@@ -53,6 +54,16 @@ t.test('every statement on a growing table is served by an index (no full scan a
     const scans = planOf(db, sql).filter((detail) => detail.startsWith('SCAN ') && !BOUNDED.some((index) => detail.endsWith(`USING INDEX ${index}`)));
     t.same(scans, [], sql.replace(/\s+/g, ' ').slice(0, 120));
   }
+  t.end();
+});
+
+t.test("a tenant's number list is read off the numbers_tenant index, in order (no scan of every tenant's numbers)", (t) => {
+  const { db, statements } = recordingDatabase();
+  t.teardown(() => db.close());
+  new NumberRepository(db, new FakeClock());
+  const list = [...statements].find((sql) => /FROM numbers WHERE tenant_id = @tenant_id/.test(sql));
+  if (!list) return t.fail('no tenant list statement');
+  t.same(planOf(db, list), ['SEARCH numbers USING INDEX numbers_tenant (tenant_id=?)']);
   t.end();
 });
 
