@@ -1,22 +1,20 @@
 /**
  * @module An outbound call (contract section 4, POST /v1/calls): the INVITE through the carrier
- * (RFC 3263 targets with failover, digest, the carrier's number format), `ringing` on 18x,
+ * (RFC 3263 targets with failover, 3xx redirects, digest, the carrier's number format), `ringing` on 18x,
  * `active` on 2xx and then the agent; every failure ends the attempt with its end reason and
  * SIP status. Before the answer a hang-up is a CANCEL (RFC 3261 9.1), after it a BYE.
  */
 import { createOffer, isSdpRejection, processAnswer, type RtpSession } from '../media/index.js';
-import { inviteWithFailover, redirectTargets, resolveNextHop, type FailoverOutcome, type OutboundCall } from '../sip/index.js';
+import { resolveNextHop, type FailoverOutcome, type OutboundCall } from '../sip/index.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
+import { inviteThroughCarrier } from './carrier-invite.js';
 import { formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import { StreamingAgentSide } from './agent-side.js';
 import { ConnectedCall } from './connected-call.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
-
-/** 3xx responses followed per call before the last one ends it (a loop of redirects ends too). */
-const MAX_REDIRECTS = 3;
 
 export class OutboundCallFlow extends CallFlow {
   readonly #ctx: CallEngineContext;
@@ -66,25 +64,14 @@ export class OutboundCallFlow extends CallFlow {
       this.#stoppedBy ??= 'ring_timeout';
       this.#attempt?.cancel();
     }, this.#ctx.timings.ringTimeoutMs);
-    const to = requestUriFor(uri, formatNumber(record.to_number, this.#carrier));
     let outcome: FailoverOutcome;
     try {
-      let target = to;
-      for (let redirects = 0; ; redirects++) {
-        outcome = await inviteWithFailover(this.#ctx.ua, {
-          target, to,
-          from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#ctx.sipHost}`,
-          sdp: Buffer.from(createOffer(caps)),
-          credentials: this.#carrier.credentials,
-        }, targets, { onAttempt: (attempt) => this.#watch(attempt) });
-        if (outcome.kind !== 'failed' || !outcome.response || this.#stoppedBy || redirects >= MAX_REDIRECTS) break;
-        const next = redirectTargets(outcome.response)[0];
-        if (next === undefined) break;
-        // RFC 3261 8.1.3.4: the same request to the Contact of the 3xx, through the carrier's hop
-        // as before, so the carrier routes it and only the carrier ever sees our credentials.
-        this.call.log.info({ status: outcome.status, redirect_to: next }, 'carrier redirected the call');
-        target = next;
-      }
+      outcome = await inviteThroughCarrier(this.#ctx.ua, {
+        target: requestUriFor(uri, formatNumber(record.to_number, this.#carrier)),
+        from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#ctx.sipHost}`,
+        sdp: Buffer.from(createOffer(caps)),
+        credentials: this.#carrier.credentials,
+      }, targets, { onAttempt: (attempt) => this.#watch(attempt), stopped: () => this.#stoppedBy !== null, log: this.call.log });
     } finally {
       ring.cancel();
       this.#attempt = null;

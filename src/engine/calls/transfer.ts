@@ -9,8 +9,9 @@
 import {
   bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
-import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
+import { resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { Call } from './call.js';
+import { inviteThroughCarrier } from './carrier-invite.js';
 import { carrierCodecs, formatNumber, preferCodec, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import type { EndReason } from './end-reason.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
@@ -117,12 +118,12 @@ export class Transfer {
     if (this.#isClosed()) return rtp.close();
     const callerId = this.#call.snapshot().direction === 'outbound' ? this.#call.snapshot().from_number : this.#call.snapshot().to_number;
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
-    const outcome = await inviteWithFailover(this.#ctx.ua, {
+    const outcome = await inviteThroughCarrier(this.#ctx.ua, {
       target: requestUriFor(uri, formatNumber(this.#to, this.#carrier)),
       from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#ctx.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: this.#carrier.credentials,
-    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; } });
+    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; }, stopped: () => this.#isClosed(), log: this.#call.log });
     ring.cancel();
     this.#attempt = null;
     if (outcome.kind === 'failed') {
