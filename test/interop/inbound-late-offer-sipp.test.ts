@@ -7,11 +7,10 @@
  * re-INVITE (RFC 3261 14.2) with no body.
  */
 import t from 'tap';
-import { FakeElevenLabs } from '../support/fake-agent-servers/elevenlabs-server.js';
-import { startTestGateway, type ApiBody } from '../support/gateway-harness.js';
+import type { ApiBody } from '../support/gateway-harness.js';
 import { pcm16Tone } from '../support/inbound-pcm-audio.js';
 import {
-  channelRms, detailWhen, ended, inboundCall, pcmRms, requestsIn, sippMessages, sippPassed, startCarrier, startInboundRig,
+  channelRms, detailWhen, ended, inboundCall, pcmRms, requestsIn, sippMessages, sippPassed, startCarrier, startInboundRig, startMediaBridgeRig,
 } from '../support/inbound-sipp-rig.js';
 import { needPeer } from '../support/peers.js';
 
@@ -28,17 +27,8 @@ function offeredPayloadTypes(message: string): string[] {
 
 t.test('RFC 3261 13.2.1 and RFC 3264 4: a late offer to a media_bridge agent: offer in the 200, answer in the ACK, speech both ways', async (t) => {
   if (!needPeer(t, 'sipp')) return;
-  const fake = await FakeElevenLabs.start({ userInputAudioFormat: 'pcm_16000', agentOutputAudioFormat: 'pcm_16000' });
-  t.teardown(() => fake.core.close());
-  const port = new URL(fake.url).port;
-  const gw = await startTestGateway(t, {
-    carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
-    yaml: `calls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
-  });
   const did = '+15550123';
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
-  const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: did }, { key: gw.liveKey });
-  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const { gw, fake } = await startMediaBridgeRig(t, did);
 
   const carrier = await startCarrier(t, gw, did, 'inbound-uac-late-offer.xml', ['-d', '2500']);
   // The carrier plays its pcap to the address in our offer, so speech at the agent proves the offer was usable.

@@ -6,11 +6,10 @@
  * anchored bridge transcodes both ways.
  */
 import t from 'tap';
-import { FakeElevenLabs } from '../support/fake-agent-servers/elevenlabs-server.js';
-import { startTestGateway, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
+import type { ApiBody, TestGateway } from '../support/gateway-harness.js';
 import { pcm16Tone } from '../support/inbound-pcm-audio.js';
 import {
-  channelRms, detailWhen, EDGE_USER, ended, inboundCall, pcmRms, requestsIn, sippMessages, sippPassed, startCarrier, startInboundRig,
+  channelRms, detailWhen, EDGE_USER, ended, inboundCall, pcmRms, requestsIn, sippMessages, sippPassed, startCarrier, startInboundRig, startMediaBridgeRig,
 } from '../support/inbound-sipp-rig.js';
 import { needPeer } from '../support/peers.js';
 
@@ -200,18 +199,8 @@ t.test('contract 4: a transfer accepted right after the answer also releases the
 
 t.test('media_bridge from a real carrier: the pcap speech reaches an ElevenLabs agent as pcm_16000, the agent is heard, the carrier hangs up', async (t) => {
   if (!needPeer(t, 'sipp')) return;
-  const fake = await FakeElevenLabs.start({ userInputAudioFormat: 'pcm_16000', agentOutputAudioFormat: 'pcm_16000' });
-  t.teardown(() => fake.core.close());
-  const port = new URL(fake.url).port;
-  const gw = await startTestGateway(t, {
-    carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
-    yaml: `calls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
-  });
   const did = '+15550121';
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
-  // A public agent (no key): the documented URL needs no signature.
-  const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: did }, { key: gw.liveKey });
-  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const { gw, fake } = await startMediaBridgeRig(t, did);
 
   const carrier = await startCarrier(t, gw, did, 'inbound-uac-talk-bye.xml', ['-d', '2500']);
   await fake.core.until(() => fake.receivedAudio().length >= 64000); // 2 s at 16 kHz

@@ -7,6 +7,7 @@ import { createSocket } from 'node:dgram';
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { FakeElevenLabs } from './fake-agent-servers/elevenlabs-server.js';
 import { startTestGateway, waitFor, type ApiBody, type TestGateway } from './gateway-harness.js';
 import { tempWorkdir } from './peers.js';
 import { freePort, SCENARIOS, startSipp, type SippRun } from './sip-sipp.js';
@@ -165,4 +166,23 @@ export function pcmRms(pcm: Buffer): number {
     best = Math.max(best, Math.sqrt(sum / block));
   }
   return best;
+}
+
+/**
+ * A gateway whose carrier `trunk` takes calls from 127.0.0.1, with `did` routed to a fake
+ * ElevenLabs agent imported as media_bridge (a public agent: no key, so the documented URL needs
+ * no signature), exchanging 16-bit PCM at 16 kHz both ways.
+ */
+export async function startMediaBridgeRig(t: Test, did: string): Promise<{ gw: TestGateway; fake: FakeElevenLabs }> {
+  const fake = await FakeElevenLabs.start({ userInputAudioFormat: 'pcm_16000', agentOutputAudioFormat: 'pcm_16000' });
+  t.teardown(() => fake.core.close());
+  const port = new URL(fake.url).port;
+  const gw = await startTestGateway(t, {
+    carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
+    yaml: `calls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
+  });
+  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: did }, { key: gw.liveKey });
+  if (imported.status !== 200) throw new Error(`import: ${JSON.stringify(imported.body)}`);
+  return { gw, fake };
 }
