@@ -13,7 +13,7 @@ import type { InboundCall, SessionDialog } from '../sip/index.js';
 import { StreamingAgentSide } from './agent-side.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
-import type { CarrierProfile } from './carrier-profile.js';
+import { carrierCodecs, preferCodec, type CarrierProfile } from './carrier-profile.js';
 import { ConnectedCall } from './connected-call.js';
 import type { EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
@@ -21,7 +21,6 @@ import { answerFromAck } from './late-offer.js';
 import type { InboundRoute } from './ports.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import { SipTrunkSide } from './sip-trunk-side.js';
-import { carrierCodecs, preferCodec } from './carrier-profile.js';
 
 /** The caller's leg once answered: its session, what we offered or answered, and the audio agreed. */
 interface AnsweredCaller {
