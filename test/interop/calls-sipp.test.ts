@@ -250,9 +250,9 @@ t.test('RFC 3262 5 and RFC 6337 3.1: the far end answers in a reliable 183 and s
   t.equal(done.code, 0, `sipp: PRACK, ACK and 200 for its BYE (${done.stderr.slice(0, 200)})`);
 });
 
-t.test('RFC 3261 8.1.3.4: a 302 from the carrier is followed to its Contact through the carrier, and the call is answered there', async (t) => {
+t.test('RFC 3261 8.1.3.4: a 302 from the carrier is followed through the carrier, best Contact first, the next after a failure, and answered there', async (t) => {
   if (!needPeer(t, 'sipp')) return;
-  const r = await rig(t, 'calls-uas-302.xml', { calls: 2 });
+  const r = await rig(t, 'calls-uas-302.xml', { calls: 3 });
   const placed = await placeCall(r);
   t.equal(placed.status, 200, JSON.stringify(placed.body));
   const active = await callState(r.gw, placed.body.id, 'active');
@@ -260,8 +260,9 @@ t.test('RFC 3261 8.1.3.4: a 302 from the carrier is followed to its Contact thro
   const ended = await callState(r.gw, placed.body.id, 'ended');
   t.match(ended.cdr, { end_reason: 'completed', hangup_by: 'callee' });
   const done = await r.sipp.done;
-  t.equal(done.code, 0, `sipp: 302 ACKed, the second INVITE answered, its BYE answered (${done.stderr.slice(0, 200)})`);
+  t.equal(done.code, 0, `sipp: 302 and 404 ACKed, the third INVITE answered, its BYE answered (${done.stderr.slice(0, 200)})`);
   const uris = requestsIn(sippMessages(r.cwd), 'INVITE');
-  t.equal(uris.length, 2, 'two INVITEs reached the carrier');
-  t.match(uris[1], /^sip:\+15550123@127\.0\.0\.1:\d+/, "the second one to the 302's Contact");
+  t.equal(uris.length, 3, 'three INVITEs reached the carrier');
+  t.match(uris[1], /^sip:\+15550124@127\.0\.0\.1:\d+/, "the second to the 302's Contact with the highest q");
+  t.match(uris[2], /^sip:\+15550123@127\.0\.0\.1:\d+/, 'the third, after its 404, to the other Contact');
 });
