@@ -1,11 +1,14 @@
 /**
- * DTMF signalled out of band, against sipp as a carrier that sends SIP INFO instead of RFC 4733
- * packets: to a WebSocket agent (contract section 5: the agent receives the caller's digits as
- * `dtmf`), and across a sip_trunk bridge to an agent edge.
+ * DTMF without RFC 4733, against sipp as the carrier: keys signalled by SIP INFO, to a WebSocket
+ * agent (contract section 5: the agent receives the caller's digits as `dtmf`) and across a
+ * sip_trunk bridge to an agent edge; and keys sent as tones in the audio by a carrier that
+ * negotiated no telephone-event.
  */
 import t from 'tap';
+import { linearToUlaw } from '../../src/engine/media/index.js';
+import { waitFor } from '../support/gateway-harness.js';
 import { needPeer } from '../support/peers.js';
-import { callState, placeCall, rig } from '../support/calls-sipp-rig.js';
+import { callState, gatewayRtpPort, placeCall, rig } from '../support/calls-sipp-rig.js';
 import { ended, inboundCall, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
 
 t.test('contract 5: digits the far end sends by SIP INFO (application/dtmf-relay and application/dtmf) reach the agent as dtmf events', async (t) => {
@@ -31,4 +34,30 @@ t.test('contract 4: on a sip_trunk call, a key the carrier sends by INFO reaches
   await sippPassed(t, rig.edge, 'the edge (an INFO with Signal=5, then the BYE)');
   const done = await ended(rig.gw, live.id);
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+});
+
+/** µ-law of a DTMF key (ITU-T Q.23: one row and one column tone, each at 8000 of 32767) for `ms`. */
+function dtmfTones(key: string, ms: number): Buffer {
+  const [low, high] = ({ '5': [770, 1336], '#': [941, 1477] } as Record<string, [number, number]>)[key]!;
+  const samples = (8000 * ms) / 1000;
+  return Buffer.from(Array.from({ length: samples }, (_, i) => linearToUlaw(Math.round(8000 * (Math.sin((2 * Math.PI * low * i) / 8000) + Math.sin((2 * Math.PI * high * i) / 8000))))));
+}
+
+t.test('contract 5, ITU-T Q.24: keys a carrier without telephone-event sends as tones in the audio reach the agent as dtmf, once each', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  // The carrier `far` takes PCMU only, so the call negotiates no telephone-event.
+  const r = await rig(t, 'calls-uas-tap.xml', { tap: true });
+  const placed = await placeCall(r);
+  t.equal(placed.status, 200, JSON.stringify(placed.body));
+  await callState(r.gw, placed.body.id, 'active');
+  await r.bot.core.until(() => r.bot.events().includes('start'));
+  const gwPort = await gatewayRtpPort(r, placed.body.id);
+  await waitFor('the gateway sends to the far end', () => r.tap!.legs.has(gwPort));
+  const silence = Buffer.alloc(800, 0xff); // 100 ms of µ-law silence
+  await r.tap!.inject(gwPort, Buffer.concat([silence, dtmfTones('5', 120), silence, dtmfTones('#', 120), silence]));
+  await r.bot.core.until(() => r.bot.events().filter((e) => e === 'dtmf').length >= 2);
+  const digits = r.bot.core.jsonMessages().filter((m) => m.event === 'dtmf').map((m) => (m.dtmf as { digit?: string } | undefined)?.digit);
+  t.same(digits, ['5', '#'], 'the agent got "5" then "#"');
+  const hung = await r.gw.api('POST', `/v1/calls/${placed.body.id}/hangup`, undefined, { key: r.gw.liveKey });
+  t.equal(hung.status, 200, JSON.stringify(hung.body));
 });

@@ -2,7 +2,7 @@
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import {
-  decodeG711, dtmfDigit, parseTelephoneEvent, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp, TelephoneEventReceiver,
+  decodeG711, dtmfDigit, GoertzelDtmfDetector, parseTelephoneEvent, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp, TelephoneEventReceiver,
   type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
 } from '../../media/index.js';
 import type { AgentLink, AgentLinkHandlers } from '../ports.js';
@@ -22,7 +22,7 @@ export interface AgentMediaLegOptions {
   recorder?: RecordingPort | null;
   /** Played to the carrier party while held; silence without one. */
   holdMusic?: AudioSource | null;
-  /** A digit from the carrier party (RFC 4733, or SIP INFO through {@link AgentMediaLeg.receiveDigit}). */
+  /** A digit from the carrier party (RFC 4733, tones without telephone-event, or SIP INFO through {@link AgentMediaLeg.receiveDigit}). */
   onDigit?: (digit: string) => void;
   /** The carrier party started or stopped speaking (the agent's echo excluded; nothing while held). */
   onCallerSpeech?: (event: CallerSpeechEvent) => void;
@@ -55,6 +55,8 @@ export class AgentMediaLeg {
   readonly #audio: NegotiatedAudio;
   readonly #recorder: RecordingPort | null;
   readonly #onDigit: (digit: string) => void;
+  /** In-band DTMF detection (ITU-T Q.24), only when the carrier leg has no telephone-event. */
+  readonly #tones: GoertzelDtmfDetector | null;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
@@ -83,6 +85,8 @@ export class AgentMediaLeg {
     this.#audio = options.audio;
     this.#recorder = options.recorder ?? null;
     this.#onDigit = options.onDigit ?? (() => undefined);
+    // A carrier that negotiated no telephone-event can only send its keys as tones in the audio.
+    this.#tones = options.audio.telephoneEvent === null ? new GoertzelDtmfDetector() : null;
     this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
     this.#speechOptions = options.callerSpeech ?? {};
     this.#playout = new CarrierPlayout({
@@ -250,6 +254,8 @@ export class AgentMediaLeg {
     // Decoded for the VAD whatever the agent takes; µ-law agents still get the payload bytes as they are.
     const pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
     this.#record(this.#recorder, 'remote', pcm, rtpTimestamp(packet));
+    const tone = this.#tones?.process(pcm) ?? null;
+    if (tone !== null) this.receiveDigit(tone);
     if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
     else encoder.pushPcm(pcm);
     // After the agent got the frame: a barge-in this packet causes must not delay the caller's audio.
