@@ -7,7 +7,7 @@ import { inviteWithFailover, redirectTargets, type FailoverOptions, type Failove
 import type { Logger } from '../../common/logger.js';
 
 /** Retries per INVITE to targets learnt from 3xx responses. */
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 /** What {@link inviteThroughCarrier} needs besides the INVITE. */
 export interface CarrierInviteHooks extends FailoverOptions {

@@ -291,7 +291,7 @@ export class AgentMediaLeg {
     }
   }
 
-  /** A key the carrier party pressed, from RFC 4733 packets or a SIP INFO: counted, reported, passed to the agent. */
+  /** A key the carrier party pressed, from RFC 4733 packets, tones or a SIP INFO: counted, reported, passed to the agent. */
   receiveDigit(digit: string): void {
     this.#counts.digits++;
     this.#onDigit(digit);
