@@ -2,11 +2,13 @@
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import {
-  decodeG711, dtmfDigit, GoertzelDtmfDetector, parseTelephoneEvent, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp, TelephoneEventReceiver,
+  decodeG711, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp,
   type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
 } from '../../media/index.js';
 import type { AgentLink, AgentLinkHandlers } from '../ports.js';
 import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, type CarrierCodec } from './agent-audio-format.js';
+import { AgentEventBacklog } from './agent-event-backlog.js';
+import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
 import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
 import type { RecordingPort } from '../recording-port.js';
@@ -32,10 +34,6 @@ export interface AgentMediaLegOptions {
 
 /** Largest carrier payload taken: 120 ms of G.711, far above any ptime a carrier uses. */
 const MAX_PAYLOAD_SAMPLES = 960;
-/** Agent events kept while the link starts (about 10 s of 20 ms chunks); beyond that, audio is dropped. */
-const MAX_PENDING = 500;
-
-type Pending = { kind: 'audio'; chunk: Buffer } | { kind: 'mark'; name: string } | { kind: 'clear' };
 
 /**
  * The media half of an answered call. Caller audio goes to the agent as 20 ms frames in the
@@ -55,16 +53,15 @@ export class AgentMediaLeg {
   readonly #audio: NegotiatedAudio;
   readonly #recorder: RecordingPort | null;
   readonly #onDigit: (digit: string) => void;
-  /** In-band DTMF detection (ITU-T Q.24), only when the carrier leg has no telephone-event. */
-  readonly #tones: GoertzelDtmfDetector | null;
+  readonly #keys: CallerKeys;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
-  readonly #events = new TelephoneEventReceiver();
   readonly #pcm = new Int16Array(MAX_PAYLOAD_SAMPLES);
   readonly #recorderFrame: AudioFrame = { pcm: new Int16Array(0), sampleRate: CARRIER_RATE, timestamp: 0, receivedAt: 0 };
   readonly #clock: Clock;
-  #pending: Pending[] | null = [];
+  /** What the agent sent before {@link attach}; null once attached or stopped. */
+  #backlog: AgentEventBacklog | null = new AgentEventBacklog();
   #link: AgentLink | null = null;
   #encoder: CallerAudioEncoder | null = null;
   #decoder: AgentAudioDecoder | null = null;
@@ -85,8 +82,7 @@ export class AgentMediaLeg {
     this.#audio = options.audio;
     this.#recorder = options.recorder ?? null;
     this.#onDigit = options.onDigit ?? (() => undefined);
-    // A carrier that negotiated no telephone-event can only send its keys as tones in the audio.
-    this.#tones = options.audio.telephoneEvent === null ? new GoertzelDtmfDetector() : null;
+    this.#keys = new CallerKeys(options.audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
     this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
     this.#speechOptions = options.callerSpeech ?? {};
     this.#playout = new CarrierPlayout({
@@ -138,13 +134,9 @@ export class AgentMediaLeg {
     this.#speech = speech;
     if (this.#held) speech.pause();
     if (this.#held) link.hold();
-    const pending = this.#pending ?? [];
-    this.#pending = null;
-    for (const event of pending) {
-      if (event.kind === 'audio') this.#onAgentAudio(event.chunk);
-      else if (event.kind === 'mark') this.#onMark(event.name);
-      else this.#onClear();
-    }
+    const backlog = this.#backlog;
+    this.#backlog = null;
+    backlog?.replay({ audio: (chunk) => this.#onAgentAudio(chunk), mark: (name) => this.#onMark(name), clear: () => this.#onClear() });
     // Keep the owner's other delegate methods (media time-out); only the packets are ours.
     this.#previousDelegate = this.#rtp.delegate;
     this.#rtp.delegate = { ...this.#rtp.delegate, onRtp: (packet) => this.#onRtp(packet) };
@@ -183,7 +175,7 @@ export class AgentMediaLeg {
     this.#stopped = true;
     this.#playout.stop();
     this.#link = null;
-    this.#pending = null;
+    this.#backlog = null;
     this.#playout.flush();
     if (this.#previousDelegate !== null) this.#rtp.delegate = this.#previousDelegate;
   }
@@ -237,8 +229,7 @@ export class AgentMediaLeg {
   #onRtp(packet: Buffer): void {
     const pt = packet[1]! & 0x7f;
     if (pt === this.#audio.receivePayloadType) this.#onCarrierAudio(packet);
-    else if (pt === this.#audio.receiveTelephoneEventPayloadType) this.#onTelephoneEvent(packet);
-    else this.#counts.packetsDropped++;
+    else if (pt !== this.#audio.receiveTelephoneEventPayloadType || !this.#keys.receiveEvent(packet)) this.#counts.packetsDropped++;
   }
 
   #onCarrierAudio(packet: Buffer): void {
@@ -254,8 +245,7 @@ export class AgentMediaLeg {
     // Decoded for the VAD whatever the agent takes; µ-law agents still get the payload bytes as they are.
     const pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
     this.#record(this.#recorder, 'remote', pcm, rtpTimestamp(packet));
-    const tone = this.#tones?.process(pcm) ?? null;
-    if (tone !== null) this.receiveDigit(tone);
+    this.#keys.listen(pcm);
     if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
     else encoder.pushPcm(pcm);
     // After the agent got the frame: a barge-in this packet causes must not delay the caller's audio.
@@ -277,20 +267,6 @@ export class AgentMediaLeg {
     this.#onCallerSpeech(event);
   }
 
-  /** RFC 4733 §2.5.1.4: the end packet is sent three times; the receiver reports each event once. */
-  #onTelephoneEvent(packet: Buffer): void {
-    const offset = rtpPayloadOffset(packet);
-    const event = offset < 0 ? null : parseTelephoneEvent(packet, offset);
-    if (event === null) {
-      this.#counts.packetsDropped++;
-      return;
-    }
-    for (const done of this.#events.receive(rtpTimestamp(packet), event)) {
-      const digit = dtmfDigit(done.event);
-      if (digit !== null) this.receiveDigit(digit);
-    }
-  }
-
   /** A key the carrier party pressed, from RFC 4733 packets, tones or a SIP INFO: counted, reported, passed to the agent. */
   receiveDigit(digit: string): void {
     this.#counts.digits++;
@@ -303,10 +279,8 @@ export class AgentMediaLeg {
 
   #onAgentAudio(chunk: Buffer): void {
     if (this.#stopped) return;
-    if (this.#pending !== null) {
-      // The link may reuse its buffer after the call: keep a copy until attach.
-      if (this.#pending.length < MAX_PENDING) this.#pending.push({ kind: 'audio', chunk: Buffer.from(chunk) });
-      else this.#counts.agentChunksDiscarded++;
+    if (this.#backlog !== null) {
+      if (!this.#backlog.audio(chunk)) this.#counts.agentChunksDiscarded++;
       return;
     }
     this.#counts.agentChunks++;
@@ -319,10 +293,7 @@ export class AgentMediaLeg {
 
   #onMark(name: string): void {
     if (this.#stopped) return;
-    if (this.#pending !== null) {
-      this.#pending.push({ kind: 'mark', name });
-      return;
-    }
+    if (this.#backlog !== null) return this.#backlog.mark(name);
     this.#counts.marks++;
     // Audio discarded on hold has "played" as far as the agent can tell: answer at once.
     if (this.#held) this.#link?.markPlayed(name);
@@ -331,10 +302,7 @@ export class AgentMediaLeg {
 
   #onClear(): void {
     if (this.#stopped) return;
-    if (this.#pending !== null) {
-      this.#pending.push({ kind: 'clear' });
-      return;
-    }
+    if (this.#backlog !== null) return this.#backlog.clear();
     this.#counts.clears++;
     this.#flushPlayout();
   }
