@@ -102,7 +102,8 @@ function onRequest(request: AgentRequest): void {
 }
 
 const server = createServer((_req, res) => { res.writeHead(404).end(); });
-const wss = new WebSocketServer({ server, perMessageDeflate: false });
+// Accepts permessage-deflate, as common agent servers do: a gateway that offered it would have every frame compressed.
+const wss = new WebSocketServer({ server, perMessageDeflate: true });
 wss.on('connection', onConnection);
 server.listen(0, '127.0.0.1', () => {
   reply({ type: 'listening', port: (server.address() as AddressInfo).port });

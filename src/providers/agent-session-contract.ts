@@ -26,6 +26,8 @@ export interface ContractAgentFake {
   interrupt(): void;
   sendTranscript?(role: 'caller' | 'agent', text: string): void;
   readonly core: {
+    /** The platform side of the socket once connected; `extensions` is what RFC 7692 negotiation settled. */
+    readonly socket: { readonly extensions: string } | undefined;
     readonly closedWith: number | undefined;
     until(check: () => boolean): Promise<void>;
     closeSocket(code: number, reason?: string): void;
@@ -248,6 +250,17 @@ async function silentEndpointTimesOut(t: Test, subject: AgentSessionSubject): Pr
   t.ok(error instanceof ProviderError && error.kind === 'unreachable', 'unreachable');
 }
 
+/**
+ * No compression on the audio path, even with a platform that accepts it (the fakes do): deflating
+ * base64 audio every 20 ms gains little and costs a zlib context per direction per call.
+ */
+async function noCompressionNegotiated(t: Test, subject: AgentSessionSubject): Promise<void> {
+  const fake = await fakeFor(t, subject);
+  const { session } = openFor(t, subject, fake);
+  await session.start();
+  t.equal(fake.core.socket?.extensions, '', 'no extension negotiated');
+}
+
 /** The key never appears in a rejection or a log line. */
 async function keyNeverLeaks(t: Test, subject: AgentSessionSubject): Promise<void> {
   const fake = await fakeFor(t, subject);
@@ -274,6 +287,7 @@ const RULES: readonly ContractRule[] = [
   ['an endpoint that refuses connections rejects start as unreachable', refusedEndpointIsUnreachable],
   ['an endpoint that never answers rejects start as unreachable at the time-out', silentEndpointTimesOut],
   ['the key never appears in a rejection or a log line', keyNeverLeaks],
+  ['RFC 7692 §5: the client offers no permessage-deflate, so audio frames go uncompressed', noCompressionNegotiated],
 ];
 
 /** Runs every rule of the contract against `subject`, one subtest each. */

@@ -171,7 +171,11 @@ export abstract class SocketAgentSession implements AgentSession {
   /** Opens the WebSocket. `url` may hold a token: it is never logged, only its host. */
   protected openSocket(url: string, headers: Record<string, string> = {}, protocols: string[] = []): void {
     if (this.#state !== 'connecting') return;
-    const socket = new WebSocket(url, protocols, { headers, handshakeTimeout: this.options.connectTimeoutMs, ...(this.options.lookup ? { lookup: this.options.lookup } : {}) });
+    // No permessage-deflate (ws offers it by default): deflating base64 audio every 20 ms saves little and costs
+    // a zlib context per direction per call, each operation queued on the shared thread pool. See docs/DECISIONS.md.
+    const socket = new WebSocket(url, protocols, {
+      headers, perMessageDeflate: false, handshakeTimeout: this.options.connectTimeoutMs, ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+    });
     this.#socket = socket;
     this.log('debug', 'connecting', { host: new URL(url).host });
     socket.on('open', () => this.onOpen());

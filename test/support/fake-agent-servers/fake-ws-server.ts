@@ -53,7 +53,8 @@ export class FakeWsCore {
   onConnection: (socket: WebSocket, request: RecordedHttp) => void = () => {};
   onFrame: (frame: ReceivedFrame) => void = () => {};
   readonly #server: Server;
-  readonly #wss = new WebSocketServer({ noServer: true });
+  /** Accepts permessage-deflate, as platforms' servers may: a client that offered it would get it. */
+  readonly #wss = new WebSocketServer({ noServer: true, perMessageDeflate: true });
   readonly #waiters: { check: () => boolean; resolve: () => void }[] = [];
   readonly #routes: HttpRoute[] = [];
   #upgradeCheck: UpgradeCheck = () => undefined;
