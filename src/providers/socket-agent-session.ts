@@ -44,6 +44,18 @@ export function nextAgentSessionState(from: AgentSessionState, to: AgentSessionS
 
 /** RFC 6455 §7.4.1: 1000 normal closure, 1001 going away. 1005 means no code was sent. */
 const NORMAL_CLOSE_CODES = new Set([1000, 1001, 1005]);
+/**
+ * Largest message taken from a platform: a minute of 24 kHz PCM16 in base64 (the playout keeps at
+ * most a minute). ws's default is 100 MiB, which one tenant's agent could use to exhaust the
+ * gateway's memory; a larger message closes the socket with 1009 (RFC 6455 §7.4.1).
+ */
+export const MAX_AGENT_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * Caller audio queued in the process for a platform that is not reading, beyond what the kernel
+ * buffers (several seconds of audio in any format). Past it, frames are dropped: a conversation
+ * has no use for stale audio, and the queue would otherwise grow for as long as the stall lasts.
+ */
+export const MAX_QUEUED_AUDIO_BYTES = 256 * 1024;
 /** Node socket errors that mean nobody answered. */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -58,6 +70,8 @@ export abstract class SocketAgentSession implements AgentSession {
   #socket: WebSocket | undefined;
   #timer: TimerHandle | undefined;
   #held = false;
+  #audioDropped = 0;
+  #congested = false;
   #waiter: { resolve: () => void; reject: (error: ProviderError) => void } | undefined;
   readonly #abort = new AbortController();
 
@@ -85,8 +99,22 @@ export abstract class SocketAgentSession implements AgentSession {
     });
   }
 
+  /** Caller frames dropped because the platform was not reading ({@link MAX_QUEUED_AUDIO_BYTES}). */
+  get audioFramesDropped(): number {
+    return this.#audioDropped;
+  }
+
   sendAudio(frame: Buffer): void {
     if (this.#state !== 'ready' || this.#held) return;
+    const queued = this.#socket?.bufferedAmount ?? 0;
+    if (queued > MAX_QUEUED_AUDIO_BYTES) {
+      this.#audioDropped++;
+      if (!this.#congested) this.log('warn', 'platform not reading; dropping caller audio', { queued_bytes: queued });
+      this.#congested = true;
+      return;
+    }
+    if (this.#congested) this.log('info', 'platform reading again', { frames_dropped: this.#audioDropped });
+    this.#congested = false;
     this.writeAudio(frame);
   }
 
@@ -174,7 +202,7 @@ export abstract class SocketAgentSession implements AgentSession {
     // No permessage-deflate (ws offers it by default): deflating base64 audio every 20 ms saves little and costs
     // a zlib context per direction per call, each operation queued on the shared thread pool. See docs/DECISIONS.md.
     const socket = new WebSocket(url, protocols, {
-      headers, perMessageDeflate: false, handshakeTimeout: this.options.connectTimeoutMs, ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
+      headers, perMessageDeflate: false, maxPayload: MAX_AGENT_MESSAGE_BYTES, handshakeTimeout: this.options.connectTimeoutMs, ...(this.options.lookup ? { lookup: this.options.lookup } : {}),
     });
     this.#socket = socket;
     this.log('debug', 'connecting', { host: new URL(url).host });

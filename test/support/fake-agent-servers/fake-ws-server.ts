@@ -59,6 +59,8 @@ export class FakeWsCore {
   readonly #routes: HttpRoute[] = [];
   #upgradeCheck: UpgradeCheck = () => undefined;
   readonly #sockets = new Set<Socket>();
+  /** The TCP connection under the last accepted WebSocket. */
+  #connection: Socket | undefined;
 
   constructor() {
     this.#server = createServer((req, res) => this.#onRequest(req, res));
@@ -84,6 +86,15 @@ export class FakeWsCore {
 
   send(data: unknown): void {
     this.socket?.send(Buffer.isBuffer(data) ? data : JSON.stringify(data), { binary: Buffer.isBuffer(data) });
+  }
+
+  /** Stops reading the connection, as a stalled platform does: the client's writes back up. */
+  stopReading(): void {
+    this.#connection?.pause();
+  }
+
+  resumeReading(): void {
+    this.#connection?.resume();
   }
 
   /** Closes the platform side of the socket with `code` (RFC 6455 §7.4). */
@@ -139,6 +150,7 @@ export class FakeWsCore {
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       this.socket = ws;
+      this.#connection = socket;
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         const frame: ReceivedFrame | undefined = isBinary
           ? { kind: 'binary', data: Buffer.from(data) }
