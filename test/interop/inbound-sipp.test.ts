@@ -103,6 +103,23 @@ t.test('RFC 3515 2.4.2: a REFER from the carrier is declined (603); no INVITE go
   t.equal(requestsIn(sippMessages(rig.target!), 'INVITE').length, 0, "the carrier's outbound URI got no INVITE");
 });
 
+t.test('RFC 3262 3: a carrier requiring 100rel gets its 180 reliably (Require, RSeq), PRACKs it, and the call is answered', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml' });
+  const carrier = await rig.call('inbound-uac-100rel.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await sippPassed(t, carrier, 'the carrier (reliable 180, PRACK answered 200, INVITE answered, BYE answered)');
+  await sippPassed(t, rig.edge, 'the edge (BYE received)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+  t.ok(done.answered_at, 'answered');
+  const log = sippMessages(carrier).replace(/\r/g, '');
+  const blocks = log.split(/\n(?=-{10,})/);
+  const ringing = blocks.filter((block) => /^SIP\/2\.0 180 /m.test(block));
+  t.ok(ringing.length >= 1 && ringing.every((block) => /^Require: 100rel$/m.test(block) && /^RSeq: \d+$/m.test(block)), 'every 180 the carrier got is reliable');
+  t.ok(blocks.some((block) => /^SIP\/2\.0 200 /m.test(block) && /^CSeq: 2 PRACK$/m.test(block)), 'the PRACK got 200');
+});
+
 t.test('contract 4: hold, unhold and hangup over the API work on an inbound call', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml' });

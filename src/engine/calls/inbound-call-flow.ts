@@ -49,6 +49,11 @@ export class InboundCallFlow extends CallFlow {
       this.#trunk?.cancel();
       this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
     });
+    // RFC 3262 3: the caller required reliable provisionals and never acknowledged one (the UA refused the INVITE).
+    invite.events.on('failed', (status) => {
+      this.#trunk?.cancel();
+      this.#fail({ reason: 'failed', sipStatus: status, hangupBy: 'gateway' });
+    });
   }
 
   /** Answers (media_bridge) or bridges (sip_trunk). */

@@ -59,6 +59,8 @@ export class SessionDialog {
   readonly events = new TypedEvents<SessionEvents>();
   /** Answers re-INVITE and UPDATE offers; without it they get 488. */
   onOffer: OfferHandler | undefined;
+  /** UAS early dialog of an INVITE that required 100rel: the status a PRACK gets (RFC 3262 §3); without it, 481. */
+  prackHandler: ((prack: SipRequest) => 200 | 481) | undefined;
   /**
    * Our current session description (the last offer or answer we sent), re-sent unchanged by
    * session refreshes (RFC 4028 §7.1: a refresh re-INVITE carries the same SDP).
@@ -226,9 +228,9 @@ export class SessionDialog {
         this.events.emit('notify', request);
         return;
       case 'PRACK':
-        // RFC 3262 3: a PRACK must match an unacknowledged reliable provisional response; as a UAS
-        // we never send those (no Require: 100rel), so none can match.
-        respond(481);
+        // RFC 3262 §3: a PRACK must match an unacknowledged reliable provisional response; only
+        // the UAS of an INVITE that required 100rel sends those, and it decides. Otherwise none can.
+        respond(this.prackHandler?.(request) ?? 481);
         return;
       default:
         respond(405, { headers: [['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK']] });

@@ -1,6 +1,7 @@
 /**
- * @module The UAS handle of an incoming INVITE (RFC 3261 §13.3): progress with an early dialog,
- * accept, reject, and the caller ending the call before answer by CANCEL or by BYE (§15).
+ * @module The UAS handle of an incoming INVITE (RFC 3261 §13.3): progress with an early dialog
+ * (reliably when the caller requires it, RFC 3262), accept, reject, and the caller ending the call
+ * before answer by CANCEL or by BYE (§15).
  */
 import { createResponse } from '../messages/response.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
@@ -11,6 +12,7 @@ import { formatSessionExpires, type SessionExpires } from '../dialogs/session-ti
 import type { InviteServerTransaction } from '../transactions/invite-server-transaction.js';
 import { randomToken } from './user-agent-core.js';
 import { TypedEvents } from './typed-events.js';
+import { lists100rel, ReliableProvisionals } from './reliable-provisionals.js';
 import type { SipSource } from './transport-port.js';
 
 /** Events of an {@link InboundCall}. */
@@ -20,6 +22,11 @@ export type InboundCallEvents = {
    * dialog (§15, answered 200); 487 was sent to the INVITE either way.
    */
   cancel: [request: SipRequest];
+  /**
+   * The INVITE was refused with `status` by the UA itself: the caller never acknowledged a
+   * reliable provisional response (RFC 3262 §3, 64*T1 without PRACK).
+   */
+  failed: [status: number];
 };
 
 /** Hands an accepted dialog to the UA so later requests find it. */
@@ -44,6 +51,8 @@ export class InboundCall {
   #final = false;
   /** The early dialog our first 18x created (§12.1.1, §13.3.1.1); it becomes the confirmed one on our 2xx. */
   #early: SessionDialog | undefined;
+  /** RFC 3262: set when the INVITE requires 100rel; every provisional then goes reliably. */
+  readonly #reliable: ReliableProvisionals | null;
 
   constructor(request: SipRequest, tx: InviteServerTransaction, source: SipSource, host: DialogHost, registrar: InboundCallRegistrar, sessionExpires: SessionExpires | undefined) {
     this.request = request;
@@ -53,6 +62,9 @@ export class InboundCall {
     this.#host = host;
     this.#registrar = registrar;
     this.#sessionExpires = sessionExpires;
+    this.#reliable = lists100rel(request, 'Require')
+      ? new ReliableProvisionals(host.clock, host.timers, tx, request, () => this.#unacknowledged())
+      : null;
   }
 
   /** Call-ID of the INVITE. */
@@ -75,10 +87,18 @@ export class InboundCall {
    * carries our To tag, so it creates an early dialog (§12.1.1), registered so that BYE, UPDATE
    * and INFO during ringing are matched instead of getting 481. Returns that early session: set
    * its `onOffer` for UPDATE (RFC 3311 §5.2) and listen to its `info` events.
+   *
+   * When the INVITE requires 100rel, the response goes reliably (RFC 3262 §3) and without `sdp`:
+   * our 2xx could not be sent until a provisional carrying an answer was acknowledged, and the
+   * 2xx carries the same answer, so early media is left out rather than the answer held up.
    */
   progress(status = 180, sdp?: Buffer): SessionDialog | undefined {
     if (this.#final || status <= 100 || status >= 200) return undefined;
     const early = this.#early ?? this.#createEarly();
+    if (this.#reliable) {
+      this.#reliable.send(this.#response(status));
+      return early;
+    }
     // NOTE: not strictly RFC 3311 §5.1: an answer in an unreliable 18x is treated as answering the
     // INVITE offer, so an UPDATE offer after early media SDP is accepted, as common peers expect.
     if (sdp && sdp.length > 0) early.initialOfferPending = false;
@@ -91,6 +111,8 @@ export class InboundCall {
     early.initialOfferPending = this.offer.length > 0;
     // §15: the caller may end an early dialog with BYE; the session answered it 200 already.
     early.events.on('bye', (bye) => this.#endedBeforeAnswer(bye));
+    // RFC 3262 §3: a PRACK matching the outstanding reliable provisional is answered 200, any other 481.
+    if (this.#reliable) early.prackHandler = (prack) => this.#reliable?.prack(prack) ?? 481;
     this.#early = early;
     this.#registrar.addSession(early);
     return early;
@@ -104,6 +126,7 @@ export class InboundCall {
     if (this.#final) return undefined;
     this.#final = true;
     this.#registrar.callFinished(this.#tx);
+    this.#reliable?.stop();
     const res = this.#response(200, sdp);
     if (this.#sessionExpires) {
       res.headers.append('Session-Expires', formatSessionExpires(this.#sessionExpires));
@@ -125,6 +148,7 @@ export class InboundCall {
     if (this.#final || status < 300) return;
     this.#final = true;
     this.#registrar.callFinished(this.#tx);
+    this.#reliable?.stop();
     this.#tx.respond(createResponse(this.request, status, reason, { toTag: this.#localTag, headers: [['Server', this.#host.userAgent]] }));
     this.#early?.endEarly();
   }
@@ -139,15 +163,23 @@ export class InboundCall {
     if (this.#final) return;
     this.#final = true;
     this.#registrar.callFinished(this.#tx);
+    this.#reliable?.stop();
     this.#tx.respond(createResponse(this.request, 487, undefined, { toTag: this.#localTag }));
     // A BYE ends the early session itself (reason remote-bye); a CANCEL leaves it to us.
     if (request.method !== 'BYE') this.#early?.endEarly();
     this.events.emit('cancel', request);
   }
 
+  /** RFC 3262 §3: no PRACK for 64*T1; the INVITE is refused with a 5xx and the early dialog ends. */
+  #unacknowledged(): void {
+    if (this.#final) return;
+    this.reject(500, 'Provisional Response Not Acknowledged');
+    this.events.emit('failed', 500);
+  }
+
   #response(status: number, sdp?: Buffer): SipResponse {
     const headers: [string, string][] = [['Contact', this.#host.contact(this.source.protocol)], ['Server', this.#host.userAgent]];
-    if (status === 200) headers.push(['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK'], ['Supported', 'timer']);
+    if (status === 200) headers.push(['Allow', 'INVITE, ACK, BYE, CANCEL, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK'], ['Supported', 'timer, 100rel']);
     return createResponse(this.request, status, undefined, {
       toTag: this.#localTag, headers,
       ...(sdp && sdp.length > 0 ? { body: sdp, contentType: 'application/sdp' } : {}),

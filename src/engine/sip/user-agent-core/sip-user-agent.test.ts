@@ -210,11 +210,45 @@ t.test('RFC 3261 17.1.2: an in-dialog request cut short by the user agent shutti
 t.test('RFC 3262 3: a PRACK matching no reliable provisional response gets 481', async (t) => {
   const { a, sa } = await establish(t);
   const { outcome } = await sendInDialog(sa.dialog, a, 'PRACK', { headers: [['RAck', '1 1 INVITE']] }, undefined);
-  t.equal(outcome.status, 481, 'our UAS never sends reliable provisionals, so nothing can be acknowledged');
+  t.equal(outcome.status, 481, 'the INVITE did not require 100rel: no provisional went reliably, so nothing can be acknowledged');
+});
+
+t.test('RFC 3262 3: an INVITE requiring 100rel gets reliable provisionals in order, PRACKed, without early SDP; then the 200', async (t) => {
+  const { ua: a } = await makeUa(t);
+  const { ua: b, tr: tb } = await makeUa(t);
+  const call = a.invite({ target: `sip:bob@127.0.0.1:${tb.udpPort}`, from: 'sip:alice@127.0.0.1', sdp: SDP_A, headers: [['Require', '100rel']] });
+  const progress: { status: number; rseq: number; require: string | undefined; body: number }[] = [];
+  const sawProgress = new Promise<void>((resolve) => call.events.on('progress', (r) => {
+    progress.push({ status: r.status, rseq: Number(r.headers.get('RSeq')), require: r.headers.get('Require'), body: r.body.length });
+    if (r.status === 183) resolve();
+  }));
+  b.events.on('invite', (invite) => {
+    invite.progress(180);
+    // Held back until the 180 is PRACKed (one outstanding at a time), and sent without its SDP.
+    invite.progress(183, SDP_B);
+    void sawProgress.then(() => invite.accept(SDP_B));
+  });
+  const accepted = new Promise<Buffer>((resolve) => call.events.on('accepted', (_s, r) => resolve(r.body)));
+  t.equal((await accepted).toString(), SDP_B.toString(), 'the answer comes in the 200');
+  t.same(progress.map((p) => [p.status, p.require, p.body]), [[180, '100rel', 0], [183, '100rel', 0]], 'both reliable, neither with SDP');
+  t.equal(progress[1]!.rseq, progress[0]!.rseq + 1, 'RSeq counts up by one');
+});
+
+t.test('RFC 3262 3: a caller that never PRACKs gets 500 for its INVITE at 64*T1, and the UAS is told', async (t) => {
+  const clock = new FakeClock();
+  const { ua: b, tr: tb } = await makeUa(t, { clock });
+  const failed = new Promise<number>((resolve) => b.events.on('invite', (invite) => {
+    invite.events.on('failed', (status) => resolve(status));
+    invite.progress(180);
+    clock.advance(64 * 500);
+  }));
+  const statuses = await inviteFromRawSocket(t, tb.udpPort, 'z9hG4bKnoprack1', 500, [['Require', '100rel']]);
+  t.equal(await failed, 500);
+  t.same(statuses.filter((s) => s !== 100), [180, 180, 180, 180, 180, 180, 180, 500], 'the 180 resent at 0.5, 1.5, 3.5, 7.5, 15.5 and 31.5 s, then the 500');
 });
 
 /** Sends one INVITE from a raw UDP socket and collects the status codes that come back. */
-async function inviteFromRawSocket(t: TapTest, uaPort: number, branch: string, until: number): Promise<number[]> {
+async function inviteFromRawSocket(t: TapTest, uaPort: number, branch: string, until: number, extra: [string, string][] = []): Promise<number[]> {
   const { createSocket } = await import('node:dgram');
   const socket = createSocket('udp4');
   t.teardown(() => { socket.close(); });
@@ -223,7 +257,7 @@ async function inviteFromRawSocket(t: TapTest, uaPort: number, branch: string, u
   const invite = [
     `INVITE sip:bob@127.0.0.1:${uaPort} SIP/2.0`, `Via: SIP/2.0/UDP 127.0.0.1:${port};branch=${branch}`, 'Max-Forwards: 70',
     'From: <sip:alice@127.0.0.1>;tag=raw1', `To: <sip:bob@127.0.0.1:${uaPort}>`, `Call-ID: ${branch}@127.0.0.1`, 'CSeq: 1 INVITE',
-    `Contact: <sip:alice@127.0.0.1:${port}>`, 'Content-Type: application/sdp', `Content-Length: ${SDP_A.length}`, '', '',
+    `Contact: <sip:alice@127.0.0.1:${port}>`, ...extra.map(([name, value]) => `${name}: ${value}`), 'Content-Type: application/sdp', `Content-Length: ${SDP_A.length}`, '', '',
   ].join('\r\n');
   const statuses: number[] = [];
   const done = new Promise<void>((resolve) => socket.on('message', (m) => {

@@ -80,9 +80,8 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
       transport: options.transport, clock: this.clock, timers: this.timers, userAgent: this.userAgent,
       capabilities: {
         methods: [...ALLOWED_METHODS],
-        // RFC 3262 as a UAS (sending reliable provisionals) is not implemented, so 100rel is not
-        // listed: an INVITE that requires it gets 420 (§8.2.2.3) instead of a broken promise.
-        extensions: ['timer'],
+        // 100rel: an INVITE that requires it gets reliable provisional responses (RFC 3262 §3).
+        extensions: ['timer', '100rel'],
         contentTypes: ['application/sdp', 'message/sipfrag', 'application/dtmf-relay', 'application/dtmf', 'multipart/mixed'],
         answerContentTypes: ['application/sdp'],
       },
