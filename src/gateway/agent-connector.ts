@@ -78,6 +78,10 @@ class CheckedWebSocketAgent implements AgentLink {
     this.#inner?.sendAudio(frame);
   }
 
+  get audioFramesDropped(): number {
+    return this.#inner?.audioFramesDropped ?? 0;
+  }
+
   sendDtmf(digit: string): boolean {
     return this.#inner?.sendDtmf(digit) ?? false;
   }

@@ -134,6 +134,8 @@ export interface AgentSession {
   start(): Promise<void>;
   /** Caller audio, 20 ms in {@link inputFormat}. Dropped while held, before ready and after close. */
   sendAudio(frame: Buffer): void;
+  /** Caller frames dropped because the platform stopped reading them (its backlog was full). */
+  readonly audioFramesDropped: number;
   /** Sends an RFC 4733 digit where the protocol carries DTMF; false when it does not. */
   sendDtmf(digit: string): boolean;
   /** The caller was put on hold: caller audio stops (custom also sends its `hold` event). */

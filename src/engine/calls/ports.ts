@@ -51,6 +51,8 @@ export interface AgentLink {
   start(): Promise<void>;
   /** Caller audio, 20 ms in `inputFormat`. */
   sendAudio(frame: Buffer): void;
+  /** Caller frames the link dropped because the agent stopped reading them. */
+  readonly audioFramesDropped?: number;
   /** An RFC 4733 digit; false when the protocol cannot carry it. */
   sendDtmf(digit: string): boolean;
   hold(): void;

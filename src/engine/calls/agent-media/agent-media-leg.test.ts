@@ -25,6 +25,7 @@ class RecordingLink implements AgentLink {
   readonly marksPlayed: string[] = [];
   readonly bargeIn: 'client' | 'platform' | undefined;
   interrupts = 0;
+  audioFramesDropped = 0;
   constructor(input: AgentAudioFormat, output: AgentAudioFormat, bargeIn?: 'client' | 'platform') {
     this.inputFormat = input;
     this.outputFormat = output;
@@ -421,6 +422,8 @@ t.test('RFC 3550 5.1: malformed and unexpected packets are dropped and counted, 
   await until('the valid packet', () => (leg.stats().packetsDropped as number) >= 5 && link.audio.length >= 1);
   t.equal(leg.stats().packetsDropped, 5);
   t.equal(link.audio[0]!.length, 160);
+  link.audioFramesDropped = 3;
+  t.equal(leg.stats().framesToAgentDropped, 3, 'frames an agent that stopped reading lost are in the call detail');
   t.doesNotThrow(() => JSON.stringify(leg.stats()));
 });
 

@@ -199,6 +199,7 @@ export class AgentMediaLeg {
       agentOutput: this.#decoder ? describeFormat(this.#decoder.format) : null,
       held: this.#held,
       framesToAgent: this.#encoder?.framesSent ?? 0,
+      framesToAgentDropped: this.#link?.audioFramesDropped ?? 0,
       ...this.#counts,
       framesToCarrier: this.#playout.framesToCarrier,
       ...this.#playout.stats,
