@@ -5,10 +5,11 @@
  * negotiated no telephone-event.
  */
 import t from 'tap';
-import { linearToUlaw } from '../../src/engine/media/index.js';
+import { linearToUlaw, parseTelephoneEvent } from '../../src/engine/media/index.js';
 import { waitFor } from '../support/gateway-harness.js';
 import { needPeer } from '../support/peers.js';
-import { callState, gatewayRtpPort, placeCall, rig } from '../support/calls-sipp-rig.js';
+import { callState, gatewayRtpPort, placeCall, rig, RtpTap } from '../support/calls-sipp-rig.js';
+import { freePort } from '../support/sip-sipp.js';
 import { ended, inboundCall, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
 
 t.test('contract 5: digits the far end sends by SIP INFO (application/dtmf-relay and application/dtmf) reach the agent as dtmf events', async (t) => {
@@ -34,6 +35,30 @@ t.test('contract 4: on a sip_trunk call, a key the carrier sends by INFO reaches
   await sippPassed(t, rig.edge, 'the edge (an INFO with Signal=5, then the BYE)');
   const done = await ended(rig.gw, live.id);
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+});
+
+t.test('RFC 4733 2.5: on a sip_trunk call, a key the carrier sends by INFO reaches an edge with telephone-event as events on the RTP', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  // The tap only records here: nothing listens on its echo port, so the edge says nothing back.
+  const tap = await RtpTap.open(t, await freePort());
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth-events.xml', edgeArgs: ['-key', 'probe_port', String(tap.port)] });
+  const carrier = await rig.call('inbound-uac-info.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await sippPassed(t, carrier, 'the carrier (its INFO answered 200, then its BYE)');
+  await sippPassed(t, rig.edge, 'the edge (no INFO: an unexpected request would have failed it; then the BYE)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+  const packets = [...tap.legs.values()].flatMap((leg) => leg.otherToFar);
+  const events = packets.filter((p) => (p[1]! & 0x7f) === 101).map((p) => ({ timestamp: p.readUInt32BE(4), marker: (p[1]! & 0x80) !== 0, event: parseTelephoneEvent(p, 12) }));
+  t.ok(events.length >= 4, `telephone-event packets reached the edge (${events.length})`);
+  t.ok(events.every((e) => e.event?.event === 5), 'all of them for the key 5');
+  t.ok(events.every((e) => e.timestamp === events[0]!.timestamp), 'one event: every packet carries its start timestamp (2.5.1.2)');
+  t.equal(events[0]!.marker, true, 'the first packet has the marker bit (2.5.1.3)');
+  const ends = events.filter((e) => e.event?.end);
+  t.equal(ends.length, 3, 'the end packet is sent three times (2.5.1.4)');
+  t.ok(events.slice(0, events.length - 3).every((e) => !e.event?.end), 'and only at the end');
+  const durations = events.map((e) => e.event?.duration ?? 0);
+  t.ok(durations.every((d, i) => i === 0 || d >= durations[i - 1]!), `durations grow, ${durations.join(', ')}`);
 });
 
 /** µ-law of a DTMF key (ITU-T Q.23: one row and one column tone, each at 8000 of 32767) for `ms`. */

@@ -22,6 +22,8 @@ const PCMU = 0;
 /** One gateway RTP leg as the relay sees it: what went to the far end, what came back. */
 interface TapLeg {
   toFar: Buffer[];
+  /** Whole RTP packets of other payload types the gateway sent (RFC 4733 events), in order. */
+  otherToFar: Buffer[];
   fromFar: Buffer[];
   /** The relay's socket toward sipp for this leg (sipp echoes to the sender). */
   upstream: Socket;
@@ -79,7 +81,7 @@ export class RtpTap {
     let leg = this.legs.get(gw);
     if (!leg) {
       const upstream = createSocket('udp4');
-      const created: TapLeg = { toFar: [], fromFar: [], upstream, injecting: false };
+      const created: TapLeg = { toFar: [], otherToFar: [], fromFar: [], upstream, injecting: false };
       upstream.bind(0, '127.0.0.1');
       upstream.on('message', (echo) => {
         if (created.injecting) return;
@@ -89,7 +91,12 @@ export class RtpTap {
       this.legs.set(gw, created);
       leg = created;
     }
-    if ((packet[1]! & 0x7f) !== PCMU) return; // audio only; RTCP and events are not what is heard
+    const payloadType = packet[1]! & 0x7f;
+    // Audio is what is heard; events are kept apart (RTCP, payload types 72-76 with the marker bit, is not RTP).
+    if (payloadType !== PCMU) {
+      if (packet.length >= 12 && (packet[1]! < 200 || packet[1]! > 204)) leg.otherToFar.push(Buffer.from(packet));
+      return;
+    }
     leg.toFar.push(payloadOf(packet));
     if (!leg.injecting) leg.upstream.send(packet, this.#echoPort, '127.0.0.1');
   }
