@@ -228,7 +228,9 @@ export abstract class SocketAgentSession implements AgentSession {
 
   protected sendRaw(data: string | Buffer): boolean {
     if (this.#socket?.readyState !== WebSocket.OPEN) return false;
-    this.#socket.send(data, { binary: typeof data !== 'string' });
+    // Text goes as its UTF-8 bytes: ws then masks it into the frame it allocates and writes once,
+    // where a string is masked in a copy written beside its header (bench/calls/ws-text-frames.ts).
+    this.#socket.send(typeof data === 'string' ? Buffer.from(data) : data, { binary: typeof data !== 'string' });
     return true;
   }
 
