@@ -1,11 +1,7 @@
-import t, { type Test } from 'tap';
-import { FakeCustomAgent } from '../../test/support/fake-agent-servers/custom-agent-server.js';
+import t from 'tap';
+import { startedCustomSession } from '../../test/support/fake-agent-servers/custom-agent-server.js';
 import { InvariantError } from '../common/errors.js';
-import { openFor, type AgentSessionSubject } from './agent-session-contract.js';
-import { openCustomAgentSession } from './custom/custom-agent-session.js';
-import {
-  MAX_AGENT_MESSAGE_BYTES, MAX_QUEUED_AUDIO_BYTES, nextAgentSessionState, type AgentSessionState, type SocketAgentSession,
-} from './socket-agent-session.js';
+import { MAX_AGENT_MESSAGE_BYTES, MAX_QUEUED_AUDIO_BYTES, nextAgentSessionState, type AgentSessionState } from './socket-agent-session.js';
 
 const STATES: AgentSessionState[] = ['idle', 'connecting', 'ready', 'closed'];
 const LEGAL = new Set(['idle>connecting', 'idle>closed', 'connecting>ready', 'connecting>closed', 'ready>closed']);
@@ -21,19 +17,8 @@ t.test('agent session state machine: every edge of the diagram is legal and ever
   t.end();
 });
 
-const custom: AgentSessionSubject = { provider: 'custom', open: openCustomAgentSession, startFake: () => FakeCustomAgent.start(), usesKey: false };
-
-async function startedCustom(t: Test) {
-  const fake = await FakeCustomAgent.start();
-  t.teardown(() => fake.core.close());
-  const { session, recorder } = openFor(t, custom, fake, { apiKey: undefined });
-  await session.start();
-  await fake.core.until(() => fake.events().includes('start'));
-  return { fake, session: session as SocketAgentSession, recorder };
-}
-
 t.test('RFC 6455 §7.4.1: a platform message over MAX_AGENT_MESSAGE_BYTES closes the socket with 1009, an error close', async (t) => {
-  const { fake, recorder } = await startedCustom(t);
+  const { fake, recorder } = await startedCustomSession(t);
   fake.core.send({ event: 'media', media: { payload: 'A'.repeat(MAX_AGENT_MESSAGE_BYTES) } });
   await recorder.until(() => recorder.closes.length === 1);
   // ws stops reading after the protocol error, so it never sees the platform's answering close: 1006 here.
@@ -43,14 +28,14 @@ t.test('RFC 6455 §7.4.1: a platform message over MAX_AGENT_MESSAGE_BYTES closes
 });
 
 t.test('a platform under the limit: a message of a minute of µ-law in base64 is taken', async (t) => {
-  const { fake, recorder } = await startedCustom(t);
+  const { fake, recorder } = await startedCustomSession(t);
   fake.sendAudio(Buffer.alloc(8000 * 60, 0x55));
   await recorder.until(() => recorder.audioBytes().length === 8000 * 60);
   t.same(recorder.closes, [], 'still open');
 });
 
 t.test('a platform that stops reading: caller audio past MAX_QUEUED_AUDIO_BYTES is dropped, then flows again', async (t) => {
-  const { fake, session, recorder } = await startedCustom(t);
+  const { fake, session, recorder } = await startedCustomSession(t);
   let media = 0;
   fake.core.onFrame = (frame) => {
     if (frame.kind === 'json' && frame.message.event === 'media') media++;

@@ -1,28 +1,11 @@
-import t, { type Test } from 'tap';
-import { agentSessionContract, openFor, type AgentSessionSubject } from '../agent-session-contract.js';
-import { FakeCustomAgent } from '../../../test/support/fake-agent-servers/custom-agent-server.js';
-import { openCustomAgentSession, type CustomAgentSession } from './custom-agent-session.js';
-
-const subject: AgentSessionSubject = {
-  provider: 'custom',
-  open: openCustomAgentSession,
-  startFake: () => FakeCustomAgent.start(),
-  usesKey: false,
-};
+import t from 'tap';
+import { agentSessionContract, openFor } from '../agent-session-contract.js';
+import { customSubject as subject, FakeCustomAgent, startedCustomSession as started } from '../../../test/support/fake-agent-servers/custom-agent-server.js';
 
 t.test('AgentSession contract', (t) => {
   agentSessionContract(t, subject);
   t.end();
 });
-
-async function started(t: Test) {
-  const fake = await FakeCustomAgent.start();
-  t.teardown(() => fake.core.close());
-  const { session, recorder } = openFor(t, subject, fake, { apiKey: undefined });
-  await session.start();
-  await fake.core.until(() => fake.events().includes('start'));
-  return { fake, session: session as CustomAgentSession, recorder };
-}
 
 t.test('contract section 5: connected, then start with the call as customParameters and µ-law 8000 mono', async (t) => {
   const { fake, session } = await started(t);

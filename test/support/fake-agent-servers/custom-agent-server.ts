@@ -3,6 +3,9 @@
  * Streams protocol (contract section 5). It waits for `start`, records what the gateway sent,
  * and can send `media`, `mark` and `clear`.
  */
+import type { Test } from 'tap';
+import { openFor, type AgentSessionSubject, type SessionRecorder } from '../../../src/providers/agent-session-contract.js';
+import { openCustomAgentSession, type CustomAgentSession } from '../../../src/providers/custom/custom-agent-session.js';
 import { FakeWsCore, type FakeAgentServer } from './fake-ws-server.js';
 
 export class FakeCustomAgent implements FakeAgentServer {
@@ -48,4 +51,22 @@ export class FakeCustomAgent implements FakeAgentServer {
   interrupt(): void {
     this.core.send({ event: 'clear', streamSid: this.streamSid() });
   }
+}
+
+/** Provider `custom` under the AgentSession contract, against this fake. */
+export const customSubject: AgentSessionSubject = {
+  provider: 'custom',
+  open: openCustomAgentSession,
+  startFake: () => FakeCustomAgent.start(),
+  usesKey: false,
+};
+
+/** A fake, and a custom session started against it that has sent its `start`; both closed at teardown. */
+export async function startedCustomSession(t: Test): Promise<{ fake: FakeCustomAgent; session: CustomAgentSession; recorder: SessionRecorder }> {
+  const fake = await FakeCustomAgent.start();
+  t.teardown(() => fake.core.close());
+  const { session, recorder } = openFor(t, customSubject, fake, { apiKey: undefined });
+  await session.start();
+  await fake.core.until(() => fake.events().includes('start'));
+  return { fake, session: session as CustomAgentSession, recorder };
 }
