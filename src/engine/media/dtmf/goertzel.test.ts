@@ -13,11 +13,19 @@ function tone(low: number, high: number, ms: number, ampLow = 6000, ampHigh = 60
   return out;
 }
 
-function detect(pcm: Int16Array, detector = new GoertzelDtmfDetector()): string {
+function detect(pcm: Int16Array, detector = new GoertzelDtmfDetector(), chunk = 160): string {
   let digits = '';
-  for (let i = 0; i < pcm.length; i += 160) digits += detector.process(pcm.subarray(i, i + 160)) ?? '';
+  for (let i = 0; i < pcm.length; i += chunk) digits += detector.process(pcm.subarray(i, i + chunk)) ?? '';
   return digits;
 }
+
+t.test('the detector takes PCM in chunks of any size: blocks span chunk boundaries and give the same digits', (t) => {
+  const keys = ['1', '5', '5', '0', '#', 'D'];
+  const pcm = Int16Array.from(keys.flatMap((k) => [...tone(...KEYPAD[k]!, 90)]));
+  // A call reports at most one digit, so no chunk may hold two (keys here come every 150 ms).
+  for (const chunk of [1, 7, 160, 205, 206, 1000]) t.equal(detect(pcm, new GoertzelDtmfDetector(), chunk), keys.join(''), `chunks of ${chunk}`);
+  t.end();
+});
 
 t.test('ITU-T Q.24: each keypad pair of the 8 DTMF frequencies is detected once', (t) => {
   for (const [digit, [low, high]] of Object.entries(KEYPAD)) t.equal(detect(tone(low, high, 100)), digit, digit);
