@@ -4,7 +4,7 @@
  * sip_trunk bridge to an agent edge; and keys sent as tones in the audio by a carrier that
  * negotiated no telephone-event.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { linearToUlaw, parseTelephoneEvent } from '../../src/engine/media/index.js';
 import { waitFor } from '../support/gateway-harness.js';
 import { needPeer } from '../support/peers.js';
@@ -26,28 +26,31 @@ t.test('contract 5: digits the far end sends by SIP INFO (application/dtmf-relay
   t.same(digits, ['5', '#'], 'the agent got "5" (Signal=5) and then "#" (application/dtmf), once each, in order');
 });
 
-t.test('contract 4: on a sip_trunk call, a key the carrier sends by INFO reaches an edge without telephone-event as an INFO', async (t) => {
-  if (!needPeer(t, 'sipp')) return;
-  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth-info.xml' });
+/**
+ * A sip_trunk call from a carrier that sends the key "5" by INFO (`inbound-uac-info.xml`) to an
+ * edge running `edgeScenario`; both sipps must pass (`edgeDoes` says what the edge checked) and
+ * the call end as the caller's hang-up.
+ */
+async function infoKeyThroughTrunk(t: Test, edgeScenario: string, edgeDoes: string, edgeArgs: string[] = []): Promise<void> {
+  const rig = await startInboundRig(t, { edgeScenario, edgeArgs });
   const carrier = await rig.call('inbound-uac-info.xml');
   const live = await inboundCall(rig.gw, rig.did);
   await sippPassed(t, carrier, 'the carrier (its INFO answered 200, then its BYE)');
-  await sippPassed(t, rig.edge, 'the edge (an INFO with Signal=5, then the BYE)');
+  await sippPassed(t, rig.edge, `the edge (${edgeDoes})`);
   const done = await ended(rig.gw, live.id);
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+}
+
+t.test('contract 4: on a sip_trunk call, a key the carrier sends by INFO reaches an edge without telephone-event as an INFO', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  await infoKeyThroughTrunk(t, 'inbound-edge-auth-info.xml', 'an INFO with Signal=5, then the BYE');
 });
 
 t.test('RFC 4733 2.5: on a sip_trunk call, a key the carrier sends by INFO reaches an edge with telephone-event as events on the RTP', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   // The tap only records here: nothing listens on its echo port, so the edge says nothing back.
   const tap = await RtpTap.open(t, await freePort());
-  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth-events.xml', edgeArgs: ['-key', 'probe_port', String(tap.port)] });
-  const carrier = await rig.call('inbound-uac-info.xml');
-  const live = await inboundCall(rig.gw, rig.did);
-  await sippPassed(t, carrier, 'the carrier (its INFO answered 200, then its BYE)');
-  await sippPassed(t, rig.edge, 'the edge (no INFO: an unexpected request would have failed it; then the BYE)');
-  const done = await ended(rig.gw, live.id);
-  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+  await infoKeyThroughTrunk(t, 'inbound-edge-auth-events.xml', 'no INFO: an unexpected request would have failed it; then the BYE', ['-key', 'probe_port', String(tap.port)]);
   const packets = [...tap.legs.values()].flatMap((leg) => leg.otherToFar);
   const events = packets.filter((p) => (p[1]! & 0x7f) === 101).map((p) => ({ timestamp: p.readUInt32BE(4), marker: (p[1]! & 0x80) !== 0, event: parseTelephoneEvent(p, 12) }));
   t.ok(events.length >= 4, `telephone-event packets reached the edge (${events.length})`);
