@@ -6,7 +6,6 @@
  */
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../src/common/clock.js';
@@ -15,6 +14,7 @@ import {
   type LocalCapabilities, type NegotiatedAudio,
 } from '../../src/engine/media/index.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
+import { freeMediaPort } from '../support/sip-sipp.js';
 import { settle, testPortPool } from '../support/rtp-peer.js';
 import { SipShim } from '../support/rtp-sip-shim.js';
 import { PLAYED_DIGITS, uacPcapScenario, uasEchoScenario } from '../support/rtp-sipp-scenarios.js';
@@ -22,28 +22,6 @@ import { PLAYED_DIGITS, uacPcapScenario, uasEchoScenario } from '../support/rtp-
 /** Packets in /usr/share/sip-tester/g711a.pcap (30 ms PCMA) and in each dtmf_2833_*.pcap. */
 const SPEECH_PACKETS = 236;
 const PACKETS_PER_DIGIT = 10;
-
-const taken = new Set<number>();
-
-/** An even UDP port with port+2 free too (sipp's -mp uses both), not handed out before. */
-async function freeMediaPort(): Promise<number> {
-  for (;;) {
-    const port = 32000 + 4 * Math.floor(Math.random() * 7000);
-    if (taken.has(port)) continue;
-    const sockets = [createSocket('udp4'), createSocket('udp4')];
-    const ok = await Promise.all(
-      sockets.map((s, i) => new Promise<boolean>((resolve) => {
-        s.once('error', () => resolve(false));
-        s.bind(port + i * 2, '127.0.0.1', () => resolve(true));
-      })),
-    );
-    sockets.forEach((s) => { try { s.close(); } catch { /* never bound */ } });
-    if (ok.every(Boolean)) {
-      taken.add(port);
-      return port;
-    }
-  }
-}
 
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));

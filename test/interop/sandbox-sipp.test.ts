@@ -3,28 +3,13 @@
  * UDP and TCP, and `uac_pcap`, which sends PCMA speech and RFC 4733 digits into the call.
  */
 import t, { type Test } from 'tap';
-import { createSocket } from 'node:dgram';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../src/common/clock.js';
 import { SandboxFarEnd } from '../../src/engine/calls/sandbox/sandbox-far-end.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { testPortPool } from '../support/rtp-peer.js';
-import { freePort, startSipp } from '../support/sip-sipp.js';
-
-/** An even UDP port with port+2 free as well (sipp's -mp binds both for audio and video). */
-async function freeMediaPort(): Promise<number> {
-  for (;;) {
-    const port = 32000 + 4 * Math.floor(Math.random() * 7000);
-    const sockets = [createSocket('udp4'), createSocket('udp4')];
-    const ok = await Promise.all(sockets.map((s, i) => new Promise<boolean>((resolve) => {
-      s.once('error', () => resolve(false));
-      s.bind(port + i * 2, '127.0.0.1', () => resolve(true));
-    })));
-    sockets.forEach((s) => { try { s.close(); } catch { /* never bound */ } });
-    if (ok.every(Boolean)) return port;
-  }
-}
+import { freeMediaPort, freePort, startSipp } from '../support/sip-sipp.js';
 
 /** A 1 kHz tone, 300 ms, as the announcement. */
 const ANNOUNCEMENT = Int16Array.from({ length: 2400 }, (_, n) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * n) / 8000)));

@@ -14,7 +14,7 @@ import { FakeCustomAgent } from './fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor, type ApiBody, type TestGateway } from './gateway-harness.js';
 import { mulawTone } from './audio-probe.js';
 import { tempWorkdir } from './peers.js';
-import { freePort, SCENARIOS, startSipp, type SippRun } from './sip-sipp.js';
+import { freeMediaPort, freePort, SCENARIOS, startSipp, type SippRun } from './sip-sipp.js';
 
 const ALLOW_LOCAL_AGENTS = 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 5';
 const PCMU = 0;
@@ -122,7 +122,7 @@ export interface Rig {
  */
 export async function rig(t: Test, scenario: string, options: { tap?: boolean; calls?: number } = {}): Promise<Rig> {
   const cwd = tempWorkdir(t);
-  const [sipPort, mediaPort] = [await freePort(), await freeEvenPort()];
+  const [sipPort, mediaPort] = [await freePort(), await freeMediaPort()];
   const tap = options.tap ? await RtpTap.open(t, mediaPort) : null;
   const gw = await startTestGateway(t, {
     yaml: ALLOW_LOCAL_AGENTS,
@@ -136,23 +136,6 @@ export async function rig(t: Test, scenario: string, options: { tap?: boolean; c
     ...(tap ? ['-key', 'probe_port', String(tap.port)] : []), '-m', String(options.calls ?? 1), '-timeout', '60s', '-timeout_error',
   ]);
   return { gw, bot, sipp, cwd, tap };
-}
-
-/**
- * An even UDP port with port+2 free too (sipp's -mp binds both), above the 30000-39999 range the
- * gateway harness takes RTP ports from. (Port 0 will not do: Linux hands out odd ports to bind.)
- */
-async function freeEvenPort(): Promise<number> {
-  for (;;) {
-    const port = 40000 + 4 * Math.floor(Math.random() * 4900);
-    const sockets = [createSocket('udp4'), createSocket('udp4')];
-    const ok = await Promise.all(sockets.map((s, i) => new Promise<boolean>((resolve) => {
-      s.once('error', () => resolve(false));
-      s.bind(port + 2 * i, '127.0.0.1', () => resolve(true));
-    })));
-    sockets.forEach((s) => { try { s.close(); } catch { /* never bound */ } });
-    if (ok.every(Boolean)) return port;
-  }
 }
 
 /** sipp's message log (`-trace_msg`), one entry per SIP message it sent or received. */

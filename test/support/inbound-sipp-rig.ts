@@ -3,14 +3,13 @@
  * a sipp agent edge (a sip_trunk agent imported with a digest credential and a DID), and a sipp
  * carrier that calls that DID. Also what the tests read back: sipp's message logs, call details.
  */
-import { createSocket } from 'node:dgram';
 import { readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { FakeElevenLabs } from './fake-agent-servers/elevenlabs-server.js';
 import { startTestGateway, waitFor, type ApiBody, type TestGateway } from './gateway-harness.js';
 import { tempWorkdir } from './peers.js';
-import { freePort, SCENARIOS, startSipp, type SippRun } from './sip-sipp.js';
+import { freeMediaPort, freePort, SCENARIOS, startSipp, type SippRun } from './sip-sipp.js';
 
 /** The edge's credential, as inbound-edge-*.xml check it. */
 export const EDGE_USER = 'gw-trunk';
@@ -33,35 +32,11 @@ export interface InboundRig {
   call(scenario: string, extra?: string[]): Promise<SippPeer>;
 }
 
-async function udpFree(port: number): Promise<boolean> {
-  const probe = createSocket('udp4');
-  const ok = await new Promise<boolean>((resolve) => {
-    probe.once('error', () => resolve(false));
-    probe.bind(port, '127.0.0.1', () => resolve(true));
-  });
-  probe.close();
-  return ok;
-}
-
-/**
- * An even UDP port with the next three free too (sipp's -mp binds an RTP/RTCP pair for audio and
- * the pair above it). Picked at random below the kernel's ephemeral range: Linux hands out odd
- * ports for bind(0), so asking it for a free port and waiting for an even one never ends.
- */
-export async function freeEvenPort(): Promise<number> {
-  for (;;) {
-    const port = 20000 + 4 * Math.floor(Math.random() * 2500);
-    let free = true;
-    for (let p = port; free && p < port + 4; p++) free = await udpFree(p);
-    if (free) return port;
-  }
-}
-
 /** Starts sipp in its own folder (with `pcap` linked to the Debian captures) on a free SIP and media port. */
 async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
   const cwd = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
-  const [port, media] = [await freePort(), await freeEvenPort()];
+  const [port, media] = [await freePort(), await freeMediaPort()];
   const run = startSipp(t, cwd, [...args, '-i', '127.0.0.1', '-p', String(port), '-mp', String(media), '-trace_msg', '-m', '1', '-timeout', '30s', '-timeout_error']);
   return { run, cwd, port };
 }

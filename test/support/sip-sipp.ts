@@ -17,6 +17,38 @@ export const SCENARIOS = join(import.meta.dirname, '..', 'interop', 'scenarios')
 /** A fixed SDP answer/offer for signalling tests (no media flows). */
 export const TEST_SDP = Buffer.from('v=0\r\no=gw 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 40000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n');
 
+/** Media ports handed out in this process, never handed out twice. */
+const mediaPortsHandedOut = new Set<number>();
+
+async function udpFree(port: number): Promise<boolean> {
+  const probe = createSocket('udp4');
+  const ok = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.bind(port, '127.0.0.1', () => resolve(true));
+  });
+  probe.close();
+  return ok;
+}
+
+/**
+ * An even UDP port with the next three free too, for sipp's `-mp` (it binds an RTP/RTCP pair for
+ * audio and the pair above it), not handed out before in this process. Picked at random in
+ * 20000-29999: below the kernel's ephemeral range (Linux hands out odd ports for bind(0), so
+ * asking for a free port and waiting for an even one never ends), and clear of the gateway
+ * harness's RTP ports (30000-39999) and of `testPortPool` (40000 and up).
+ */
+export async function freeMediaPort(): Promise<number> {
+  for (;;) {
+    const port = 20000 + 4 * Math.floor(Math.random() * 2500);
+    if (mediaPortsHandedOut.has(port)) continue;
+    let free = true;
+    for (let p = port; free && p < port + 4; p++) free = await udpFree(p);
+    if (!free) continue;
+    mediaPortsHandedOut.add(port);
+    return port;
+  }
+}
+
 /** A port free for both UDP and TCP on 127.0.0.1 at the time of the call. */
 export async function freePort(): Promise<number> {
   for (;;) {

@@ -12,9 +12,8 @@ import { createLogger } from '../../../src/common/logger.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { startGateway, type Gateway } from '../../../src/gateway.js';
 import type { ApiBody } from '../../support/gateway-harness.js';
-import { freeEvenPort } from '../../support/inbound-sipp-rig.js';
 import { tempWorkdir } from '../../support/peers.js';
-import { freePort, startSipp, type SippRun } from '../../support/sip-sipp.js';
+import { freeMediaPort, freePort, startSipp, type SippRun } from '../../support/sip-sipp.js';
 
 export const FLOOD_SCENARIOS = join(import.meta.dirname, '..', 'scenarios');
 export const DID = '+15550177';
@@ -39,7 +38,7 @@ export interface SippProc {
 export async function startSippIn(t: Test, args: string[]): Promise<SippProc> {
   const cwd = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
-  const [port, media] = [await freePort(), await freeEvenPort()];
+  const [port, media] = [await freePort(), await freeMediaPort()];
   const run = startSipp(t, cwd, [...args, '-i', '127.0.0.1', '-p', String(port), '-mp', String(media)]);
   return { run, cwd, port };
 }
