@@ -8,9 +8,9 @@ import type { SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { TimerSettings } from '../transactions/timers.js';
 import type { ResponseSender } from '../dialogs/uas-2xx-retransmission.js';
 
-/** Whether a request lists the option tag `100rel` in a header field (Require or Supported). */
-export function lists100rel(request: SipRequest, header: 'Require' | 'Supported'): boolean {
-  return request.headers.getAll(header).join(',').split(',').some((tag) => tag.trim().toLowerCase() === '100rel');
+/** Whether a request or response lists the option tag `100rel` in Require or Supported (option tags are case-insensitive). */
+export function lists100rel(message: SipRequest | SipResponse, header: 'Require' | 'Supported'): boolean {
+  return message.headers.getAll(header).some((tag) => tag.trim().toLowerCase() === '100rel');
 }
 
 /** §7.2: `RAck: response-num CSeq-num Method`. */

@@ -8,6 +8,7 @@ import type { DialogAuth, DialogHost } from '../dialogs/dialog-host.js';
 import { sendInDialog } from '../dialogs/in-dialog-request.js';
 import { SessionDialog } from '../dialogs/session-dialog.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
+import { lists100rel } from './reliable-provisionals.js';
 
 /** What the early dialogs need of the UA: dialog services and the dialog table. */
 export interface EarlyDialogHost extends DialogHost {
@@ -154,8 +155,7 @@ export class UacEarlyDialogs {
    * in the PRACK (RFC 3262 §5); the PRACK is sent without one.
    */
   #acknowledgeIfReliable(early: EarlyDialog, response: SipResponse): boolean {
-    const required = response.headers.getAll('Require').join(',');
-    if (!/(^|[\s,])100rel([\s,]|$)/i.test(required)) return true;
+    if (!lists100rel(response, 'Require')) return true;
     const rseq = Number(response.headers.get('RSeq')?.trim());
     // §7.1: RSeq is 1 to 2**31-1; a reliable 1xx without a usable one cannot be acknowledged.
     if (!Number.isInteger(rseq) || rseq < 1 || rseq > 0x7fffffff) return true;
