@@ -2,6 +2,7 @@
 import { write, type MediaDescription as SdpMedia, type SessionDescription } from 'sdp-transform';
 import { sameCodec, type CodecDescription } from './codecs.js';
 import { readRemoteDescription, type Direction, type RemoteAudio, type SdpRejection } from './sdp-description.js';
+import { acceptedCrypto, answerCrypto, cryptoLine, offerCryptoLines, type LocalSrtp, type NegotiatedSrtp } from './sdes.js';
 
 /** What we can do on one leg: our address and port, codecs in preference order, and options. */
 export interface LocalCapabilities {
@@ -18,6 +19,8 @@ export interface LocalCapabilities {
   sessionId: number;
   sessionVersion: number;
   username?: string;
+  /** SRTP with SDES keys (RFC 4568); absent is plain RTP, as `disabled`. */
+  srtp?: LocalSrtp;
 }
 
 /** The outcome of a negotiation, which the media session is configured from. */
@@ -36,6 +39,8 @@ export interface NegotiatedAudio {
   /** Our direction for this stream. */
   direction: Direction;
   rtcpMux: boolean;
+  /** The SRTP keys when the stream is RTP/SAVP, null for plain RTP. */
+  srtp: NegotiatedSrtp | null;
 }
 
 const PTIME_DEFAULT = 20;
@@ -55,9 +60,13 @@ function directionFromAnswer(answered: Direction, offered: Direction): Direction
   return answerDirection(answered, offered);
 }
 
-/** Creates an offer listing all our codecs (RFC 3264 §5). */
+/**
+ * Creates an offer listing all our codecs (RFC 3264 §5). With encryption `required` it is RTP/SAVP
+ * with one a=crypto line per suite we implement (RFC 4568 §7.1.1); otherwise plain RTP/AVP.
+ */
 export function createOffer(local: LocalCapabilities): string {
-  return writeSdp(local, local.codecs, local.direction ?? 'sendrecv', local.rtcpMux ?? false);
+  const crypto = local.srtp?.encryption === 'required' ? offerCryptoLines(local.srtp.keyring) : null;
+  return write(sessionOf(local, [buildMedia(local, local.codecs, local.direction ?? 'sendrecv', local.rtcpMux ?? false, crypto)]));
 }
 
 /**
@@ -66,12 +75,14 @@ export function createOffer(local: LocalCapabilities): string {
  * and rejects other m= lines with port 0 (§6). Null codec overlap is a 488.
  */
 export function createAnswer(offerSdp: string, local: LocalCapabilities): { sdp: string; negotiated: NegotiatedAudio } | SdpRejection {
-  const remote = readRemoteDescription(offerSdp);
+  const remote = readRemoteDescription(offerSdp, local.srtp?.encryption);
   if ('error' in remote) return remote;
-  const negotiated = negotiate(remote.audio, local, answerDirection(remote.audio.direction, local.direction ?? 'sendrecv'), remote.audio.codecs, false);
+  // The description reader only picks an RTP/SAVP stream that has a usable crypto line.
+  const srtp = remote.audio.protocol === 'RTP/SAVP' && local.srtp ? answerCrypto(remote.audio.crypto, local.srtp.keyring) : null;
+  const negotiated = negotiate(remote.audio, local, answerDirection(remote.audio.direction, local.direction ?? 'sendrecv'), remote.audio.codecs, false, srtp);
   if ('error' in negotiated) return negotiated;
   const codecs = negotiated.telephoneEvent ? [negotiated.codec, negotiated.telephoneEvent] : [negotiated.codec];
-  const audio = buildMedia(local, codecs, negotiated.direction, negotiated.rtcpMux);
+  const audio = buildMedia(local, codecs, negotiated.direction, negotiated.rtcpMux, srtp ? [cryptoLine(srtp.tag, srtp.send)] : null);
   // RFC 3264 §6: one m= line per offered one, in order; those we decline get port 0.
   const media = remote.session.media.map((m, i): SdpMedia =>
     i === remote.audio.index ? audio : { type: m.type, port: 0, protocol: m.protocol, payloads: m.payloads ?? '', rtp: [], fmtp: [] },
@@ -81,9 +92,16 @@ export function createAnswer(offerSdp: string, local: LocalCapabilities): { sdp:
 
 /** Reads the answer to an offer we made with `local` (RFC 3264 §7). */
 export function processAnswer(answerSdp: string, local: LocalCapabilities): NegotiatedAudio | SdpRejection {
-  const remote = readRemoteDescription(answerSdp);
+  // The answer keeps the offer's transport (RFC 3264 §6): RTP/SAVP only when we offered it.
+  const offeredSrtp = local.srtp?.encryption === 'required' ? local.srtp : null;
+  const remote = readRemoteDescription(answerSdp, offeredSrtp ? 'required' : 'disabled');
   if ('error' in remote) return remote;
-  return negotiate(remote.audio, local, directionFromAnswer(remote.audio.direction, local.direction ?? 'sendrecv'), remote.audio.codecs, true);
+  let srtp: NegotiatedSrtp | null = null;
+  if (offeredSrtp) {
+    srtp = acceptedCrypto(remote.audio.crypto, offeredSrtp.keyring);
+    if (srtp === null) return { error: 'no-usable-crypto', status: 488, detail: 'the answer accepts none of the offered a=crypto lines (RFC 4568 7.1.3)' };
+  }
+  return negotiate(remote.audio, local, directionFromAnswer(remote.audio.direction, local.direction ?? 'sendrecv'), remote.audio.codecs, true, srtp);
 }
 
 function negotiate(
@@ -92,6 +110,7 @@ function negotiate(
   direction: Direction,
   preference: readonly CodecDescription[],
   weOffered: boolean,
+  srtp: NegotiatedSrtp | null,
 ): NegotiatedAudio | SdpRejection {
   const isAudio = (c: CodecDescription): boolean => c.encoding !== 'telephone-event';
   const codec = preference.find((c) => isAudio(c) && local.codecs.some((l) => sameCodec(l, c)));
@@ -110,11 +129,8 @@ function negotiate(
     ptime: remote.ptime ?? local.ptime ?? PTIME_DEFAULT,
     direction,
     rtcpMux: (local.rtcpMux ?? false) && remote.rtcpMux,
+    srtp,
   };
-}
-
-function writeSdp(local: LocalCapabilities, codecs: readonly CodecDescription[], direction: Direction, rtcpMux: boolean): string {
-  return write(sessionOf(local, [buildMedia(local, codecs, direction, rtcpMux)]));
 }
 
 function sessionOf(local: LocalCapabilities, media: SdpMedia[]): SessionDescription {
@@ -128,11 +144,13 @@ function sessionOf(local: LocalCapabilities, media: SdpMedia[]): SessionDescript
   };
 }
 
-function buildMedia(local: LocalCapabilities, codecs: readonly CodecDescription[], direction: Direction, rtcpMux: boolean): SdpMedia {
+type CryptoLines = NonNullable<SdpMedia['crypto']> | null;
+
+function buildMedia(local: LocalCapabilities, codecs: readonly CodecDescription[], direction: Direction, rtcpMux: boolean, crypto: CryptoLines): SdpMedia {
   const media: SdpMedia = {
     type: 'audio',
     port: local.port,
-    protocol: 'RTP/AVP',
+    protocol: crypto ? 'RTP/SAVP' : 'RTP/AVP',
     payloads: codecs.map((c) => c.payloadType).join(' '),
     rtp: codecs.map((c) => ({ payload: c.payloadType, codec: c.encoding, rate: c.clockRate })),
     fmtp: codecs.filter((c) => c.fmtp !== undefined).map((c) => ({ payload: c.payloadType, config: c.fmtp ?? '' })),
@@ -142,5 +160,6 @@ function buildMedia(local: LocalCapabilities, codecs: readonly CodecDescription[
   // RFC 3605: name the RTCP port explicitly; with rtcp-mux (RFC 5761 §5.1.3) it is the RTP port.
   media.rtcp = { port: rtcpMux ? local.port : local.port + 1 };
   if (rtcpMux) media.rtcpMux = 'rtcp-mux';
+  if (crypto) media.crypto = crypto;
   return media;
 }

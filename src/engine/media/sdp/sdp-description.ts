@@ -1,6 +1,7 @@
 /** @module Reading the audio stream of a remote SDP (RFC 4566) into the terms the media engine needs. */
 import { parse, type MediaDescription as SdpMedia, type SessionDescription } from 'sdp-transform';
 import { resolveCodec, type CodecDescription } from './codecs.js';
+import { usableCryptoOffers, type CryptoOffer, type MediaEncryption } from './sdes.js';
 
 /** RFC 3264 §5.1 stream direction, from the sender's point of view. */
 export type Direction = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
@@ -15,6 +16,10 @@ export interface SdpAddress {
 export interface RemoteAudio {
   /** Index of the m= line, so an answer can keep the offer's order (RFC 3264 §6). */
   index: number;
+  /** RTP/SAVP (SRTP, RFC 3711) or plain RTP/AVP. */
+  protocol: 'RTP/AVP' | 'RTP/SAVP';
+  /** The usable a=crypto lines of an RTP/SAVP stream, in the sender's order (RFC 4568); empty for RTP/AVP. */
+  crypto: CryptoOffer[];
   rtp: SdpAddress;
   /** From a=rtcp (RFC 3605), else the RTP port + 1 (RFC 3550 §11). */
   rtcp: SdpAddress;
@@ -29,7 +34,7 @@ export interface RemoteAudio {
 
 /** A remote description that cannot be used, with the SIP status the caller answers with. */
 export interface SdpRejection {
-  error: 'malformed-sdp' | 'no-audio' | 'no-common-codec';
+  error: 'malformed-sdp' | 'no-audio' | 'no-common-codec' | 'no-usable-crypto';
   /** RFC 3261 §21.4.26 488 Not Acceptable Here for both. */
   status: 488 | 400;
   detail: string;
@@ -41,8 +46,11 @@ export interface RemoteDescription {
   audio: RemoteAudio;
 }
 
-/** Parses `sdp` and picks its first audio stream with a non-zero port. */
-export function readRemoteDescription(sdp: string): RemoteDescription | SdpRejection {
+/**
+ * Parses `sdp` and picks its audio stream: the first with a non-zero port in a transport that
+ * `encryption` lets us speak, RTP/SAVP before RTP/AVP.
+ */
+export function readRemoteDescription(sdp: string, encryption: MediaEncryption = 'disabled'): RemoteDescription | SdpRejection {
   let session: SessionDescription;
   try {
     session = parse(sdp);
@@ -52,15 +60,9 @@ export function readRemoteDescription(sdp: string): RemoteDescription | SdpRejec
   if (session.version !== 0 || !Array.isArray(session.media)) {
     return { error: 'malformed-sdp', status: 400, detail: 'v=0 and m= lines required' };
   }
-  // Plain RTP only: an answer must keep the offer's transport (RFC 3264 6), and SRTP (RTP/SAVP,
-  // RTP/SAVPF) or other profiles would be answered with a protocol we cannot speak. An offer that
-  // also has a plain RTP/AVP audio stream gets that one; the others are declined with port 0.
-  const index = session.media.findIndex((m) => m.type === 'audio' && m.port !== 0 && m.protocol === 'RTP/AVP');
-  const media = session.media[index];
-  if (!media) {
-    const other = session.media.find((m) => m.type === 'audio' && m.port !== 0);
-    return { error: 'no-audio', status: 488, detail: other ? `audio over ${other.protocol} is not supported (RTP/AVP only)` : 'no active audio stream' };
-  }
+  const chosen = chooseAudio(session.media, encryption);
+  if ('error' in chosen) return chosen;
+  const { index, media, crypto } = chosen;
   // RFC 4566 §5.7: a media-level c= overrides the session-level one.
   const address = media.connection?.ip ?? session.connection?.ip;
   if (address === undefined) return { error: 'malformed-sdp', status: 400, detail: 'no c= line for audio' };
@@ -70,6 +72,8 @@ export function readRemoteDescription(sdp: string): RemoteDescription | SdpRejec
     session,
     audio: {
       index,
+      protocol: crypto.length > 0 ? 'RTP/SAVP' : 'RTP/AVP',
+      crypto,
       rtp: { address, port: media.port },
       rtcp: { address: media.rtcp?.address ?? address, port: media.rtcp?.port ?? (rtcpMux ? media.port : media.port + 1) },
       rtcpMux,
@@ -79,6 +83,34 @@ export function readRemoteDescription(sdp: string): RemoteDescription | SdpRejec
       onHold: direction === 'sendonly' || direction === 'inactive' || address === '0.0.0.0',
     },
   };
+}
+
+/**
+ * The audio stream we can speak. An answer must keep the offer's transport (RFC 3264 §6), so a
+ * stream in a profile we do not implement (RTP/SAVPF, DTLS-SRTP) is never answered as another:
+ * an offer that also has a stream we can speak gets that one, the others declined with port 0.
+ * RTP/SAVP needs a crypto line we can use (RFC 4568 §7.1.2), else it counts as not speakable.
+ */
+function chooseAudio(all: SdpMedia[], encryption: MediaEncryption): { index: number; media: SdpMedia; crypto: CryptoOffer[] } | SdpRejection {
+  const audio = all.map((media, index) => ({ media, index })).filter(({ media }) => media.type === 'audio' && media.port !== 0);
+  if (encryption !== 'disabled') {
+    for (const { media, index } of audio) {
+      if (media.protocol !== 'RTP/SAVP') continue;
+      const crypto = usableCryptoOffers(media);
+      if (crypto.length > 0) return { index, media, crypto };
+    }
+  }
+  if (encryption !== 'required') {
+    const plain = audio.find(({ media }) => media.protocol === 'RTP/AVP');
+    if (plain) return { ...plain, crypto: [] };
+  }
+  const other = audio[0]?.media;
+  if (other === undefined) return { error: 'no-audio', status: 488, detail: 'no active audio stream' };
+  if (other.protocol === 'RTP/SAVP' && encryption !== 'disabled') {
+    return { error: 'no-usable-crypto', status: 488, detail: 'no a=crypto line with a suite, key and parameters we support (RFC 4568)' };
+  }
+  const speakable = encryption === 'required' ? 'RTP/SAVP with SDES keys' : encryption === 'allowed' ? 'RTP/AVP or RTP/SAVP with SDES keys' : 'RTP/AVP';
+  return { error: 'no-audio', status: 488, detail: `audio over ${other.protocol} is not accepted here (${speakable} only)` };
 }
 
 function codecsOf(media: SdpMedia): CodecDescription[] {
