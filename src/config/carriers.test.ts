@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { isAddressOrCidr, loadCarriers, parseCarriers } from './carriers.js';
+import { isAddressOrCidr, loadCarriers, parseCarriers, sdesExposure } from './carriers.js';
 
 t.test('contract 8: the example carriers file is valid and fully defaulted', (t) => {
   const carriers = loadCarriers(new URL('../../sbc-config/carriers.example.yaml', import.meta.url).pathname);
@@ -10,6 +10,8 @@ t.test('contract 8: the example carriers file is valid and fully defaulted', (t)
   t.equal(lab.outbound?.from_format, 'e164', 'default From format');
   t.equal(lab.inbound?.did_from, 'request_uri');
   t.equal(lab.max_concurrent_calls, 1000);
+  t.equal(lab.media_encryption, 'disabled', 'plain RTP by default');
+  t.equal(carriers[0]!.media_encryption, 'required');
   t.ok(readFileSync(new URL('../../sbc-config/carriers.example.yaml', import.meta.url), 'utf8').includes('sandbox'));
   t.same(loadCarriers(undefined), [], 'no file, no carriers');
   t.end();
@@ -30,5 +32,25 @@ t.test('contract 8: mistakes name the carrier and the key', (t) => {
 t.test('addresses and CIDRs of both families', (t) => {
   for (const ok of ['203.0.113.7', '203.0.113.0/24', '0.0.0.0/0', '2001:db8::1', '2001:db8::/32']) t.ok(isAddressOrCidr(ok), ok);
   for (const bad of ['203.0.113.0/33', '2001:db8::/129', 'gw.example.net', '10.0.0.1/', '10.0.0.1/8/8', '']) t.notOk(isAddressOrCidr(bad), bad);
+  t.end();
+});
+
+t.test('RFC 4568 8.3: SDES keys are only private over TLS signalling; the start says which carriers expose them', (t) => {
+  const carrier = (yaml: string) => parseCarriers(`carriers:\n  - name: acme\n${yaml}`, 'c.yaml')[0]!;
+  t.equal(carrier('    outbound: { uri: "sip:gw.example.net" }\n').media_encryption, 'disabled', 'plain RTP unless asked');
+  const table: [string, string, boolean, RegExp | null][] = [
+    ['disabled never exposes keys', '    outbound: { uri: "sip:gw.example.net" }\n', false, null],
+    ['a UDP outbound URI', '    media_encryption: required\n    outbound: { uri: "sip:gw.example.net" }\n', true, /outbound\.uri/],
+    ['a transport=tls URI', '    media_encryption: required\n    outbound: { uri: "sip:gw.example.net;transport=tls" }\n', true, null],
+    ['a sips: URI', '    media_encryption: allowed\n    outbound: { uri: "sips:gw.example.net" }\n', true, null],
+    ['inbound without a TLS listener', '    media_encryption: allowed\n    inbound: { sources: [192.0.2.1] }\n', false, /no sip\.tls listener/],
+    ['inbound with one', '    media_encryption: allowed\n    inbound: { sources: [192.0.2.1] }\n', true, null],
+  ];
+  for (const [name, yaml, tls, exposed] of table) {
+    const found = sdesExposure(carrier(yaml), tls);
+    if (exposed === null) t.equal(found, null, name);
+    else t.match(found, exposed, name);
+  }
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    media_encryption: dtls\n', 'c.yaml'), { message: /media_encryption must be one of "disabled", "allowed", "required"/ });
   t.end();
 });

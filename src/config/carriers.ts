@@ -45,6 +45,11 @@ const CarrierSchema = Type.Object(
     codecs: Type.Array(StringEnum(['PCMU', 'PCMA', 'G722', 'telephone-event']), { default: ['PCMU', 'PCMA', 'telephone-event'], minItems: 1 }),
     max_concurrent_calls: Type.Integer({ minimum: 1, default: 1000 }),
     transfer: StringEnum(['bridge', 'refer'], { default: 'bridge' }),
+    /**
+     * SRTP with SDES keys (RFC 3711, RFC 4568): `disabled` plain RTP only; `allowed` answers SRTP
+     * offers with SRTP and offers plain RTP; `required` offers and accepts SRTP only.
+     */
+    media_encryption: StringEnum(['disabled', 'allowed', 'required'], { default: 'disabled' }),
     /** OPTIONS keep-alive to the outbound target, in seconds (0 = off). */
     options_ping_s: Type.Integer({ minimum: 0, default: 30 }),
   },
@@ -99,6 +104,19 @@ export function parseCarriers(text: string, where: string): CarrierConfig[] {
     }
   }
   return result.value.carriers;
+}
+
+/**
+ * Why a carrier's SRTP keys could be read on the wire, or null. SDES puts the master keys in the
+ * SDP, so RFC 4568 §8.3 requires the signalling to be secured (TLS): outbound INVITEs need a
+ * `sips:` or `transport=tls` URI, inbound ones a TLS listener the carrier can use.
+ */
+export function sdesExposure(carrier: CarrierConfig, tlsListening: boolean): string | null {
+  if (carrier.media_encryption === 'disabled') return null;
+  const uri = carrier.outbound?.uri;
+  if (uri !== undefined && !/^sips:|;transport=tls\b/i.test(uri)) return 'outbound.uri is not sips: or transport=tls';
+  if (carrier.inbound !== undefined && !tlsListening) return 'inbound INVITEs can only come over UDP or TCP (no sip.tls listener)';
+  return null;
 }
 
 /** Reads the carriers file; no file means no carriers besides the sandbox. */

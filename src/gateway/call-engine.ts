@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
-import { SANDBOX_CARRIER, type CarrierConfig } from '../config/carriers.js';
+import { SANDBOX_CARRIER, sdesExposure, type CarrierConfig } from '../config/carriers.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
@@ -66,7 +66,7 @@ function carrierProfile(c: CarrierConfig): CarrierProfile {
   return {
     name: c.name, outboundUri: c.outbound?.uri ?? null, credentials: c.outbound?.auth, numberFormat: c.outbound?.from_format ?? 'e164',
     countryCode: c.outbound?.country_code, codecs: c.codecs, maxConcurrentCalls: c.max_concurrent_calls, transfer: c.transfer, sandbox: false,
-    didFrom: c.inbound?.did_from ?? 'request_uri',
+    didFrom: c.inbound?.did_from ?? 'request_uri', mediaEncryption: c.media_encryption,
   };
 }
 
@@ -180,9 +180,13 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     throw err;
   }
   const carriers = new Map<string, CarrierProfile>(o.carriers.map((c) => [c.name, carrierProfile(c)]));
+  for (const c of o.carriers) {
+    const exposure = sdesExposure(c, config.sip.tls !== undefined);
+    if (exposure) logger.warn({ carrier: c.name, media_encryption: c.media_encryption }, `SRTP keys of this carrier cross the network readable: ${exposure}`);
+  }
   carriers.set(SANDBOX_CARRIER, {
     name: SANDBOX_CARRIER, outboundUri: sandbox.uri, numberFormat: 'e164', codecs: ['PCMU', 'PCMA', 'telephone-event'],
-    maxConcurrentCalls: 1000, transfer: 'bridge', sandbox: true, didFrom: 'request_uri',
+    maxConcurrentCalls: 1000, transfer: 'bridge', sandbox: true, didFrom: 'request_uri', mediaEncryption: 'disabled',
     mediaAddress: isUnspecified(rtpBindAddress) ? '127.0.0.1' : rtpBindAddress,
   });
 

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { correlationPeak, samples8k } from '../support/audio-probe.js';
 import { interopRequired, needPeer, peerPath, tempWorkdir } from '../support/peers.js';
 import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
 import { startMiniB2bua, type MiniB2bua } from '../support/mini-b2bua.js';
@@ -29,36 +30,6 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const guard = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms); });
   return Promise.race([p, guard]).finally(() => clearTimeout(timer));
-}
-
-/** Any WAV (or other sox input) as 8 kHz mono signed 16-bit samples, through sox. */
-function samples8k(path: string): Int16Array {
-  const raw = execFileSync('sox', [path, '-t', 'raw', '-r', String(RATE), '-c', '1', '-e', 'signed', '-b', '16', '-'], { maxBuffer: 64 << 20 });
-  return new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
-}
-
-/**
- * The peak over all lags of the normalized cross-correlation of `source` against `recording`:
- * sum(x[n]·y[n+lag]) / sqrt(sum x² · sum y²[window]), 1.0 for an exact (scaled) copy.
- */
-function correlationPeak(source: Int16Array, recording: Int16Array): { peak: number; lag: number } {
-  let sx = 0;
-  for (const v of source) sx += v * v;
-  // Energy of the recording window starting at each lag, kept as a running sum.
-  let sy = 0;
-  for (let i = 0; i < source.length && i < recording.length; i++) sy += recording[i]! * recording[i]!;
-  let best = { peak: 0, lag: 0 };
-  for (let lag = 0; lag + source.length <= recording.length; lag++) {
-    let dot = 0;
-    for (let i = 0; i < source.length; i++) dot += source[i]! * recording[lag + i]!;
-    const norm = Math.sqrt(sx * sy);
-    const c = norm > 0 ? dot / norm : 0;
-    if (c > best.peak) best = { peak: c, lag };
-    const out = recording[lag]!;
-    const incoming = recording[lag + source.length] ?? 0;
-    sy += incoming * incoming - out * out;
-  }
-  return best;
 }
 
 /** What pocketsphinx hears in a 16 kHz mono WAV, restricted to a small JSGF grammar. */

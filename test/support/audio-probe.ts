@@ -1,4 +1,8 @@
-/** @module Audio checks for end-to-end tests: a µ-law test tone, and how strong one frequency is in µ-law audio. */
+/**
+ * @module Audio checks for end-to-end tests: a µ-law test tone, how strong one frequency is in
+ * µ-law audio, and how closely a recording carries a known signal.
+ */
+import { execFileSync } from 'node:child_process';
 import { linearToUlaw, ulawToLinear } from '../../src/engine/media/index.js';
 
 const RATE = 8000;
@@ -29,6 +33,36 @@ export function toneLevel(mulaw: Buffer, hz: number): number {
     }
     const power = s1 * s1 + s2 * s2 - coeff * s1 * s2;
     best = Math.max(best, (2 * Math.sqrt(Math.max(power, 0))) / block);
+  }
+  return best;
+}
+
+/** Any WAV (or other sox input) as 8 kHz mono signed 16-bit samples, through sox. */
+export function samples8k(path: string): Int16Array {
+  const raw = execFileSync('sox', [path, '-t', 'raw', '-r', String(RATE), '-c', '1', '-e', 'signed', '-b', '16', '-'], { maxBuffer: 64 << 20 });
+  return new Int16Array(raw.buffer, raw.byteOffset, raw.length >> 1);
+}
+
+/**
+ * The peak over all lags of the normalized cross-correlation of `source` against `recording`:
+ * sum(x[n]·y[n+lag]) / sqrt(sum x² · sum y²[window]), 1.0 for an exact (scaled) copy.
+ */
+export function correlationPeak(source: Int16Array, recording: Int16Array): { peak: number; lag: number } {
+  let sx = 0;
+  for (const v of source) sx += v * v;
+  // Energy of the recording window starting at each lag, kept as a running sum.
+  let sy = 0;
+  for (let i = 0; i < source.length && i < recording.length; i++) sy += recording[i]! * recording[i]!;
+  let best = { peak: 0, lag: 0 };
+  for (let lag = 0; lag + source.length <= recording.length; lag++) {
+    let dot = 0;
+    for (let i = 0; i < source.length; i++) dot += source[i]! * recording[lag + i]!;
+    const norm = Math.sqrt(sx * sy);
+    const c = norm > 0 ? dot / norm : 0;
+    if (c > best.peak) best = { peak: c, lag };
+    const out = recording[lag]!;
+    const incoming = recording[lag + source.length] ?? 0;
+    sy += incoming * incoming - out * out;
   }
   return best;
 }

@@ -29,6 +29,8 @@ export interface BaresipPeerOptions {
   autoAnswer: boolean;
   /** RTP port range, e.g. `31000-31099`; distinct per peer so two baresips never race for one. */
   rtpPorts: string;
+  /** `srtp-mand`: SRTP with SDES keys (RFC 4568) in RTP/SAVP, required both ways (baresip's srtp module). */
+  mediaenc?: 'srtp-mand';
 }
 
 /** A running baresip. */
@@ -89,6 +91,7 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
     'module_path /usr/lib/baresip/modules',
     // aufile is only a source in baresip 1.0; the sndfile filter dumps both directions to WAVs.
     'module g711.so', 'module aufile.so', 'module sndfile.so',
+    ...(o.mediaenc ? ['module srtp.so'] : []),
     `snd_path ${o.dir}`,
     'module_app account.so', 'module_app menu.so', 'module_app ctrl_tcp.so',
     `ctrl_tcp_listen 127.0.0.1:${o.ctrlPort}`,
@@ -97,7 +100,8 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
   ].join('\n'));
   // G.711 only (PCMU first), so both calls use the codec our bridge relays without resampling.
   const answer = o.autoAnswer ? ';answermode=auto' : '';
-  writeFileSync(join(o.dir, 'accounts'), `<sip:${o.user}@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA${answer}\n`);
+  const mediaenc = o.mediaenc ? `;mediaenc=${o.mediaenc}` : '';
+  writeFileSync(join(o.dir, 'accounts'), `<sip:${o.user}@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA${answer}${mediaenc}\n`);
   const child = spawn('baresip', ['-f', o.dir, '-4'], { cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];

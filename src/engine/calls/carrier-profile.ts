@@ -3,7 +3,7 @@
  * wants numbers written, its credentials, codecs, limit and transfer method. Built from the
  * carriers file by the composition root; the built-in sandbox is one more profile.
  */
-import { CODECS, type CodecDescription } from '../media/index.js';
+import { CODECS, type CodecDescription, type MediaEncryption } from '../media/index.js';
 
 export type NumberFormat = 'e164' | 'e164_no_plus' | 'national';
 export type CodecName = 'PCMU' | 'PCMA' | 'G722' | 'telephone-event';
@@ -21,6 +21,8 @@ export interface CarrierProfile {
   /** Where the dialled number of an inbound INVITE is read (contract section 8). */
   didFrom: 'request_uri' | 'to';
   transfer: 'bridge' | 'refer';
+  /** SRTP on its legs (see `MediaEncryption`). */
+  mediaEncryption: MediaEncryption;
   /** Address advertised in our SDP toward this carrier, when not the gateway's own (the loopback sandbox). */
   mediaAddress?: string;
   /** Calls over it are sandbox calls (only sandbox keys may place them). */

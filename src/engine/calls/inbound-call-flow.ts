@@ -81,6 +81,7 @@ export class InboundCallFlow extends CallFlow {
     const answer = createAnswer(this.#invite.offer.toString('utf8'), caps);
     if (isSdpRejection(answer)) {
       // RFC 3264 6: no common codec (or no offer we can read) is a 488.
+      this.call.log.info({ sdp: answer.error, detail: answer.detail }, 'offer refused');
       this.#reject(488, { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
       return null;
     }

@@ -4,7 +4,7 @@
  * the media, a session refresh) with the same port and codec, per RFC 3264 section 8.
  */
 import {
-  createAnswer, createOffer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+  createAnswer, createOffer, isSdpRejection, SrtpKeyring, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import type { SessionDialog } from '../sip/index.js';
 import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
@@ -16,14 +16,19 @@ export function legCapabilities(address: string, rtp: RtpSession, codecs: readon
   return { address, port: rtp.localPort, codecs, sessionId, sessionVersion: 1 };
 }
 
-/** What we offer or answer toward a carrier: its media address (the sandbox's is loopback) and its codecs. */
+/**
+ * What we offer or answer toward a carrier: its media address (the sandbox's is loopback), its
+ * codecs, and its media encryption with keys of the leg's own.
+ */
 export function carrierLegCapabilities(ctx: Pick<CallEngineContext, 'mediaAddress'>, carrier: CarrierProfile, rtp: RtpSession, codecs = carrierCodecs(carrier)): LocalCapabilities {
-  return legCapabilities(carrier.mediaAddress ?? ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+  const caps = legCapabilities(carrier.mediaAddress ?? ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+  return carrier.mediaEncryption === 'disabled' ? caps : { ...caps, srtp: { encryption: carrier.mediaEncryption, keyring: new SrtpKeyring() } };
 }
 
-/** Points the RTP session at the far end of a negotiation (RTCP per RFC 3605 or rtcp-mux). */
+/** Points the RTP session at the far end of a negotiation (RTCP per RFC 3605 or rtcp-mux) and keys its SRTP, if any. */
 export function wireRemote(rtp: RtpSession, audio: NegotiatedAudio): void {
   rtp.setRemote(audio.remote.rtp, { rtcp: audio.remote.rtcp, rtcpMux: audio.rtcpMux });
+  rtp.setSrtp(audio.srtp ? { send: audio.srtp.send, receive: audio.srtp.receive } : null);
 }
 
 export class RemoteLeg {
@@ -54,7 +59,9 @@ export class RemoteLeg {
   #answerReoffer(offer: Buffer): Buffer | undefined {
     const codecs = [this.#audio.codec, ...(this.#audio.telephoneEvent ? [this.#audio.telephoneEvent] : [])];
     this.#caps.sessionVersion += 1;
-    const caps = { ...this.#caps, codecs };
+    // A call that is encrypted stays encrypted: a re-offer may change keys, not drop them.
+    const srtp = this.#audio.srtp && this.#caps.srtp ? { ...this.#caps.srtp, encryption: 'required' as const } : this.#caps.srtp;
+    const caps = { ...this.#caps, codecs, ...(srtp ? { srtp } : {}) };
     if (offer.length === 0) return this.#offerInAnswer(caps);
     const result = createAnswer(offer.toString('utf8'), caps);
     if (isSdpRejection(result)) return undefined;
@@ -83,6 +90,9 @@ export class RemoteLeg {
     const stats = this.rtp.stats();
     return {
       codec: this.#audio.codec.encoding,
+      srtp: stats.srtpSuite,
+      packets_unauthenticated: stats.packetsUnauthenticated,
+      rtcp_unauthenticated: stats.rtcpUnauthenticated,
       local_rtp_port: stats.localPort,
       remote_rtp: stats.remote ? `${stats.remote.address}:${stats.remote.port}` : null,
       packets_sent: stats.packetsSent,

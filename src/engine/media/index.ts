@@ -1,4 +1,4 @@
-/** @module Public surface of the media engine: RTP sessions, SDP offer/answer, DTMF, the bridge, codecs, the audio pipeline, VAD and recording. */
+/** @module Public surface of the media engine: RTP sessions, SRTP, SDP offer/answer, DTMF, the bridge, codecs, the audio pipeline, VAD and recording. */
 export * from './rtp/packet.js';
 export * from './rtp/sequencer.js';
 export * from './rtp/port-pool.js';
@@ -10,6 +10,9 @@ export * from './rtp/rtp-session.js';
 export * from './sdp/codecs.js';
 export * from './sdp/sdp-description.js';
 export * from './sdp/offer-answer.js';
+export * from './sdp/sdes.js';
+export * from './srtp/srtp-suite.js';
+export * from './srtp/srtp-transform.js';
 export * from './dtmf/rfc4733.js';
 export * from './dtmf/goertzel.js';
 export * from './dtmf/sip-info.js';

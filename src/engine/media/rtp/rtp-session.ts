@@ -8,6 +8,7 @@ import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
 import type { ReceptionSnapshot } from './reception-stats.js';
 import { RtpSequencer } from './sequencer.js';
 import { bindUdp } from './udp-socket.js';
+import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
 
 /** Options of {@link RtpSession.open}; times in milliseconds. */
 export interface RtpSessionOptions {
@@ -58,6 +59,12 @@ export interface RtpSessionStats {
   packetsRejected: number;
   /** Datagrams on the RTP port that are neither RTP version 2 nor RTCP (too short, another version). */
   packetsInvalid: number;
+  /** The SRTP suite in use, or null for plain RTP. */
+  srtpSuite: string | null;
+  /** SRTP packets dropped for a wrong authentication tag or as replays (RFC 3711 §3.3). */
+  packetsUnauthenticated: number;
+  /** The same for RTCP: SRTCP that fails, and RTCP sent in the clear (some peers send clear keep-alives). */
+  rtcpUnauthenticated: number;
   reception: ReceptionSnapshot;
   remoteReport: RemoteReport | null;
 }
@@ -73,7 +80,8 @@ export interface RtpSessionStats {
  * one (a transferred source) or the latched source went silent for `relatchIdleMs` (a NAT
  * rebinding). So random, malformed or stray datagrams never steal the stream; a sender that
  * knows the port and sends a well-formed RTP stream under a new SSRC can, as symmetric RTP
- * without SRTP allows.
+ * without SRTP allows. With SRTP ({@link RtpSession.setSrtp}) every packet is authenticated
+ * before anything else looks at it, so only the keyholder can latch.
  */
 export class RtpSession {
   delegate: RtpSessionDelegate = {};
@@ -98,6 +106,9 @@ export class RtpSession {
   #rejected = 0;
   #invalid = 0;
   #accepted = 0;
+  #unauthenticated = 0;
+  #rtcpUnauthenticated = 0;
+  #srtp: SrtpTransform | null = null;
   #timeoutTimer: TimerHandle | null = null;
   #rtcpTimer: TimerHandle | null = null;
   #timedOut = false;
@@ -158,6 +169,11 @@ export class RtpSession {
     this.#remoteRtcp = this.#rtcpMux ? null : (options.rtcp ?? { address: rtp.address, port: rtp.port + 1 });
   }
 
+  /** Protects the stream with SRTP from now on (keys repeated from before keep their contexts), or stops (null). */
+  setSrtp(keys: SrtpKeys | null): void {
+    this.#srtp = keys === null ? null : SrtpTransform.for(keys, this.#srtp);
+  }
+
   get remote(): MediaAddress | null {
     return this.#remote;
   }
@@ -176,7 +192,7 @@ export class RtpSession {
     const now = this.#clock.monotonic();
     this.sequencer.rewrite(packet, source, now, advancesClock);
     this.#reporter.onRtpSent(packet.length - RTP_HEADER_SIZE, rtpTimestamp(packet), now);
-    this.#rtp.send(packet, remote.port, remote.address);
+    this.#rtp.send(this.#srtp ? this.#srtp.sender.protectRtp(packet) : packet, remote.port, remote.address);
   }
 
   stats(): RtpSessionStats {
@@ -189,6 +205,9 @@ export class RtpSession {
       packetsReceived: this.#accepted,
       packetsRejected: this.#rejected,
       packetsInvalid: this.#invalid,
+      srtpSuite: this.#srtp?.suite ?? null,
+      packetsUnauthenticated: this.#unauthenticated,
+      rtcpUnauthenticated: this.#rtcpUnauthenticated,
       reception: this.#reporter.receptionSnapshot(),
       remoteReport: this.#reporter.remote,
     };
@@ -196,7 +215,7 @@ export class RtpSession {
 
   describe(): string {
     const remote = this.#remote ? `${this.#remote.address}:${this.#remote.port}` : 'no remote';
-    return `rtp ${this.localPort} -> ${remote}${this.#latched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}`;
+    return `rtp ${this.localPort} -> ${remote}${this.#latched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}${this.#srtp ? ' srtp' : ''}`;
   }
 
   /** Idempotent: stops timers, closes both sockets and returns the port to the pool. */
@@ -210,11 +229,17 @@ export class RtpSession {
     this.#ports.release(this.localPort);
   }
 
-  readonly #onRtpDatagram = (msg: Buffer, rinfo: RemoteInfo): void => {
+  readonly #onRtpDatagram = (datagram: Buffer, rinfo: RemoteInfo): void => {
     // RFC 5761 §4: with rtcp-mux, RTCP arrives on the RTP port and is told apart by its type.
-    if (isRtcpPacket(msg)) return this.#onRtcpDatagram(msg, rinfo);
-    if (msg.length < RTP_HEADER_SIZE || msg[0]! >> 6 !== 2) {
+    if (isRtcpPacket(datagram)) return this.#onRtcpDatagram(datagram, rinfo);
+    if (datagram.length < RTP_HEADER_SIZE || datagram[0]! >> 6 !== 2) {
       this.#invalid++;
+      return;
+    }
+    // RFC 3711 §3.3: authenticate (and drop replays) before the packet can latch or count.
+    const msg = this.#srtp ? this.#srtp.receiver.unprotectRtp(datagram) : datagram;
+    if (msg === null) {
+      this.#unauthenticated++;
       return;
     }
     const now = this.#clock.monotonic();
@@ -257,7 +282,12 @@ export class RtpSession {
     return true;
   }
 
-  readonly #onRtcpDatagram = (msg: Buffer, rinfo: RemoteInfo): void => {
+  readonly #onRtcpDatagram = (datagram: Buffer, rinfo: RemoteInfo): void => {
+    const msg = this.#srtp ? this.#srtp.receiver.unprotectRtcp(datagram) : datagram;
+    if (msg === null) {
+      this.#rtcpUnauthenticated++;
+      return;
+    }
     // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched, from the latched host only.
     if (this.#latched && !this.#rtcpMux && rinfo.address === this.#remote?.address) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port };
     this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
@@ -292,6 +322,7 @@ export class RtpSession {
     if (target === null) return;
     const report = this.#reporter.buildReport(this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
     if (report === null) return;
-    (this.#rtcpMux || this.#rtcp === null ? this.#rtp : this.#rtcp).send(report, target.port, target.address);
+    const packet = this.#srtp ? this.#srtp.sender.protectRtcp(report) : report;
+    (this.#rtcpMux || this.#rtcp === null ? this.#rtp : this.#rtcp).send(packet, target.port, target.address);
   }
 }
