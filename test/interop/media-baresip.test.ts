@@ -42,7 +42,7 @@ function recognise(wav16k: string, dir: string): string {
 }
 
 /** baresip B (auto-answer, playing `bWav`), the B2BUA towards it, and baresip A (playing `aWav`) calling through it. */
-async function bridgedCall(t: Test, dir: string, aWav: string, bWav: string): Promise<{ a: BaresipPeer; b: BaresipPeer; b2bua: MiniB2bua; bridge: MediaBridge }> {
+async function bridgedCall(t: Test, dir: string, aWav: string, bWav: string, mediaenc?: 'srtp-mand'): Promise<{ a: BaresipPeer; b: BaresipPeer; b2bua: MiniB2bua; bridge: MediaBridge }> {
   const [dirA, dirB] = [join(dir, 'a'), join(dir, 'b')];
   mkdirSync(dirA);
   mkdirSync(dirB);
@@ -50,11 +50,12 @@ async function bridgedCall(t: Test, dir: string, aWav: string, bWav: string): Pr
   const bPorts = await baresipPorts();
   const bSipPort = bPorts.sipPort;
   const b = startBaresipPeer(t, {
-    dir: dirB, ...bPorts, sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+    dir: dirB, ...bPorts, sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, ...(mediaenc ? { mediaenc } : {}),
   });
-  const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${bSipPort}`);
+  const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${bSipPort}`, mediaenc ? 'required' : 'disabled');
   const a = startBaresipPeer(t, {
     dir: dirA, ...(await baresipPorts()), sourceWav: aWav, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
+    ...(mediaenc ? { mediaenc } : {}),
   });
   await Promise.all([a.waitFor(/baresip is ready/), b.waitFor(/baresip is ready/)]);
   await a.command('dial', `sip:bob@127.0.0.1:${b2bua.sipPort}`);
@@ -134,4 +135,24 @@ t.test('RFC 3261 15.1.2: the callee hangs up; the B2BUA answers its BYE and ends
   await within(a.waitFor(/terminated|closed/i), 10_000, 'A saw the call end');
   t.equal(b2bua.dialogCount(), 0, 'both dialogs are gone');
   await Promise.all([a.stop(), b.stop()]);
+});
+
+t.test('RFC 3711 on both legs: the bridge decrypts baresip A\'s SRTP and re-encrypts it for baresip B, whose recording holds the speech', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox')) return;
+  const dir = tempWorkdir(t, 'vgw-media-baresip-');
+  execFileSync('flite', ['-t', 'hello world', '-o', join(dir, 'flite.wav')]);
+  const speech = join(dir, 'speech.wav');
+  execFileSync('sox', [join(dir, 'flite.wav'), '-r', String(RATE), '-c', '1', '-b', '16', speech]);
+  const played = join(dir, 'played.wav');
+  execFileSync('sox', [speech, played, 'pad', '0.5', '0.5']);
+  const { a, b, b2bua, bridge } = await bridgedCall(t, dir, played, silenceWav(dir, 60), 'srtp-mand');
+  t.equal(await within(b2bua.ended, 20_000, 'the caller hanging up'), 'caller', 'A hung up when its file ended');
+  await within(b.waitFor(/terminated|closed/i), 10_000, 'B saw the call end');
+  await Promise.all([a.stop(), b.stop()]);
+  const stats = bridge.stats();
+  t.same([stats.a.srtpSuite, stats.b.srtpSuite], ['AES_CM_128_HMAC_SHA1_80', 'AES_CM_128_HMAC_SHA1_80'], 'both legs ran SRTP');
+  t.same([stats.a.packetsUnauthenticated, stats.b.packetsUnauthenticated], [0, 0], 'and no RTP failed authentication');
+  t.ok(stats.a.packetsReceived > 50, `leg a authenticated and decrypted A's SRTP (${stats.a.packetsReceived} packets)`);
+  const { peak } = correlationPeak(samples8k(speech), samples8k(b.recording()));
+  t.ok(peak >= CORRELATION_PASS, `B decrypted the relayed speech: cross-correlation peak ${peak.toFixed(3)} (pass ${CORRELATION_PASS})`);
 });

@@ -5,8 +5,8 @@
  */
 import { systemClock } from '../../src/common/clock.js';
 import {
-  bridgeLegOf, CODECS, createAnswer, createOffer, isPortsExhausted, MediaBridge, processAnswer, RtpSession,
-  type LocalCapabilities, type NegotiatedAudio,
+  bridgeLegOf, CODECS, createAnswer, createOffer, isPortsExhausted, MediaBridge, processAnswer, RtpSession, SrtpKeyring,
+  type LocalCapabilities, type MediaEncryption, type NegotiatedAudio,
 } from '../../src/engine/media/index.js';
 import type { InboundCall, SessionDialog } from '../../src/engine/sip/index.js';
 import { testPortPool } from './rtp-peer.js';
@@ -35,14 +35,21 @@ export interface MiniB2bua {
   dialogCount(): number;
 }
 
-const capabilities = (port: number): LocalCapabilities => ({
+const capabilities = (port: number, encryption: MediaEncryption): LocalCapabilities => ({
   address: '127.0.0.1', port, codecs: [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT], sessionId: 1, sessionVersion: 1,
+  srtp: { encryption, keyring: new SrtpKeyring() },
 });
 
-const wire = (s: RtpSession, n: NegotiatedAudio): void => s.setRemote(n.remote.rtp, { rtcp: n.remote.rtcp, rtcpMux: n.rtcpMux });
+const wire = (s: RtpSession, n: NegotiatedAudio): void => {
+  s.setRemote(n.remote.rtp, { rtcp: n.remote.rtcp, rtcpMux: n.rtcpMux });
+  s.setSrtp(n.srtp ? { send: n.srtp.send, receive: n.srtp.receive } : null);
+};
 
-/** Starts the B2BUA for one call: the call it receives is forwarded to `calleeUri` (e.g. `sip:bob@127.0.0.1:5070`). */
-export async function startMiniB2bua(t: Teardown, calleeUri: string): Promise<MiniB2bua> {
+/**
+ * Starts the B2BUA for one call: the call it receives is forwarded to `calleeUri` (e.g.
+ * `sip:bob@127.0.0.1:5070`), both legs with media `encryption` (plain RTP by default).
+ */
+export async function startMiniB2bua(t: Teardown, calleeUri: string, encryption: MediaEncryption = 'disabled'): Promise<MiniB2bua> {
   const { ua, transport } = await startGatewayUa(t);
   const ports = testPortPool();
   const open = async (): Promise<RtpSession> => {
@@ -74,8 +81,8 @@ export async function startMiniB2bua(t: Teardown, calleeUri: string): Promise<Mi
   const onInvite = async (call: InboundCall): Promise<void> => {
     call.progress(180);
     const [a, b] = [await open(), await open()];
-    const localA = capabilities(a.localPort);
-    const localB = capabilities(b.localPort);
+    const localA = capabilities(a.localPort, encryption);
+    const localB = capabilities(b.localPort, encryption);
     const out = ua.invite({ target: calleeUri, from: 'sip:bridge@127.0.0.1', sdp: Buffer.from(createOffer(localB)) });
     out.events.on('failed', (status, reason) => {
       errors.push(new Error(`callee answered ${status} ${reason}`));
