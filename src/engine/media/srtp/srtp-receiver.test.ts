@@ -203,3 +203,20 @@ t.test('RFC 3711 3.4: an SRTCP packet sent with E=0 is authenticated and left un
   t.equal(hexOf(receiver.unprotectRtcp(Buffer.concat([plain, trailer, tag]))), hexOf(plain));
   t.end();
 });
+
+t.test('RFC 3711 3.3 and 3.4: random datagrams never throw and never pass, whatever their length or header bits', (t) => {
+  const { sender, receiver } = pair();
+  let seed = 7;
+  const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  let passed = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const datagram = Buffer.from(Array.from({ length: random(320) }, () => random(256)));
+    // Half of them look like RTP or RTCP version 2, some with CSRC counts and extensions that overrun.
+    if (datagram.length > 0 && i % 2 === 0) datagram[0] = 0x80 | (datagram[0]! & 0x3f);
+    if ((i % 4 === 0 ? receiver.unprotectRtcp(datagram) : receiver.unprotectRtp(datagram)) !== null) passed++;
+  }
+  t.equal(passed, 0, 'no forgery passed');
+  const genuine = sender.protectRtp(rtp(1));
+  t.same(receiver.unprotectRtp(genuine)?.subarray(12), payload, 'and the context still takes genuine packets');
+  t.end();
+});
