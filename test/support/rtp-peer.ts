@@ -3,8 +3,10 @@
  * back, plus helpers to wait for traffic without timing assertions.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { FakeClock } from '../../src/common/clock.js';
 import { serializeRtp, type RtpPacketFields } from '../../src/engine/media/rtp/packet.js';
-import { PortPool } from '../../src/engine/media/rtp/port-pool.js';
+import { isPortsExhausted, PortPool } from '../../src/engine/media/rtp/port-pool.js';
+import { RtpSession, type RtpSessionOptions } from '../../src/engine/media/rtp/rtp-session.js';
 
 /** A received datagram with its source. */
 export interface ReceivedDatagram {
@@ -64,6 +66,14 @@ export class RtpPeer {
 export function testPortPool(size = 200): PortPool {
   const base = 40000 + 2 * Math.floor(Math.random() * 9000);
   return new PortPool({ min: base, max: base + size - 1 });
+}
+
+/** An RtpSession on 127.0.0.1 with a fake clock and no RTCP unless `options` say otherwise, closed at teardown. */
+export async function openTestSession(t: { teardown(fn: () => void): void }, options: Partial<RtpSessionOptions> = {}): Promise<RtpSession> {
+  const session = await RtpSession.open({ clock: new FakeClock(), ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0, ...options });
+  if (isPortsExhausted(session)) throw new Error('no ports');
+  t.teardown(() => session.close());
+  return session;
 }
 
 /** Lets pending socket I/O run (a few event-loop turns), for asserting that nothing arrived. */

@@ -59,9 +59,9 @@ export class RemoteLeg {
   #answerReoffer(offer: Buffer): Buffer | undefined {
     const codecs = [this.#audio.codec, ...(this.#audio.telephoneEvent ? [this.#audio.telephoneEvent] : [])];
     this.#caps.sessionVersion += 1;
+    const caps = { ...this.#caps, codecs };
     // A call that is encrypted stays encrypted: a re-offer may change keys, not drop them.
-    const srtp = this.#audio.srtp && this.#caps.srtp ? { ...this.#caps.srtp, encryption: 'required' as const } : this.#caps.srtp;
-    const caps = { ...this.#caps, codecs, ...(srtp ? { srtp } : {}) };
+    if (this.#audio.srtp && caps.srtp) caps.srtp = { ...caps.srtp, encryption: 'required' };
     if (offer.length === 0) return this.#offerInAnswer(caps);
     const result = createAnswer(offer.toString('utf8'), caps);
     if (isSdpRejection(result)) return undefined;

@@ -1,28 +1,20 @@
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
-import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
+import { openTestSession, RtpPeer, settle } from '../../../../test/support/rtp-peer.js';
 import { SrtpReceiver } from '../srtp/srtp-receiver.js';
 import { SrtpSender } from '../srtp/srtp-sender.js';
 import { generateMasterKey, srtpSuite, type SrtpMasterKey } from '../srtp/srtp-suite.js';
 import { serializeRtp } from './packet.js';
-import { isPortsExhausted } from './port-pool.js';
-import { RtpSession, type RtpSessionOptions } from './rtp-session.js';
 
 const speech = Buffer.from(Array.from({ length: 160 }, (_, i) => (i * 37) & 0xff));
 const fields = (seq: number, ssrc = 42) => ({ payloadType: 0, sequenceNumber: seq, timestamp: seq * 160, ssrc });
 const key = (name = 'AES_CM_128_HMAC_SHA1_80'): SrtpMasterKey => generateMasterKey(srtpSuite(name)!);
 
-async function openSession(t: { teardown(fn: () => void): void }, options: Partial<RtpSessionOptions> = {}): Promise<RtpSession> {
-  const session = await RtpSession.open({ clock: new FakeClock(), ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0, ...options });
-  if (isPortsExhausted(session)) throw new Error('no ports');
-  t.teardown(() => session.close());
-  return session;
-}
 
 t.test('RFC 3711 3.1: two sessions keyed crosswise exchange media that is encrypted and authenticated on the wire', async (t) => {
   const [k1, k2] = [key(), key('AES_CM_128_HMAC_SHA1_32')];
-  const a = await openSession(t);
-  const b = await openSession(t);
+  const a = await openTestSession(t);
+  const b = await openTestSession(t);
   a.setRemote({ address: '127.0.0.1', port: b.localPort });
   b.setRemote({ address: '127.0.0.1', port: a.localPort });
   a.setSrtp({ send: k1, receive: k2 });
@@ -57,7 +49,7 @@ t.test('RFC 3711 3.1: two sessions keyed crosswise exchange media that is encryp
 
 t.test('RFC 3711 3.3 and RFC 4961: packets without the key neither pass nor latch, and are counted', async (t) => {
   const [ours, theirs] = [key(), key()];
-  const session = await openSession(t);
+  const session = await openTestSession(t);
   const far = await RtpPeer.open(t);
   const intruder = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: far.port });
@@ -85,7 +77,7 @@ t.test('RFC 3711 3.3 and RFC 4961: packets without the key neither pass nor latc
 
 t.test('RFC 3711 3.2.1: keys repeated by a re-offer keep the contexts; a new key replaces them', async (t) => {
   const [ours, theirs] = [key(), key()];
-  const session = await openSession(t);
+  const session = await openTestSession(t);
   const far = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: far.port });
   session.setSrtp({ send: ours, receive: theirs });
@@ -116,8 +108,8 @@ for (const muxOnly of [false, true]) {
   t.test(`RFC 3711 3.4: reports go as SRTCP${muxOnly ? ' on the RTP port (RFC 5761)' : ''} and are read back`, async (t) => {
     const clock = new FakeClock();
     const [k1, k2] = [key('AES_256_CM_HMAC_SHA1_80'), key('AES_256_CM_HMAC_SHA1_32')];
-    const a = await openSession(t, { clock, rtcpIntervalMs: 5000, muxOnly });
-    const b = await openSession(t, { clock, rtcpIntervalMs: 5000, muxOnly });
+    const a = await openTestSession(t, { clock, rtcpIntervalMs: 5000, muxOnly });
+    const b = await openTestSession(t, { clock, rtcpIntervalMs: 5000, muxOnly });
     a.setRemote({ address: '127.0.0.1', port: b.localPort }, { rtcpMux: muxOnly });
     b.setRemote({ address: '127.0.0.1', port: a.localPort }, { rtcpMux: muxOnly });
     a.setSrtp({ send: k1, receive: k2 });

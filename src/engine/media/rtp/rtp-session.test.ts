@@ -1,19 +1,13 @@
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
-import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
+import { openTestSession, RtpPeer, settle } from '../../../../test/support/rtp-peer.js';
 import { parseRtpHeader, serializeRtp, type RtpHeader } from './packet.js';
 import { isPortsExhausted, PortPool } from './port-pool.js';
-import { RtpSession, type RtpSessionOptions } from './rtp-session.js';
+import { RtpSession } from './rtp-session.js';
 
 const ulaw = Buffer.alloc(160, 0xff);
 const fields = (seq: number, ssrc = 42) => ({ payloadType: 0, sequenceNumber: seq, timestamp: seq * 160, ssrc });
 
-async function openSession(t: { teardown(fn: () => void): void }, options: Partial<RtpSessionOptions> = {}): Promise<RtpSession> {
-  const session = await RtpSession.open({ clock: new FakeClock(), ports: testPortPool(), bindAddress: '127.0.0.1', rtcpIntervalMs: 0, ...options });
-  if (isPortsExhausted(session)) throw new Error('no ports');
-  t.teardown(() => session.close());
-  return session;
-}
 
 t.test('RFC 3550 11: sessions bind an even RTP port and RTCP on the next; exhaustion is a value', async (t) => {
   const base = 40000 + 2 * Math.floor(Math.random() * 9000);
@@ -29,7 +23,7 @@ t.test('RFC 3550 11: sessions bind an even RTP port and RTCP on the next; exhaus
 });
 
 t.test('RFC 4961: the session sends to the SDP address, then latches to the first packet source', async (t) => {
-  const session = await openSession(t);
+  const session = await openTestSession(t);
   const sdpPeer = await RtpPeer.open(t);
   const natPeer = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: sdpPeer.port });
@@ -57,7 +51,7 @@ t.test('RFC 4961: the session sends to the SDP address, then latches to the firs
 
 t.test('RFC 4961 and RFC 3550 A.1: re-latch after MIN_SEQUENTIAL packets in sequence, for a new SSRC or after the latched source went idle', async (t) => {
   const clock = new FakeClock();
-  const session = await openSession(t, { clock, relatchIdleMs: 1000 });
+  const session = await openTestSession(t, { clock, relatchIdleMs: 1000 });
   const first = await RtpPeer.open(t);
   const intruder = await RtpPeer.open(t);
   let accepted = 0;
@@ -95,7 +89,7 @@ t.test('RFC 4961 and RFC 3550 A.1: re-latch after MIN_SEQUENTIAL packets in sequ
 });
 
 t.test('RFC 4961: random and malformed datagrams from another address neither latch nor pass, however many', async (t) => {
-  const session = await openSession(t);
+  const session = await openTestSession(t);
   const first = await RtpPeer.open(t);
   const intruder = await RtpPeer.open(t);
   let accepted = 0;
@@ -121,7 +115,7 @@ t.test('RFC 4961: random and malformed datagrams from another address neither la
 
 t.test('media timeout fires once per silence, driven by the clock', async (t) => {
   const clock = new FakeClock();
-  const session = await openSession(t, { clock, mediaTimeoutMs: 5000 });
+  const session = await openTestSession(t, { clock, mediaTimeoutMs: 5000 });
   const peer = await RtpPeer.open(t);
   let timeouts = 0;
   session.delegate = { onMediaTimeout: () => timeouts++ };
@@ -144,8 +138,8 @@ t.test('media timeout fires once per silence, driven by the clock', async (t) =>
 
 t.test('RFC 3550 6.4: sessions exchange SR/RR and expose loss, jitter and RTT', async (t) => {
   const clock = new FakeClock();
-  const a = await openSession(t, { clock, rtcpIntervalMs: 5000 });
-  const b = await openSession(t, { clock, rtcpIntervalMs: 5000 });
+  const a = await openTestSession(t, { clock, rtcpIntervalMs: 5000 });
+  const b = await openTestSession(t, { clock, rtcpIntervalMs: 5000 });
   a.setRemote({ address: '127.0.0.1', port: b.localPort });
   b.setRemote({ address: '127.0.0.1', port: a.localPort });
   let received = 0;
@@ -173,7 +167,7 @@ t.test('RFC 3550 6.4: sessions exchange SR/RR and expose loss, jitter and RTT', 
 });
 
 t.test('RFC 5761: with rtcp-mux, RTCP on the RTP port is not passed on as media', async (t) => {
-  const session = await openSession(t);
+  const session = await openTestSession(t);
   const peer = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: peer.port }, { rtcpMux: true });
   let media = 0;
@@ -188,7 +182,7 @@ t.test('RFC 5761: with rtcp-mux, RTCP on the RTP port is not passed on as media'
 
 t.test('RFC 5761: a mux-only session binds no port+1 and reports on the RTP port', async (t) => {
   const clock = new FakeClock();
-  const session = await openSession(t, { clock, muxOnly: true, rtcpIntervalMs: 5000 });
+  const session = await openTestSession(t, { clock, muxOnly: true, rtcpIntervalMs: 5000 });
   const peer = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: peer.port });
   await peer.sendRtp(session.localPort, fields(1), ulaw);

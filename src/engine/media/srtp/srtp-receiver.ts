@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { RTP_HEADER_SIZE, rtpSequenceNumber, rtpSsrc } from '../rtp/packet.js';
 import { estimateIndex, ReplayWindow, SsrcTable } from './replay-window.js';
 import { SessionContext } from './session-context.js';
-import { RTCP_CLEAR_OCTETS, SRTCP_INDEX_OCTETS } from './srtp-sender.js';
+import { E_FLAG, INDEX_MASK, MAX_SSRCS, RTCP_CLEAR_OCTETS, SEQ_MODULUS, SRTCP_INDEX_OCTETS } from './srtp-sender.js';
 import type { SrtpMasterKey } from './srtp-suite.js';
 
 /*
@@ -23,11 +23,6 @@ import type { SrtpMasterKey } from './srtp-suite.js';
  *   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  */
 
-const SEQ_MODULUS = 0x10000;
-const E_FLAG = 0x80000000;
-const INDEX_MASK = 0x7fffffff;
-/** Remote sources remembered per context, least recently used evicted first. */
-const MAX_SSRCS = 16;
 
 /**
  * Where the payload of the RTP packet in packet[0, end) starts (after CSRCs and the header

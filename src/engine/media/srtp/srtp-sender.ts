@@ -54,11 +54,13 @@ import type { SrtpMasterKey } from './srtp-suite.js';
 export const RTCP_CLEAR_OCTETS = 8;
 /** The E flag and the 31-bit SRTCP index. */
 export const SRTCP_INDEX_OCTETS = 4;
-const E_FLAG = 0x80000000;
-const INDEX_MASK = 0x7fffffff;
-const SEQ_MODULUS = 0x10000;
-/** Sources per context: a leg sends one or two (a re-INVITE may change it). */
-const MAX_SSRCS = 16;
+/** The E flag of the SRTCP index word: the packet is encrypted. */
+export const E_FLAG = 0x80000000;
+export const INDEX_MASK = 0x7fffffff;
+/** 2^16: the packet index is ROC * SEQ_MODULUS + SEQ. */
+export const SEQ_MODULUS = 0x10000;
+/** Sources per context: a leg sends one or two (a re-INVITE may change it), and hears a few. */
+export const MAX_SSRCS = 16;
 
 export class SrtpSender {
   readonly #srtp: SessionContext;
