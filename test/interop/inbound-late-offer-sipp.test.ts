@@ -10,15 +10,9 @@ import t from 'tap';
 import type { ApiBody } from '../support/gateway-harness.js';
 import { pcm16Tone } from '../support/inbound-pcm-audio.js';
 import {
-  channelRms, detailWhen, ended, inboundCall, pcmRms, requestsIn, sippMessages, sippPassed, startCarrier, startInboundRig, startMediaBridgeRig,
+  channelRms, detailWhen, ended, inboundCall, pcmRms, requestsIn, responsesIn, sippMessages, sippPassed, startCarrier, startInboundRig, startMediaBridgeRig,
 } from '../support/inbound-sipp-rig.js';
 import { needPeer } from '../support/peers.js';
-
-/** The responses to `method` in a sipp log whose status is `status`, each as its full text with LF line ends. */
-function responsesIn(log: string, status: number, method = 'INVITE'): string[] {
-  return log.replace(/\r/g, '').split(/\n(?=-{10,})/)
-    .filter((block) => new RegExp(`^SIP/2\\.0 ${status} `, 'm').test(block) && new RegExp(`^CSeq:\\s*\\d+ ${method}$`, 'm').test(block));
-}
 
 /** The payload types of the first audio m-line of a message, in order. */
 function offeredPayloadTypes(message: string): string[] {

@@ -48,11 +48,13 @@ const scenario = (name: string): string[] => (name === 'uas' ? ['-sn', 'uas'] : 
  * hears) and the imported sip_trunk agent routed from the DID. With `transferTarget`, the
  * carrier's outbound URI is a sipp `uas` with `-rtp_echo` that answers transfers.
  */
-export async function startInboundRig(t: Test, options: { edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean; carrierCodecs?: string[] }): Promise<InboundRig> {
+export async function startInboundRig(t: Test, options: {
+  edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean; carrierCodecs?: string[]; mediaEncryption?: 'allowed' | 'required';
+}): Promise<InboundRig> {
   const edge = await sippPeer(t, [...scenario(options.edgeScenario), '-rtp_echo', ...(options.edgeArgs ?? [])]);
   const target = options.transferTarget ? await sippPeer(t, [...scenario('uas'), '-rtp_echo']) : null;
   const outbound = target ? `\n    outbound:\n      uri: "sip:127.0.0.1:${target.port};transport=udp"\n    options_ping_s: 0` : '';
-  const codecs = options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : '';
+  const codecs = `${options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : ''}${options.mediaEncryption ? `\n    media_encryption: ${options.mediaEncryption}` : ''}`;
   const gw = await startTestGateway(t, {
     carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${codecs}${outbound}\n`,
     yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10',
@@ -81,6 +83,12 @@ export function startCarrier(t: Test, gw: TestGateway, did: string, name: string
 export function sippMessages(peer: SippPeer): string {
   const log = readdirSync(peer.cwd).find((n) => n.endsWith('_messages.log'));
   return log ? readFileSync(join(peer.cwd, log), 'utf8') : '';
+}
+
+/** The responses to `method` in a sipp log whose status is `status`, each as its full text with LF line ends. */
+export function responsesIn(log: string, status: number, method = 'INVITE'): string[] {
+  return log.replace(/\r/g, '').split(/\n(?=-{10,})/)
+    .filter((block) => new RegExp(`^SIP/2\\.0 ${status} `, 'm').test(block) && new RegExp(`^CSeq:\\s*\\d+ ${method}$`, 'm').test(block));
 }
 
 /** The `method` requests in a sipp log, each as its full text (retransmissions included). */
