@@ -13,6 +13,11 @@ const ProviderOverride = Type.Object(
     api_base_url: Type.Optional(Type.String({ format: 'uri' })),
     ws_base_url: Type.Optional(Type.String({ format: 'uri' })),
     sip_host: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * SRTP with SDES keys on sip_trunk legs to this platform's SIP edge (RFC 4568), as a carrier's
+     * `media_encryption`: for platforms set to require encrypted media. Plain RTP by default.
+     */
+    media_encryption: Type.Optional(StringEnum(['disabled', 'allowed', 'required'])),
   },
   strict,
 );

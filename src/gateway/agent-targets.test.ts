@@ -8,7 +8,7 @@ import { silentLogger } from '../common/logger.js';
 import { SecretBox } from '../common/secret-box.js';
 import { createProviderRegistry, createStreamingRegistry } from '../providers/index.js';
 import { openStore } from '../storage/index.js';
-import { createSipTrunkResolver } from './agent-targets.js';
+import { createSipTrunkResolver, type AgentTargetOptions } from './agent-targets.js';
 
 const CALL = { callId: 'call_1', callControlId: 'v1:x', from: '+15557770001', to: '+15550100', direction: 'inbound' as const };
 
@@ -27,11 +27,13 @@ async function fakeRetell(t: { teardown(fn: () => void): void }, answer: { statu
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-function setUp(apiBaseUrl: string) {
+function setUp(apiBaseUrl: string, sipTrunkEncryption?: AgentTargetOptions['sipTrunkEncryption']) {
   const clock = new FakeClock();
   const store = openStore(':memory:', clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
   const platforms = createProviderRegistry({ retell: { api_base_url: apiBaseUrl, sip_host: 'sip.retell.test' } }, { clock });
-  const resolve = createSipTrunkResolver({ store, platforms, streaming: createStreamingRegistry(), clock, logger: silentLogger(), connectTimeoutMs: 2000 });
+  const resolve = createSipTrunkResolver({
+    store, platforms, streaming: createStreamingRegistry(), clock, logger: silentLogger(), connectTimeoutMs: 2000, ...(sipTrunkEncryption ? { sipTrunkEncryption } : {}),
+  });
   const tenant = store.tenants.create('acme');
   const settings = { name: null, connection_mode: 'sip_trunk' as const, region: 'default', sip_credential_id: null, sip_uri: null, sip_transport: null, sip_region: null, websocket_url: null };
   return { store, resolve, tenant, settings };
@@ -69,4 +71,18 @@ t.test('RFC 3261 22.2: a stored SIP credential goes with the target; a sip_uri w
     headers: [['X-CALL-ID', 'call_1'], ['X-CALLER-ID', '+15557770001']],
     credentials: { username: 'trunk-user', password: 'pw-1', realm: 'edge.example' },
   });
+});
+
+t.test('RFC 4568: the operator\'s providers.<name>.media_encryption goes with that provider\'s targets only', async (t) => {
+  const { store, resolve, tenant, settings } = setUp('http://127.0.0.1:9', { elevenlabs: 'required', vapi: 'disabled' });
+  const agentOf = (provider: string, uri: string) => store.agents.insert(tenant.id, {
+    provider, external_agent_id: `agent_${provider}`, apiKey: null, verifiedAt: null, settings: { ...settings, sip_uri: uri },
+  });
+  const encryptionOf = async (provider: string): Promise<unknown> => {
+    const target = await resolve({ tenantId: tenant.id, agentId: agentOf(provider, `sip:+15550100@${provider}.example;transport=tls`).id, call: CALL });
+    return 'error' in target ? target.error : target.mediaEncryption;
+  };
+  t.equal(await encryptionOf('elevenlabs'), 'required');
+  t.equal(await encryptionOf('vapi'), undefined, 'disabled is plain RTP');
+  t.equal(await encryptionOf('custom'), undefined, 'a provider not named is plain RTP');
 });

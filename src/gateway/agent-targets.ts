@@ -18,6 +18,8 @@ export interface AgentTargetOptions {
   clock: Clock;
   logger: Logger;
   connectTimeoutMs: number;
+  /** Media encryption of sip_trunk legs, by provider (config `providers.<name>.media_encryption`). */
+  sipTrunkEncryption?: Readonly<Record<string, SipTrunkTarget['mediaEncryption']>>;
 }
 
 /** Headers each platform documents for identifying the call on its side. */
@@ -51,6 +53,8 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
     uri ??= platform.defaultSipUri(region, { didNumber: call.to, externalAgentId: agent.external_agent_id, transport });
     if (!uri) return { error: `no SIP target for ${agent.provider} agent` };
     const target: SipTrunkTarget = { uri, headers: platformHeaders(agent.provider, call) };
+    const encryption = o.sipTrunkEncryption?.[agent.provider];
+    if (encryption !== undefined && encryption !== 'disabled') target.mediaEncryption = encryption;
     if (agent.sip_credential_id) {
       const credential = o.store.sipCredentials.get(tenantId, agent.sip_credential_id);
       const password = credential && o.store.sipCredentials.password(tenantId, agent.sip_credential_id);

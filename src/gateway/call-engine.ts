@@ -192,7 +192,8 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
 
   const streaming = createStreamingRegistry();
   const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
-  const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs };
+  const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
+  const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs, sipTrunkEncryption };
   const ctx: CallEngineContext = {
     clock, logger, store: o.store.calls, ua, locator: new ServerLocator(), ports, rtpBindAddress,
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,

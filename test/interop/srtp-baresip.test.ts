@@ -145,3 +145,46 @@ t.test('RFC 3264 6: a carrier left at media_encryption disabled refuses baresip\
   const refused = gw.logs.find((l) => l.msg === 'offer refused');
   t.match(refused, { sdp: 'no-audio', detail: /RTP\/SAVP is not accepted here \(RTP\/AVP only\)/ }, 'the log says why');
 });
+
+t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the sip_trunk leg; a plain caller reaches an edge that requires it', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox')) return;
+  const dir = tempWorkdir(t, 'vgw-srtp-');
+  const words = speech(dir, 2, 2);
+  const rtpBase = 37000 + 200 * Math.floor(Math.random() * 4);
+  const gw = await startTestGateway(t, {
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false\nproviders:\n  custom:\n    media_encryption: required',
+    carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n`,
+  });
+  const silence = join(dir, 'silence.wav');
+  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
+  const edgeDir = join(dir, 'edge');
+  mkdirSync(edgeDir);
+  const edgePorts = await baresipPorts();
+  const edge = startBaresipPeer(t, {
+    dir: edgeDir, ...edgePorts, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`, mediaenc: 'srtp-mand',
+  });
+  await edge.waitFor(/baresip is ready/);
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'plain');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'secure-edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePorts.sipPort}`, sip_transport: 'udp', did_number: '+15550102',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const callerDir = join(dir, 'caller');
+  mkdirSync(callerDir);
+  const caller = startBaresipPeer(t, { dir: callerDir, ...(await baresipPorts()), sourceWav: words.wav, user: '+15557770003', autoAnswer: false, rtpPorts: `${rtpBase}-${rtpBase + 99}` });
+  await caller.waitFor(/baresip is ready/);
+  await caller.command('dial', `sip:+15550102@127.0.0.1:${gw.gateway.sip.udpPort}`);
+  await caller.waitFor(/established/i, 15_000);
+  const live = await waitFor('the inbound call', async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=active', undefined, { key: gw.liveKey });
+    const call = r.body.data.find((c) => c.to === '+15550102');
+    return call && (await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey })).body;
+  });
+  const agentLeg = ((live.session as { agent?: { rtp?: Record<string, unknown> } } | null)?.agent?.rtp) ?? {};
+  t.equal(agentLeg.srtp, 'AES_CM_128_HMAC_SHA1_80', 'the leg to the edge runs SRTP');
+  t.equal(remoteLeg(live).srtp, null, 'the caller\'s leg stays plain RTP');
+  await caller.waitFor(/terminated|closed/i, 30_000);
+  await Promise.all([caller.stop(), edge.stop()]);
+  const heard = correlationPeak(words.samples, samples8k(edge.recording()));
+  t.ok(heard.peak >= CORRELATION_PASS, `the SRTP edge decrypted the caller's words (peak ${heard.peak.toFixed(3)}, pass ${CORRELATION_PASS})`);
+});

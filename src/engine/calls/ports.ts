@@ -4,6 +4,7 @@
  * storage repositories). Wired in gateway.ts.
  */
 import type { TenantId } from '../../common/ids.js';
+import type { MediaEncryption } from '../media/index.js';
 import type { CallRecord } from './call-record.js';
 
 /** Wire format of agent audio: G.711 µ-law bytes, or 16-bit signed little-endian PCM, mono. */
@@ -102,6 +103,8 @@ export interface InboundRoute {
 /** A sip_trunk agent's SIP target for one call: URI, digest credentials, and the headers its platform documents. */
 export interface SipTrunkTarget {
   uri: string;
+  /** SRTP on the leg to the edge (the operator's `providers.<name>.media_encryption`); plain RTP when absent. */
+  mediaEncryption?: MediaEncryption;
   credentials?: { username: string; password: string; realm?: string };
   headers?: readonly (readonly [string, string])[];
 }

@@ -5,7 +5,7 @@
  * agent answers; the agent's 18x and early media reach the caller before that.
  */
 import {
-  bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer,
+  bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer, SrtpKeyring,
   type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
@@ -84,7 +84,8 @@ export class SipTrunkSide implements AgentSide {
     if (this.#released) return unreachable('released before dialling');
     // Offer the caller's codec first so the bridge relays without transcoding.
     const codecs = [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT];
-    const caps = legCapabilities(this.#ctx.mediaAddress, rtp, this.#callerAudio ? preferCodec(this.#callerAudio.codec, codecs) : codecs, newSdpSessionId());
+    const plain = legCapabilities(this.#ctx.mediaAddress, rtp, this.#callerAudio ? preferCodec(this.#callerAudio.codec, codecs) : codecs, newSdpSessionId());
+    const caps = target.mediaEncryption ? { ...plain, srtp: { encryption: target.mediaEncryption, keyring: new SrtpKeyring() } } : plain;
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
