@@ -183,6 +183,7 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
   const agentLeg = ((live.session as { agent?: { rtp?: Record<string, unknown> } } | null)?.agent?.rtp) ?? {};
   t.equal(agentLeg.srtp, 'AES_CM_128_HMAC_SHA1_80', 'the leg to the edge runs SRTP');
   t.equal(remoteLeg(live).srtp, null, 'the caller\'s leg stays plain RTP');
+  t.ok(gw.logs.some((l) => /SRTP keys to this agent edge cross the network readable/.test(String(l.msg))), 'the call log says the keys went over UDP (RFC 4568 8.3)');
   await caller.waitFor(/terminated|closed/i, 30_000);
   await Promise.all([caller.stop(), edge.stop()]);
   const heard = correlationPeak(words.samples, samples8k(edge.recording()));

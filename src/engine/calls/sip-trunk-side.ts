@@ -86,6 +86,10 @@ export class SipTrunkSide implements AgentSide {
     const codecs = [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT];
     const plain = legCapabilities(this.#ctx.mediaAddress, rtp, this.#callerAudio ? preferCodec(this.#callerAudio.codec, codecs) : codecs, newSdpSessionId());
     const caps = target.mediaEncryption ? { ...plain, srtp: { encryption: target.mediaEncryption, keyring: new SrtpKeyring() } } : plain;
+    // RFC 4568 8.3: the keys ride in the INVITE; say so when it would not go over TLS.
+    if (target.mediaEncryption === 'required' && targets.some((hop) => hop.protocol !== 'TLS')) {
+      this.#call.log.warn({ uri: target.uri }, 'SRTP keys to this agent edge cross the network readable: use sip_transport tls');
+    }
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
