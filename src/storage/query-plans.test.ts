@@ -67,6 +67,18 @@ t.test("a tenant's number list is read off the numbers_tenant index, in order (n
   t.end();
 });
 
+t.test("the operator's list of every tenant's numbers walks the numbers_created index, without sorting each page (migration 009)", (t) => {
+  const { db, statements } = recordingDatabase();
+  t.teardown(() => db.close());
+  new NumberRepository(db, new FakeClock());
+  const list = [...statements].find((sql) => /FROM numbers WHERE (?!tenant_id)/.test(sql) && /ORDER BY created_at DESC/.test(sql));
+  if (!list) return t.fail('no all-tenant list statement');
+  const plan = planOf(db, list).join('\n');
+  t.match(plan, /USING INDEX numbers_created/);
+  t.notMatch(plan, /TEMP B-TREE/, 'no sort per page');
+  t.end();
+});
+
 t.test('the start-up read of unfinished calls uses the partial index of live calls (migration 008)', (t) => {
   const { db } = recordingDatabase();
   t.teardown(() => db.close());
