@@ -3,7 +3,8 @@
  * to `media_encryption: required` calls a DID with an RTP/SAVP offer, then re-offers plain RTP
  * (refused: an encrypted call stays encrypted) and SRTP under a new key of its own (answered with
  * the gateway's key unchanged, so its contexts go on, RFC 4568 7.1.4). Media over SRTP is proven
- * against baresip in srtp-baresip.test.ts; sipp cannot encrypt, so this is signalling only.
+ * against baresip in srtp-baresip.test.ts; sipp cannot encrypt, so the plain RTP it plays must be
+ * dropped as unauthenticated and reported when the call ends.
  */
 import t from 'tap';
 import { detailWhen, ended, inboundCall, responsesIn, sippMessages, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
@@ -40,4 +41,9 @@ t.test('RFC 4568 7.1.2 and 7.1.4: an SRTP call is answered RTP/SAVP, refuses a p
   t.same(rekeyed.crypto, first.crypto, 'with the same key as before (RFC 4568 7.1.4)');
   const done = await ended(rig.gw, live.id);
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' }, 'the refused re-offer did not end the call');
+  // RFC 3711 3.3: sipp's plain RTP on the SRTP leg never passed; the end of the call says so.
+  const report = rig.gw.logs.find((l) => l.msg === 'SRTP packets from the remote party failed authentication');
+  t.ok(report, 'the call\'s end logs the packets that failed authentication');
+  t.ok(Number(report?.packets_unauthenticated) > 20, `sipp's plain RTP was dropped (${String(report?.packets_unauthenticated)} packets)`);
+  t.equal(report?.packets_received, 0, 'and none of it was taken as media');
 });

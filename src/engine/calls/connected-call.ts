@@ -151,6 +151,7 @@ export class ConnectedCall {
       this.#agent?.release(reason.reason === 'completed' ? 'call ended' : reason.reason);
       this.#transfer?.close();
       this.#saveTranscript();
+      this.#reportSrtpFailures();
       // Media stops now; the BYE only reports the end, and its answer may never come (a vanished
       // carrier, or the user agent shutting down), so the wait for it is bounded.
       this.#remote.close();
@@ -158,6 +159,18 @@ export class ConnectedCall {
       await Promise.all([this.#closeRecorder(), this.#saveGatewayTranscript()]);
     })();
     return this.#ending;
+  }
+
+  /**
+   * SRTP that failed authentication is either an attack or keys that do not match (a carrier
+   * encrypting with another key than the one it sent): the second is a silent call, so it is
+   * logged once, when the call ends, with what did arrive.
+   */
+  #reportSrtpFailures(): void {
+    const media = this.#remote.rtp.stats();
+    if (media.packetsUnauthenticated === 0) return;
+    this.#call.log.warn({ srtp: media.srtpSuite, packets_unauthenticated: media.packetsUnauthenticated, packets_received: media.packetsReceived },
+      'SRTP packets from the remote party failed authentication');
   }
 
   /** Waits for `work` at most {@link BYE_WAIT_MS}; its outcome does not matter. */
