@@ -32,7 +32,7 @@ export interface GatewayOptions {
 export interface Gateway {
   httpPort: number;
   /** Where SIP listens (UDP and TCP), and the sandbox far end's URI. */
-  sip: { host: string; udpPort: number; tcpPort: number; sandboxUri: string };
+  sip: { host: string; udpPort: number; tcpPort: number; tlsPort: number | null; sandboxUri: string };
   store: Store;
   secrets: SecretBox;
   carriers: readonly CarrierConfig[];

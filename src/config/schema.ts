@@ -67,7 +67,12 @@ export const ConfigSchema = Type.Object(
         /** Per-source flood protection: datagrams and stream messages per second from one address, and the burst allowed. */
         rate_limit_per_second: Type.Integer({ minimum: 1, default: 2000 }),
         rate_limit_burst: Type.Integer({ minimum: 1, default: 4000 }),
-        tls: Type.Optional(Type.Object({ port: Port, cert_file: Type.String(), key_file: Type.String() }, strict)),
+        /**
+         * SIP over TLS (RFC 3261 26.2): listen on `port` with this certificate, and dial `sips:` and
+         * `transport=tls` targets, checking their certificates against the system's roots (plus
+         * `ca_file`, PEM, for a carrier's private CA).
+         */
+        tls: Type.Optional(Type.Object({ port: Port, cert_file: Type.String(), key_file: Type.String(), ca_file: Type.Optional(Type.String()) }, strict)),
         /** What happens to an INVITE from an address that matches no carrier. */
         unknown_source: StringEnum(['reject', 'drop'], { default: 'reject' }),
       },

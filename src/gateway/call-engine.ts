@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import { SANDBOX_CARRIER, sdesExposure, type CarrierConfig } from '../config/carriers.js';
+import { readSipTls } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
@@ -45,7 +46,8 @@ export interface CallEngineOptions {
 export interface CallEngine {
   service: CallService;
   /** Where the gateway's SIP listens (port 0 in the configuration picks free ports). */
-  sip: { host: string; udpPort: number; tcpPort: number };
+  /** Where SIP listens; `tlsPort` is null without `sip.tls`. */
+  sip: { host: string; udpPort: number; tcpPort: number; tlsPort: number | null };
   /** The sandbox carrier's far end URI. */
   sandboxUri: string;
   stop(): Promise<void>;
@@ -140,6 +142,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const { config, clock, logger } = o;
   // Everything that can fail on configuration alone comes before any socket is opened.
   const holdMusic = config.calls.hold_music_file ? await loadHoldMusic(config.calls.hold_music_file) : null;
+  const tls = config.sip.tls ? readSipTls(config.sip.tls) : null;
   const announcement = await loadAnnouncement(config.sandbox.announcement);
   await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
 
@@ -150,7 +153,10 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   // The live-call gauge reads the service at scrape time, once it exists.
   const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry);
   const transport = new TransportLayer({
-    listen: [{ protocol: 'UDP', host: config.sip.host, port: config.sip.port }, { protocol: 'TCP', host: config.sip.host, port: config.sip.port }],
+    listen: [
+      { protocol: 'UDP', host: config.sip.host, port: config.sip.port }, { protocol: 'TCP', host: config.sip.host, port: config.sip.port },
+      ...(tls && config.sip.tls ? [{ protocol: 'TLS' as const, host: config.sip.host, port: config.sip.tls.port, tls }] : []),
+    ],
     delegate: { onMessage: (message, source) => up.ua?.receive(message, source), onDropped: (reason) => callMetrics.sipDropped(reason) },
     maxMessageSize: config.sip.max_message_bytes,
     // Per-source flood protection before parsing (a scanner on port 5060 costs a map lookup per datagram).
@@ -231,7 +237,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     });
   });
   const udp = transport.localAddress('UDP');
-  const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port };
+  const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port, tlsPort: tls ? transport.localAddress('TLS').port : null };
   logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, sandbox: sandbox.uri }, 'SIP and media listening');
 
   // From here on calls may be live: the heartbeat dates them if the process dies (see recovery).

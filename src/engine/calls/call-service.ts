@@ -105,7 +105,7 @@ export class CallService implements CallControl {
     }, this.#ctx);
     const flow = new InboundCallFlow(this.#ctx, call, invite, carrier, route, rtp);
     this.#track(flow);
-    call.log.info({ carrier: carrier.name, mode: route.connectionMode }, 'inbound call');
+    call.log.info({ carrier: carrier.name, mode: route.connectionMode, transport: invite.source.protocol }, 'inbound call');
     await flow.run();
   }
 
