@@ -9,43 +9,13 @@ import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { linearToUlaw, ulawToLinear } from '../../src/engine/media/index.js';
 import { correlationPeak, samples8k } from '../support/audio-probe.js';
-import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
+import { baresipPorts, startBaresipPeer } from '../support/baresip-peer.js';
 import { callState, sleep } from '../support/calls-sipp-rig.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
-import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
+import { startTestGateway, waitFor, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
-
-/** See test/interop/media-baresip.test.ts: an intact G.711 relay peaks near 1.0, other speech near 0.15. */
-const CORRELATION_PASS = 0.6;
-
-/** flite's "hello world" as 8 kHz samples, and as a WAV with `before` s of silence ahead and `after` s behind. */
-function speech(dir: string, before: number, after: number): { samples: Int16Array; wav: string } {
-  execFileSync('flite', ['-t', 'hello world', '-o', join(dir, 'flite.wav')]);
-  const plain = join(dir, 'speech.wav');
-  execFileSync('sox', [join(dir, 'flite.wav'), '-r', '8000', '-c', '1', '-b', '16', plain]);
-  const wav = join(dir, 'played.wav');
-  execFileSync('sox', [plain, wav, 'pad', String(before), String(after)]);
-  return { samples: samples8k(plain), wav };
-}
-
-const mulaw = (samples: Int16Array): Buffer => Buffer.from(Array.from(samples, (s) => linearToUlaw(s)));
-const linear = (audio: Buffer): Int16Array => Int16Array.from(audio, (b) => ulawToLinear(b));
-
-function remoteLeg(detail: ApiBody): Record<string, unknown> {
-  return ((detail.session as { remote?: Record<string, unknown> } | null)?.remote) ?? {};
-}
-
-async function startPhone(t: Test, dir: string, name: string, wav: string, autoAnswer: boolean, rtpBase: number): Promise<BaresipPeer> {
-  const phoneDir = join(dir, name);
-  mkdirSync(phoneDir);
-  const phone = startBaresipPeer(t, {
-    dir: phoneDir, ...(await baresipPorts()), sourceWav: wav, user: name, autoAnswer, rtpPorts: `${rtpBase}-${rtpBase + 99}`, mediaenc: 'srtp-mand',
-  });
-  await phone.waitFor(/baresip is ready/);
-  return phone;
-}
+import { CORRELATION_PASS, linear, mulaw, remoteLeg, speech, startPhone } from '../support/secure-call.js';
 
 async function gatewayWith(t: Test, carrier: string): Promise<TestGateway> {
   return startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false', carriers: `carriers:\n  - name: secure\n    media_encryption: required\n${carrier}` });

@@ -31,6 +31,8 @@ export interface BaresipPeerOptions {
   rtpPorts: string;
   /** `srtp-mand`: SRTP with SDES keys (RFC 4568) in RTP/SAVP, required both ways (baresip's srtp module). */
   mediaenc?: 'srtp-mand';
+  /** A PEM holding a certificate and its key: baresip then serves SIP over TLS on `sipPort` + 1. */
+  tlsCertificate?: string;
 }
 
 /** A running baresip. */
@@ -92,6 +94,7 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
     // aufile is only a source in baresip 1.0; the sndfile filter dumps both directions to WAVs.
     'module g711.so', 'module aufile.so', 'module sndfile.so',
     ...(o.mediaenc ? ['module srtp.so'] : []),
+    ...(o.tlsCertificate ? [`sip_certificate ${o.tlsCertificate}`] : []),
     `snd_path ${o.dir}`,
     'module_app account.so', 'module_app menu.so', 'module_app ctrl_tcp.so',
     `ctrl_tcp_listen 127.0.0.1:${o.ctrlPort}`,

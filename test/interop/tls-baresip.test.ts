@@ -1,0 +1,124 @@
+/**
+ * Real-peer SIP over TLS (RFC 3261 26.2) carrying SDES keys for SRTP (RFC 4568 8.3 wants them on
+ * secured signalling): baresip calls the gateway's TLS listener, the gateway calls baresip's,
+ * checking its certificate against `sip.tls.ca_file`, and a certificate it cannot trust stops
+ * the call before any INVITE is sent. Speech is checked by cross-correlation, as in
+ * srtp-baresip.test.ts.
+ */
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { correlationPeak, samples8k } from '../support/audio-probe.js';
+import { baresipPorts, startBaresipPeer } from '../support/baresip-peer.js';
+import { callState } from '../support/calls-sipp-rig.js';
+import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
+import { startTestGateway, waitFor } from '../support/gateway-harness.js';
+import { needPeer, tempWorkdir } from '../support/peers.js';
+import { CORRELATION_PASS, linear, mulaw, remoteLeg, selfSigned, speech, startPhone } from '../support/secure-call.js';
+
+t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys never in the clear, and the agent hears it', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox', 'openssl')) return;
+  const dir = tempWorkdir(t, 'vgw-srtp-');
+  const words = speech(dir, 2, 2);
+  const { cert, key } = selfSigned(dir, 'gateway');
+  const gw = await startTestGateway(t, {
+    yaml: `calls:\n  allow_private_agent_urls: true\n  record_inbound: false\nsip:\n  tls:\n    port: 0\n    cert_file: ${cert}\n    key_file: ${key}`,
+    carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    inbound:\n      sources: ['127.0.0.1']\n`,
+  });
+  t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'with a TLS listener, the start has no exposure to warn of');
+  const tlsPort = gw.gateway.sip.tlsPort;
+  t.type(tlsPort, 'number', 'the gateway listens for SIP over TLS');
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550103', 'secure');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'listener', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550103',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const caller = await startPhone(t, dir, 'caller', words.wav, false, 38000 + 200 * Math.floor(Math.random() * 4));
+  await caller.command('dial', `sip:+15550103@127.0.0.1:${String(tlsPort)};transport=tls`);
+  await caller.waitFor(/established/i, 15_000);
+  t.match(gw.logs.find((l) => l.msg === 'inbound call'), { transport: 'TLS' }, 'the INVITE came over TLS');
+  const live = await waitFor('the inbound call', async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=active', undefined, { key: gw.liveKey });
+    const call = r.body.data.find((c) => c.to === '+15550103');
+    return call && (await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey })).body;
+  });
+  t.equal(remoteLeg(live).srtp, 'AES_CM_128_HMAC_SHA1_80', 'the call runs SRTP');
+  await caller.waitFor(/terminated|closed/i, 30_000);
+  await caller.stop();
+  const heard = correlationPeak(words.samples, linear(bot.receivedAudio()));
+  t.ok(heard.peak >= CORRELATION_PASS, `the agent heard the caller's words (peak ${heard.peak.toFixed(3)}, pass ${CORRELATION_PASS})`);
+});
+
+t.test('RFC 3261 26.2 + RFC 4568 8.3: an outbound call over TLS with SRTP to baresip, its certificate checked, speech both ways', async (t) => {
+  if (!needPeer(t, 'baresip', 'flite', 'sox', 'openssl')) return;
+  const dir = tempWorkdir(t, 'vgw-srtp-');
+  const words = speech(dir, 2, 4);
+  const ours = selfSigned(dir, 'gateway');
+  const theirs = selfSigned(dir, 'phone');
+  const phonePem = join(dir, 'phone.pem');
+  writeFileSync(phonePem, Buffer.concat([readFileSync(theirs.cert), readFileSync(theirs.key)]));
+  const rtpBase = 39000 + 200 * Math.floor(Math.random() * 4);
+  const phoneDir = join(dir, 'callee');
+  mkdirSync(phoneDir);
+  const ports = await baresipPorts();
+  const phone = startBaresipPeer(t, {
+    dir: phoneDir, ...ports, sourceWav: words.wav, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+    mediaenc: 'srtp-mand', tlsCertificate: phonePem,
+  });
+  await phone.waitFor(/baresip is ready/);
+  const gw = await startTestGateway(t, {
+    yaml: `calls:\n  allow_private_agent_urls: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}\n    ca_file: ${theirs.cert}`,
+    carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
+  });
+  t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'a transport=tls carrier URI exposes no keys');
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });
+  t.equal(placed.status, 200, JSON.stringify(placed.body));
+  const live = await callState(gw, String(placed.body.id), 'active');
+  t.equal(remoteLeg(live).srtp, 'AES_CM_128_HMAC_SHA1_80', 'the carrier leg runs SRTP');
+  await waitFor('the agent stream', () => bot.streamSid());
+  const said = mulaw(words.samples);
+  for (let i = 0; i + 160 <= said.length; i += 160) bot.sendAudio(said.subarray(i, i + 160));
+  await phone.waitFor(/terminated|closed/i, 30_000);
+  await callState(gw, String(placed.body.id), 'ended');
+  await phone.stop();
+  const heardByAgent = correlationPeak(words.samples, linear(bot.receivedAudio()));
+  t.ok(heardByAgent.peak >= CORRELATION_PASS, `the agent heard baresip (peak ${heardByAgent.peak.toFixed(3)}, pass ${CORRELATION_PASS})`);
+  const heardByPhone = correlationPeak(words.samples, samples8k(phone.recording()));
+  t.ok(heardByPhone.peak >= CORRELATION_PASS, `baresip heard the agent (peak ${heardByPhone.peak.toFixed(3)}, pass ${CORRELATION_PASS})`);
+});
+
+t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust is never dialled in the clear', async (t) => {
+  if (!needPeer(t, 'baresip', 'sox', 'openssl')) return;
+  const dir = tempWorkdir(t, 'vgw-srtp-');
+  const ours = selfSigned(dir, 'gateway');
+  const theirs = selfSigned(dir, 'phone');
+  const phonePem = join(dir, 'phone.pem');
+  writeFileSync(phonePem, Buffer.concat([readFileSync(theirs.cert), readFileSync(theirs.key)]));
+  const silence = join(dir, 'silence.wav');
+  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '30']);
+  const phoneDir = join(dir, 'callee');
+  mkdirSync(phoneDir);
+  const ports = await baresipPorts();
+  const rtpBase = 39000 + 200 * Math.floor(Math.random() * 4) + 100;
+  const phone = startBaresipPeer(t, {
+    dir: phoneDir, ...ports, sourceWav: silence, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, tlsCertificate: phonePem,
+  });
+  await phone.waitFor(/baresip is ready/);
+  // No ca_file: the phone's self-signed certificate chains to none of the system's roots.
+  const gw = await startTestGateway(t, {
+    yaml: `calls:\n  allow_private_agent_urls: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}`,
+    carriers: `carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
+  });
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });
+  const ended = await callState(gw, String(placed.body.id), 'ended');
+  t.match(ended, { answered_at: null, end_reason: 'carrier_unreachable' }, 'the handshake failed, so the carrier counts as unreachable');
+  t.notMatch(phone.output(), /Incoming call|Call established/i, 'and baresip never saw an INVITE');
+  await phone.stop();
+});
