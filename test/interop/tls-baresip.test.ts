@@ -119,6 +119,7 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });
   const ended = await callState(gw, String(placed.body.id), 'ended');
   t.match(ended, { answered_at: null, end_reason: 'carrier_unreachable' }, 'the handshake failed, so the carrier counts as unreachable');
+  t.match(gw.logs.find((l) => l.msg === 'carrier unreachable'), { reason: /TLS connect failed: self-signed certificate/ }, 'and the log says why');
   t.notMatch(phone.output(), /Incoming call|Call established/i, 'and baresip never saw an INVITE');
   await phone.stop();
 });

@@ -32,6 +32,10 @@ export async function inviteThroughCarrier(ua: InviteStarter, options: Omit<Invi
   let target = to;
   for (let retries = 0; ; retries++) {
     const outcome = await inviteWithFailover(ua, { ...options, target, to }, targets, hooks);
+    if (outcome.kind === 'failed' && !outcome.response && !hooks.stopped()) {
+      // No response at all: the CDR says unreachable; the log keeps why (timeout, refused, a TLS certificate).
+      hooks.log.warn({ status: outcome.status, reason: outcome.reason }, 'carrier unreachable');
+    }
     if (outcome.kind !== 'failed' || !outcome.response || hooks.stopped()) return outcome;
     const redirected = redirectTargets(outcome.response).filter((uri) => !seen.has(uri));
     for (const uri of redirected) seen.add(uri);

@@ -102,6 +102,7 @@ export class SipTrunkSide implements AgentSide {
     this.#attempt = null;
     if (outcome.kind === 'failed') {
       const answered = outcome.response !== undefined;
+      if (!answered && !this.#released) this.#call.log.warn({ status: outcome.status, reason: outcome.reason }, 'sip_trunk agent unreachable');
       const reason: EndReason = answered ? { ...endReasonForFailure(outcome.status), hangupBy: 'agent' } : { reason: 'agent_unreachable', sipStatus: outcome.status, hangupBy: 'gateway' };
       return { kind: 'failed', callerStatus: callerStatusFor(outcome.status, answered), reason };
     }

@@ -50,7 +50,8 @@ export type OutboundCallEvents = {
 
 /** Hooks the UA lends to outbound calls. */
 export interface OutboundCallHost extends EarlyDialogHost {
-  sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string;
+  /** `onFailure` gets 408 for a timeout, 503 for a transport error (RFC 3261 8.1.3.1), with what failed. */
+  sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503, detail?: string) => void): string;
   sendCancel(cancel: SipRequest, target: SipTarget, branch: string): void;
 }
 
@@ -104,7 +105,10 @@ export class OutboundCall {
     const req = this.#buildInvite();
     this.#request = req;
     this.#provisional = false;
-    this.#branch = this.#host.sendInvite(req, this.#target, (r) => this.#onResponse(r), (status) => this.#fail(status, status === 408 ? 'Request Timeout' : 'Service Unavailable', undefined));
+    this.#branch = this.#host.sendInvite(req, this.#target, (r) => this.#onResponse(r), (status, detail) => {
+      // The reason of a failure without a response is ours to write: the transport's own words say why.
+      this.#fail(status, detail ?? (status === 408 ? 'Request Timeout' : 'Service Unavailable'), undefined);
+    });
   }
 
   #buildInvite(): SipRequest {

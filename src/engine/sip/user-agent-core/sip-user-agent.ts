@@ -191,8 +191,10 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
   }
 
   /** Sends an INVITE in a client transaction; returns its branch. @internal */
-  sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503) => void): string {
-    const tx = this.core.sendRequest(request, target, { onResponse, onTimeout: () => onFailure(408), onTransportError: () => onFailure(503) });
+  sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503, detail?: string) => void): string {
+    const tx = this.core.sendRequest(request, target, {
+      onResponse, onTimeout: () => onFailure(408), onTransportError: (err) => onFailure(503, err instanceof Error ? err.message : undefined),
+    });
     return tx.id;
   }
 
