@@ -6,7 +6,6 @@
  * authenticate, and the gateway passes on only packets it authenticated.
  */
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlationPeak, samples8k } from '../support/audio-probe.js';
@@ -15,7 +14,7 @@ import { callState, sleep } from '../support/calls-sipp-rig.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
-import { CORRELATION_PASS, linear, mulaw, remoteLeg, speech, startPhone } from '../support/secure-call.js';
+import { activeInboundCall, CORRELATION_PASS, linear, mulaw, remoteLeg, silenceWav, speech, startPhone } from '../support/secure-call.js';
 
 async function gatewayWith(t: Test, carrier: string): Promise<TestGateway> {
   return startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false', carriers: `carriers:\n  - name: secure\n    media_encryption: required\n${carrier}` });
@@ -72,8 +71,7 @@ t.test('RFC 3711 + RFC 4568: baresip calls a DID over an SRTP carrier; a plain-R
   // The agent's SIP edge is plain RTP: the gateway decrypts the carrier leg and relays in the clear.
   const edgeDir = join(dir, 'edge');
   mkdirSync(edgeDir);
-  const silence = join(dir, 'silence.wav');
-  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
+  const silence = silenceWav(dir, 60);
   const edgePorts = await baresipPorts();
   const edge = startBaresipPeer(t, { dir: edgeDir, ...edgePorts, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}` });
   await edge.waitFor(/baresip is ready/);
@@ -85,11 +83,7 @@ t.test('RFC 3711 + RFC 4568: baresip calls a DID over an SRTP carrier; a plain-R
   const caller = await startPhone(t, dir, 'caller', words.wav, false, rtpBase);
   await caller.command('dial', `sip:+15550100@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/established/i, 15_000);
-  const live = await waitFor('the inbound call', async () => {
-    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=active', undefined, { key: gw.liveKey });
-    const call = r.body.data.find((c) => c.to === '+15550100');
-    return call && (await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey })).body;
-  });
+  const live = await activeInboundCall(gw, '+15550100');
   t.equal(remoteLeg(live).srtp, 'AES_CM_128_HMAC_SHA1_80', 'the caller\'s leg was answered RTP/SAVP');
   await caller.waitFor(/terminated|closed/i, 30_000);
   await Promise.all([caller.stop(), edge.stop()]);
@@ -106,8 +100,7 @@ t.test('RFC 3264 6: a carrier left at media_encryption disabled refuses baresip\
     provider: 'custom', external_agent_id: 'edge', connection_mode: 'sip_trunk', sip_uri: 'sip:bot@127.0.0.1:9', sip_transport: 'udp', did_number: '+15550101',
   }, { key: gw.liveKey });
   t.equal(imported.status, 200, JSON.stringify(imported.body));
-  const silence = join(dir, 'silence.wav');
-  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '5']);
+  const silence = silenceWav(dir, 5);
   const caller = await startPhone(t, dir, 'caller', silence, false, 36000 + 200 * Math.floor(Math.random() * 4));
   await caller.command('dial', `sip:+15550101@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/488 Not Acceptable Here/i, 15_000);
@@ -125,8 +118,7 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
     yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false\nproviders:\n  custom:\n    media_encryption: required',
     carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n`,
   });
-  const silence = join(dir, 'silence.wav');
-  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
+  const silence = silenceWav(dir, 60);
   const edgeDir = join(dir, 'edge');
   mkdirSync(edgeDir);
   const edgePorts = await baresipPorts();
@@ -145,11 +137,7 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
   await caller.waitFor(/baresip is ready/);
   await caller.command('dial', `sip:+15550102@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/established/i, 15_000);
-  const live = await waitFor('the inbound call', async () => {
-    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=active', undefined, { key: gw.liveKey });
-    const call = r.body.data.find((c) => c.to === '+15550102');
-    return call && (await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey })).body;
-  });
+  const live = await activeInboundCall(gw, '+15550102');
   const agentLeg = ((live.session as { agent?: { rtp?: Record<string, unknown> } } | null)?.agent?.rtp) ?? {};
   t.equal(agentLeg.srtp, 'AES_CM_128_HMAC_SHA1_80', 'the leg to the edge runs SRTP');
   t.equal(remoteLeg(live).srtp, null, 'the caller\'s leg stays plain RTP');

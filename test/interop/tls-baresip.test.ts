@@ -6,7 +6,6 @@
  * srtp-baresip.test.ts.
  */
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlationPeak, samples8k } from '../support/audio-probe.js';
@@ -15,7 +14,7 @@ import { callState } from '../support/calls-sipp-rig.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
-import { CORRELATION_PASS, linear, mulaw, remoteLeg, selfSigned, speech, startPhone } from '../support/secure-call.js';
+import { activeInboundCall, CORRELATION_PASS, linear, mulaw, remoteLeg, selfSigned, silenceWav, speech, startPhone } from '../support/secure-call.js';
 
 t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys never in the clear, and the agent hears it', async (t) => {
   if (!needPeer(t, 'baresip', 'flite', 'sox', 'openssl')) return;
@@ -40,11 +39,7 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys
   await caller.command('dial', `sip:+15550103@127.0.0.1:${String(tlsPort)};transport=tls`);
   await caller.waitFor(/established/i, 15_000);
   t.match(gw.logs.find((l) => l.msg === 'inbound call'), { transport: 'TLS' }, 'the INVITE came over TLS');
-  const live = await waitFor('the inbound call', async () => {
-    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=active', undefined, { key: gw.liveKey });
-    const call = r.body.data.find((c) => c.to === '+15550103');
-    return call && (await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey })).body;
-  });
+  const live = await activeInboundCall(gw, '+15550103');
   t.equal(remoteLeg(live).srtp, 'AES_CM_128_HMAC_SHA1_80', 'the call runs SRTP');
   await caller.waitFor(/terminated|closed/i, 30_000);
   await caller.stop();
@@ -99,8 +94,7 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
   const theirs = selfSigned(dir, 'phone');
   const phonePem = join(dir, 'phone.pem');
   writeFileSync(phonePem, Buffer.concat([readFileSync(theirs.cert), readFileSync(theirs.key)]));
-  const silence = join(dir, 'silence.wav');
-  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '30']);
+  const silence = silenceWav(dir, 30);
   const phoneDir = join(dir, 'callee');
   mkdirSync(phoneDir);
   const ports = await baresipPorts();

@@ -10,7 +10,7 @@ import type { Test } from 'tap';
 import { linearToUlaw, ulawToLinear } from '../../src/engine/media/index.js';
 import { samples8k } from './audio-probe.js';
 import { baresipPorts, startBaresipPeer, type BaresipPeer } from './baresip-peer.js';
-import type { ApiBody } from './gateway-harness.js';
+import { waitFor, type ApiBody, type TestGateway } from './gateway-harness.js';
 
 /** See test/interop/media-baresip.test.ts: an intact G.711 relay peaks near 1.0, other speech near 0.15. */
 export const CORRELATION_PASS = 0.6;
@@ -50,4 +50,20 @@ export function selfSigned(dir: string, name: string): { cert: string; key: stri
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
     '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
   return { cert, key };
+}
+
+/** `seconds` of silence as an 8 kHz mono WAV in `dir` (baresip hangs up when its file ends). */
+export function silenceWav(dir: string, seconds: number): string {
+  const path = join(dir, `silence-${seconds}s.wav`);
+  execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', path, 'trim', '0', String(seconds)]);
+  return path;
+}
+
+/** The detail of the answered inbound call to `did`, once there is one. */
+export function activeInboundCall(gw: TestGateway, did: string): Promise<ApiBody> {
+  return waitFor(`the inbound call to ${did}`, async () => {
+    const r = await gw.api('GET', '/v1/calls?direction=inbound&state=active', undefined, { key: gw.liveKey });
+    const call = r.body.data.find((c) => c.to === did);
+    return call && (await gw.api('GET', `/v1/calls/${call.id}`, undefined, { key: gw.liveKey })).body;
+  });
 }
