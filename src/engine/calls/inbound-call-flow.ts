@@ -130,7 +130,11 @@ export class InboundCallFlow extends CallFlow {
     this.#trunk = trunk;
     const outcome = await trunk.dial();
     if (this.call.isEnded) return trunk.release('call ended');
-    if (outcome.kind === 'failed') return this.#reject(outcome.callerStatus, outcome.reason);
+    if (outcome.kind === 'failed') {
+      // The agent's leg may hold an RTP session (and a dialog to BYE after an unusable answer).
+      trunk.release('agent leg failed');
+      return this.#reject(outcome.callerStatus, outcome.reason);
+    }
     let caller: AnsweredCaller | null;
     if (offered) {
       const dialog = this.#invite.accept(Buffer.from(offered.answer.sdp));
