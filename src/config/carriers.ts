@@ -106,6 +106,11 @@ export function parseCarriers(text: string, where: string): CarrierConfig[] {
   return result.value.carriers;
 }
 
+/** Whether a carrier URI asks for SIP over TLS: a `sips:` URI or `transport=tls` (RFC 3261 26.2). */
+export function usesTls(uri: string): boolean {
+  return /^sips:|;transport=tls\b/i.test(uri);
+}
+
 /**
  * Why a carrier's SRTP keys could be read on the wire, or null. SDES puts the master keys in the
  * SDP, so RFC 4568 §8.3 requires the signalling to be secured (TLS): outbound INVITEs need a
@@ -114,7 +119,7 @@ export function parseCarriers(text: string, where: string): CarrierConfig[] {
 export function sdesExposure(carrier: CarrierConfig, tlsListening: boolean): string | null {
   if (carrier.media_encryption === 'disabled') return null;
   const uri = carrier.outbound?.uri;
-  if (uri !== undefined && !/^sips:|;transport=tls\b/i.test(uri)) return 'outbound.uri is not sips: or transport=tls';
+  if (uri !== undefined && !usesTls(uri)) return 'outbound.uri is not sips: or transport=tls';
   if (carrier.inbound !== undefined && !tlsListening) return 'inbound INVITEs can only come over UDP or TCP (no sip.tls listener)';
   return null;
 }

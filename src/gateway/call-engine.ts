@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
-import { SANDBOX_CARRIER, sdesExposure, type CarrierConfig } from '../config/carriers.js';
+import { SANDBOX_CARRIER, sdesExposure, usesTls, type CarrierConfig } from '../config/carriers.js';
 import { readSipTls } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
@@ -143,6 +143,9 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   // Everything that can fail on configuration alone comes before any socket is opened.
   const holdMusic = config.calls.hold_music_file ? await loadHoldMusic(config.calls.hold_music_file) : null;
   const tls = config.sip.tls ? readSipTls(config.sip.tls) : null;
+  // Without sip.tls there is no TLS transport: a TLS carrier could never be pinged, registered or dialled.
+  const tlsCarrier = tls ? undefined : o.carriers.find((c) => c.outbound && usesTls(c.outbound.uri));
+  if (tlsCarrier) throw new ConfigError(`carriers: carrier "${tlsCarrier.name}": outbound.uri ${tlsCarrier.outbound!.uri} uses TLS, which needs sip.tls (a certificate) in the config`);
   const announcement = await loadAnnouncement(config.sandbox.announcement);
   await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
 

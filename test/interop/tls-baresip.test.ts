@@ -117,3 +117,37 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
   t.notMatch(phone.output(), /Incoming call|Call established/i, 'and baresip never saw an INVITE');
   await phone.stop();
 });
+
+t.test('RFC 3261 26.2: without sip.tls a TLS carrier stops the start; a TLS agent edge is unreachable, and the log says why', async (t) => {
+  await t.rejects(startTestGateway(t, {
+    carriers: 'carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:5999;transport=tls"\n',
+  }), { name: 'ConfigError', message: /carrier "secure": outbound\.uri .* uses TLS, which needs sip\.tls/ });
+  if (!needPeer(t, 'baresip', 'sox')) return;
+  const dir = tempWorkdir(t, 'vgw-tls-');
+  // Two port pairs only: the caller's leg and the agent's. A failed agent leg that kept its pair
+  // would leave the second call no ports, and it would fail for that instead.
+  const min = 30000 + 4 * Math.floor(Math.random() * 2400);
+  const gw = await startTestGateway(t, { carriers: "carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n", rtp: { min, max: min + 3 } });
+  t.equal(gw.gateway.sip.tlsPort, null, 'no TLS listener');
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550104', 'plain');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'tls-edge', connection_mode: 'sip_trunk', sip_uri: 'sip:bot@127.0.0.1:5999;transport=tls', sip_transport: 'tls', did_number: '+15550104',
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const callerDir = join(dir, 'caller');
+  mkdirSync(callerDir);
+  const rtpBase = 38000 + 200 * Math.floor(Math.random() * 4) + 100;
+  const caller = startBaresipPeer(t, { dir: callerDir, ...(await baresipPorts()), sourceWav: silenceWav(dir, 10), user: '+15557770004', autoAnswer: false, rtpPorts: `${rtpBase}-${rtpBase + 99}` });
+  await caller.waitFor(/baresip is ready/);
+  for (const attempt of [1, 2]) {
+    await caller.command('dial', `sip:+15550104@127.0.0.1:${gw.gateway.sip.udpPort}`);
+    const reports = await waitFor(`call ${attempt} logged`, () => {
+      const found = gw.logs.filter((l) => l.msg === 'sip_trunk agent unreachable');
+      return found.length >= attempt ? found : undefined;
+    });
+    t.match(reports[attempt - 1], { reason: /no TLS listening point/ }, `call ${attempt}: the log names the missing transport`);
+  }
+  await caller.stop();
+  const ended = await gw.api('GET', '/v1/calls?direction=inbound&state=ended', undefined, { key: gw.liveKey });
+  t.same(ended.body.data.map((c) => c.end_reason), ['agent_unreachable', 'agent_unreachable'], 'both calls reached the edge attempt: the first gave its ports back');
+});

@@ -77,10 +77,15 @@ export class OptionsPinger {
       }
       if (!this.#stopped) this.#timers.set(t.id, this.#host.clock.setTimeout(() => this.#ping(t), this.#o.intervalMs ?? 30_000));
     };
-    this.#host.sendRequest(new SipRequest('OPTIONS', t.uri, h), target, {
-      onResponse: (res) => { if (res.status >= 200) settle('up', res.status); },
-      onTimeout: () => settle('down', 408),
-      onTransportError: () => settle('down', 503),
-    });
+    try {
+      this.#host.sendRequest(new SipRequest('OPTIONS', t.uri, h), target, {
+        onResponse: (res) => { if (res.status >= 200) settle('up', res.status); },
+        onTimeout: () => settle('down', 408),
+        onTransportError: () => settle('down', 503),
+      });
+    } catch {
+      // No listening point for the target's transport (TLS resolved by NAPTR without sip.tls): as a transport error.
+      settle('down', 503);
+    }
   }
 }

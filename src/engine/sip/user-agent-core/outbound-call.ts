@@ -102,13 +102,22 @@ export class OutboundCall {
   }
 
   #send(): void {
-    const req = this.#buildInvite();
-    this.#request = req;
-    this.#provisional = false;
-    this.#branch = this.#host.sendInvite(req, this.#target, (r) => this.#onResponse(r), (status, detail) => {
+    const failed = (status: 408 | 503, detail?: string): void => {
       // The reason of a failure without a response is ours to write: the transport's own words say why.
       this.#fail(status, detail ?? (status === 408 ? 'Request Timeout' : 'Service Unavailable'), undefined);
-    });
+    };
+    let req: SipRequest;
+    try {
+      // Contact and Via name our listening point for the target's transport; with none (TLS
+      // without a certificate configured) the INVITE cannot be written: a transport error (8.1.3.1).
+      req = this.#buildInvite();
+    } catch (err) {
+      failed(503, err instanceof Error ? err.message : String(err));
+      return;
+    }
+    this.#request = req;
+    this.#provisional = false;
+    this.#branch = this.#host.sendInvite(req, this.#target, (r) => this.#onResponse(r), failed);
   }
 
   #buildInvite(): SipRequest {

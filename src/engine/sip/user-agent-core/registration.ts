@@ -79,7 +79,14 @@ export class Registration {
     h.append('To', `<${this.#o.aor}>`);
     h.append('Call-ID', this.#callId);
     h.append('CSeq', `${++this.#cseq} REGISTER`);
-    h.append('Contact', this.#host.contact(target.protocol));
+    let contact: string;
+    try {
+      contact = this.#host.contact(target.protocol);
+    } catch {
+      // No listening point for the registrar's transport: a transport error, retried later like one.
+      return this.#failed(503, `no ${target.protocol} listening point`);
+    }
+    h.append('Contact', contact);
     h.append('Expires', String(expires));
     const req = new SipRequest('REGISTER', this.#o.registrar, h);
     const creds = this.#auth?.hasChallenge ? this.#auth.authorize('REGISTER', this.#o.registrar) : undefined;
