@@ -11,6 +11,7 @@ t.test('contract 8: defaults fill every setting and the result is frozen', (t) =
   t.equal(config.sip.host, '0.0.0.0');
   t.equal(config.data_dir, '/srv/vgw/data');
   t.equal(config.calls.allow_private_agent_urls, false);
+  t.equal(config.rtp.socket_io, 'auto');
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.http));
   t.end();
 });
@@ -29,6 +30,8 @@ t.test('a bad value names the key and the variable that set it', (t) => {
   t.throws(() => loadConfig({ env: { VGW_HTTP_PORT: 'eighty' } }), { name: 'ConfigError', message: /http\.port must be integer \(VGW_HTTP_PORT\)/ });
   t.throws(() => loadConfig({ env: { VGW_SIP_PORT: '70000' } }), { message: /sip\.port must be <= 65535 \(VGW_SIP_PORT\)/ });
   t.throws(() => loadConfig({ env: { VGW_LOG_LEVEL: 'loud' } }), { message: /log_level must be one of/ });
+  t.throws(() => loadConfig({ env: { VGW_RTP_SOCKET_IO: 'io_uring' } }), { message: /rtp\.socket_io must be one of .*\(VGW_RTP_SOCKET_IO\)/ });
+  t.equal(loadConfig({ env: { VGW_RTP_SOCKET_IO: 'dgram' } }).rtp.socket_io, 'dgram');
   t.end();
 });
 

@@ -24,6 +24,7 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_PUBLIC_IP: { path: ['sip', 'public_ip'], kind: 'string' },
   VGW_RTP_PORT_MIN: { path: ['rtp', 'port_min'], kind: 'int' },
   VGW_RTP_PORT_MAX: { path: ['rtp', 'port_max'], kind: 'int' },
+  VGW_RTP_SOCKET_IO: { path: ['rtp', 'socket_io'], kind: 'string' },
   VGW_DATA_DIR: { path: ['data_dir'], kind: 'string' },
   VGW_CARRIERS_FILE: { path: ['carriers_file'], kind: 'string' },
   VGW_SECRET_KEY: { path: ['secret_key'], kind: 'string' },

@@ -84,6 +84,11 @@ export const ConfigSchema = Type.Object(
         port_max: Type.Integer({ minimum: 1025, maximum: 65535, default: 29999 }),
         /** Local address RTP sockets bind to; the SIP host when absent. */
         bind_address: Type.Optional(Type.String({ minLength: 1 })),
+        /**
+         * How media sockets read and write: `native`, the batched I/O addon (Linux; recvmmsg over
+         * one epoll set); `dgram`, Node's own sockets; `auto`, the addon where it is built.
+         */
+        socket_io: StringEnum(['auto', 'native', 'dgram'], { default: 'auto' }),
       },
       { ...strict, default: {} },
     ),

@@ -1,5 +1,4 @@
 /** @module One RTP/RTCP endpoint: port pair, symmetric latching, header continuity, reports, media timeout. */
-import type { RemoteInfo, Socket } from 'node:dgram';
 import type { Clock, TimerHandle } from '../../../common/clock.js';
 import { LatchCandidate } from './latch-candidate.js';
 import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
@@ -7,7 +6,7 @@ import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-poo
 import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
 import type { ReceptionSnapshot } from './reception-stats.js';
 import { RtpSequencer } from './sequencer.js';
-import { bindUdp } from './udp-socket.js';
+import { openMediaSocket, type MediaSocket } from './media-socket.js';
 import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
 
 /** Options of {@link RtpSession.open}; times in milliseconds. */
@@ -87,8 +86,8 @@ export class RtpSession {
   delegate: RtpSessionDelegate = {};
   readonly localPort: number;
   readonly sequencer: RtpSequencer;
-  readonly #rtp: Socket;
-  readonly #rtcp: Socket | null;
+  readonly #rtp: MediaSocket;
+  readonly #rtcp: MediaSocket | null;
   readonly #clock: Clock;
   readonly #ports: PortPool;
   readonly #reporter: RtcpReporter;
@@ -114,7 +113,7 @@ export class RtpSession {
   #timedOut = false;
   #closed = false;
 
-  private constructor(rtp: Socket, rtcp: Socket | null, port: number, options: RtpSessionOptions) {
+  private constructor(rtp: MediaSocket, rtcp: MediaSocket | null, port: number, options: RtpSessionOptions) {
     this.#rtp = rtp;
     this.#rtcp = rtcp;
     this.localPort = port;
@@ -127,11 +126,8 @@ export class RtpSession {
     this.#rtcpIntervalMs = options.rtcpIntervalMs ?? 5000;
     this.#relatchIdleMs = options.relatchIdleMs ?? 1000;
     this.#lastRtpAtMs = this.#clock.monotonic();
-    rtp.on('message', this.#onRtpDatagram);
-    rtcp?.on('message', this.#onRtcpDatagram);
-    // A send to an unreachable port surfaces as an async socket error: media is best effort.
-    rtp.on('error', () => undefined);
-    rtcp?.on('error', () => undefined);
+    rtp.onDatagram = this.#onRtpDatagram;
+    if (rtcp !== null) rtcp.onDatagram = this.#onRtcpDatagram;
     if (this.#mediaTimeoutMs > 0) this.#armTimeout(this.#mediaTimeoutMs);
     if (this.#rtcpIntervalMs > 0) this.#armRtcp();
   }
@@ -141,10 +137,10 @@ export class RtpSession {
     for (let attempt = 0; attempt < 16; attempt++) {
       const port = options.ports.allocate();
       if (isPortsExhausted(port)) return port;
-      let rtp: Socket | null = null;
+      let rtp: MediaSocket | null = null;
       try {
-        rtp = await bindUdp(options.bindAddress, port);
-        const rtcp = options.muxOnly ? null : await bindUdp(options.bindAddress, port + 1);
+        rtp = await openMediaSocket(options.bindAddress, port);
+        const rtcp = options.muxOnly ? null : await openMediaSocket(options.bindAddress, port + 1);
         return new RtpSession(rtp, rtcp, port, options);
       } catch {
         rtp?.close();
@@ -229,9 +225,9 @@ export class RtpSession {
     this.#ports.release(this.localPort);
   }
 
-  readonly #onRtpDatagram = (datagram: Buffer, rinfo: RemoteInfo): void => {
+  readonly #onRtpDatagram = (datagram: Buffer, address: string, port: number): void => {
     // RFC 5761 §4: with rtcp-mux, RTCP arrives on the RTP port and is told apart by its type.
-    if (isRtcpPacket(datagram)) return this.#onRtcpDatagram(datagram, rinfo);
+    if (isRtcpPacket(datagram)) return this.#onRtcpDatagram(datagram, address, port);
     if (datagram.length < RTP_HEADER_SIZE || datagram[0]! >> 6 !== 2) {
       this.#invalid++;
       return;
@@ -244,7 +240,7 @@ export class RtpSession {
     }
     const now = this.#clock.monotonic();
     const ssrc = rtpSsrc(msg);
-    if (!this.#acceptSource(msg, rinfo, ssrc, now)) {
+    if (!this.#acceptSource(msg, address, port, ssrc, now)) {
       this.#rejected++;
       return;
     }
@@ -259,9 +255,9 @@ export class RtpSession {
   };
 
   /** Symmetric RTP latching, RFC 4961 §3; see the class comment for the re-latch rule. */
-  #acceptSource(msg: Buffer, rinfo: RemoteInfo, ssrc: number, now: number): boolean {
+  #acceptSource(msg: Buffer, address: string, port: number, ssrc: number, now: number): boolean {
     const remote = this.#remote;
-    if (this.#latched && remote !== null && rinfo.port === remote.port && rinfo.address === remote.address) {
+    if (this.#latched && remote !== null && port === remote.port && address === remote.address) {
       // The far end may change its SSRC (RFC 3550 §8.2); the loop check below compares with its current one.
       this.#latchedSsrc = ssrc;
       return true;
@@ -271,25 +267,25 @@ export class RtpSession {
     if (this.#latched) {
       const active = now - this.#lastRtpAtMs < this.#relatchIdleMs;
       if (ssrc === this.#latchedSsrc && active) return false;
-      if (!this.#candidate.observe(rinfo.address, rinfo.port, ssrc, rtpSequenceNumber(msg))) return false;
+      if (!this.#candidate.observe(address, port, ssrc, rtpSequenceNumber(msg))) return false;
     }
     this.#candidate.reset();
     this.#latched = true;
     this.#latchedSsrc = ssrc;
-    this.#remote = { address: rinfo.address, port: rinfo.port };
-    if (!this.#rtcpMux) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port + 1 };
-    this.delegate.onLatched?.(rinfo.address, rinfo.port, this);
+    this.#remote = { address, port };
+    if (!this.#rtcpMux) this.#remoteRtcp = { address, port: port + 1 };
+    this.delegate.onLatched?.(address, port, this);
     return true;
   }
 
-  readonly #onRtcpDatagram = (datagram: Buffer, rinfo: RemoteInfo): void => {
+  readonly #onRtcpDatagram = (datagram: Buffer, address: string, port: number): void => {
     const msg = this.#srtp ? this.#srtp.receiver.unprotectRtcp(datagram) : datagram;
     if (msg === null) {
       this.#rtcpUnauthenticated++;
       return;
     }
     // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched, from the latched host only.
-    if (this.#latched && !this.#rtcpMux && rinfo.address === this.#remote?.address) this.#remoteRtcp = { address: rinfo.address, port: rinfo.port };
+    if (this.#latched && !this.#rtcpMux && address === this.#remote?.address) this.#remoteRtcp = { address, port };
     this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
   };
 

@@ -1,0 +1,285 @@
+/*
+ * Batched UDP datagram I/O for RTP media, as a Node-API addon (Linux).
+ *
+ * Node's dgram layer costs, per datagram received: a libuv recvmsg plus one that returns
+ * EAGAIN, a fresh ArrayBuffer, an rinfo object, and a call into JavaScript with its microtask
+ * checkpoint; per datagram sent: a SendWrap object, an array and an address parse. A media
+ * relay moves tens of thousands of small datagrams a second, so that overhead is most of what
+ * it does. Here every media socket sits in one private epoll set, which libuv polls as a single
+ * descriptor: when it turns readable, ready sockets are drained with recvmmsg(2) into one
+ * arena shared with JavaScript, and JavaScript is called once for the whole batch. Sends are a
+ * plain sendto(2) on the caller's thread. IPv4 only, as the media path is.
+ *
+ * Batch layout (shared with JavaScript, see src/engine/media/rtp/native-udp.ts):
+ *   arena: MAX_BATCH slots of SLOT_BYTES, datagram i at i * SLOT_BYTES;
+ *   meta:  4 x uint32 per datagram: socket token, length, source IPv4 (host order), source port.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <node_api.h>
+#include <uv.h>
+
+#define MAX_BATCH 256
+/* The largest UDP datagram, so that nothing is truncated: hostile or not, every datagram reaches the
+ * session whole and is counted there. Only the pages datagrams are written into are ever touched. */
+#define SLOT_BYTES 65536
+#define MAX_EVENTS 128
+/* One socket may fill at most this many slots per wake-up, so a flooded port cannot starve the rest. */
+#define PER_SOCKET 32
+
+typedef struct {
+  napi_env env;
+  uv_poll_t poll;
+  int epfd;
+  int open_sockets;
+  int polling;
+  napi_ref on_batch;
+  napi_ref arena_ref;
+  napi_ref meta_ref;
+  napi_async_context async_context;
+  uint8_t *arena;
+  uint32_t *meta;
+  struct mmsghdr msgs[MAX_BATCH];
+  struct iovec iov[MAX_BATCH];
+  struct sockaddr_in from[MAX_BATCH];
+  struct epoll_event events[MAX_EVENTS];
+} media_io;
+
+#define CHECK(env, call)                                        \
+  do {                                                          \
+    if ((call) != napi_ok) {                                    \
+      napi_throw_error((env), NULL, "media_io: " #call);        \
+      return NULL;                                              \
+    }                                                           \
+  } while (0)
+
+static napi_value int_value(napi_env env, int64_t v) {
+  napi_value out;
+  napi_create_int64(env, v, &out);
+  return out;
+}
+
+static media_io *state_of(napi_env env) {
+  void *data = NULL;
+  napi_get_instance_data(env, &data);
+  return (media_io *)data;
+}
+
+/* Drains ready sockets into the arena, then hands the batch to JavaScript in one call. */
+static void on_readable(uv_poll_t *handle, int status, int events) {
+  (void)events;
+  media_io *io = (media_io *)handle->data;
+  if (status < 0) return;
+  int ready = epoll_wait(io->epfd, io->events, MAX_EVENTS, 0);
+  int count = 0;
+  for (int e = 0; e < ready && count < MAX_BATCH; e++) {
+    int fd = (int)(io->events[e].data.u64 & 0xffffffffu);
+    uint32_t token = (uint32_t)(io->events[e].data.u64 >> 32);
+    int room = MAX_BATCH - count;
+    if (room > PER_SOCKET) room = PER_SOCKET;
+    for (int i = 0; i < room; i++) {
+      int slot = count + i;
+      io->iov[slot].iov_base = io->arena + (size_t)slot * SLOT_BYTES;
+      io->iov[slot].iov_len = SLOT_BYTES;
+      memset(&io->msgs[slot].msg_hdr, 0, sizeof(struct msghdr));
+      io->msgs[slot].msg_hdr.msg_iov = &io->iov[slot];
+      io->msgs[slot].msg_hdr.msg_iovlen = 1;
+      io->msgs[slot].msg_hdr.msg_name = &io->from[slot];
+      io->msgs[slot].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+    }
+    int got = recvmmsg(fd, &io->msgs[count], (unsigned)room, MSG_DONTWAIT, NULL);
+    if (got <= 0) continue; /* EAGAIN, or an error queued by ICMP: media is best effort. */
+    for (int i = 0; i < got; i++) {
+      int slot = count + i;
+      uint32_t *m = io->meta + (size_t)slot * 4;
+      /* Cannot happen for UDP over IPv4 (65,507 bytes at most); should it, JavaScript drops the datagram. */
+      m[0] = token;
+      m[1] = (io->msgs[slot].msg_hdr.msg_flags & MSG_TRUNC) ? SLOT_BYTES + 1 : io->msgs[slot].msg_len;
+      m[2] = ntohl(io->from[slot].sin_addr.s_addr);
+      m[3] = ntohs(io->from[slot].sin_port);
+    }
+    count += got;
+  }
+  if (count == 0) return;
+
+  napi_env env = io->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value callback, receiver, argv[1], result;
+  if (napi_get_reference_value(env, io->on_batch, &callback) == napi_ok && napi_get_global(env, &receiver) == napi_ok) {
+    argv[0] = int_value(env, count);
+    /* make_callback, as libuv callbacks into Node must: it runs the microtask queue afterwards. */
+    if (napi_make_callback(env, io->async_context, receiver, callback, 1, argv, &result) == napi_pending_exception) {
+      napi_value error;
+      napi_get_and_clear_last_exception(env, &error);
+      napi_fatal_exception(env, error);
+    }
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+/* The poll handle keeps the event loop alive only while a socket is open, as a dgram socket does. */
+static void track_open(media_io *io, int delta) {
+  io->open_sockets += delta;
+  if (io->open_sockets == 1 && delta > 0) uv_ref((uv_handle_t *)&io->poll);
+  if (io->open_sockets == 0) uv_unref((uv_handle_t *)&io->poll);
+}
+
+static void free_after_close(uv_handle_t *handle) { free(handle->data); }
+
+static void cleanup(void *arg) {
+  media_io *io = (media_io *)arg;
+  if (io->polling) uv_poll_stop(&io->poll);
+  close(io->epfd);
+  napi_delete_reference(io->env, io->on_batch);
+  napi_delete_reference(io->env, io->arena_ref);
+  napi_delete_reference(io->env, io->meta_ref);
+  napi_async_destroy(io->env, io->async_context);
+  uv_close((uv_handle_t *)&io->poll, free_after_close);
+}
+
+/* init(onBatch, arena: Buffer, meta: Uint32Array): once per Node environment. */
+static napi_value Init(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (state_of(env) != NULL) {
+    napi_throw_error(env, NULL, "media_io: already initialised");
+    return NULL;
+  }
+  void *arena;
+  size_t arena_len;
+  CHECK(env, napi_get_buffer_info(env, argv[1], &arena, &arena_len));
+  napi_typedarray_type type;
+  size_t meta_len;
+  void *meta;
+  CHECK(env, napi_get_typedarray_info(env, argv[2], &type, &meta_len, &meta, NULL, NULL));
+  if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * 4) {
+    napi_throw_range_error(env, NULL, "media_io: arena or meta too small");
+    return NULL;
+  }
+  media_io *io = calloc(1, sizeof(media_io));
+  if (io == NULL) {
+    napi_throw_error(env, NULL, "media_io: out of memory");
+    return NULL;
+  }
+  io->env = env;
+  io->arena = arena;
+  io->meta = meta;
+  io->epfd = epoll_create1(EPOLL_CLOEXEC);
+  uv_loop_t *loop;
+  napi_value name;
+  if (io->epfd < 0 || napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &io->poll, io->epfd) != 0) {
+    if (io->epfd >= 0) close(io->epfd);
+    free(io);
+    napi_throw_error(env, NULL, "media_io: cannot create the epoll set");
+    return NULL;
+  }
+  io->poll.data = io;
+  CHECK(env, napi_create_reference(env, argv[0], 1, &io->on_batch));
+  CHECK(env, napi_create_reference(env, argv[1], 1, &io->arena_ref));
+  CHECK(env, napi_create_reference(env, argv[2], 1, &io->meta_ref));
+  CHECK(env, napi_create_string_utf8(env, "MEDIA_IO", NAPI_AUTO_LENGTH, &name));
+  CHECK(env, napi_async_init(env, NULL, name, &io->async_context));
+  uv_poll_start(&io->poll, UV_READABLE, on_readable);
+  io->polling = 1;
+  uv_unref((uv_handle_t *)&io->poll);
+  CHECK(env, napi_set_instance_data(env, io, NULL, NULL));
+  CHECK(env, napi_add_env_cleanup_hook(env, cleanup, io));
+  return NULL;
+}
+
+/* open(ipv4, port, token) -> fd, or -errno (EADDRINUSE when the port is taken). */
+static napi_value Open(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  uint32_t ip, port, token;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(env, napi_get_value_uint32(env, argv[0], &ip));
+  CHECK(env, napi_get_value_uint32(env, argv[1], &port));
+  CHECK(env, napi_get_value_uint32(env, argv[2], &token));
+  media_io *io = state_of(env);
+  if (io == NULL) return int_value(env, -EBADF);
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return int_value(env, -errno);
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr = {htonl(ip)}};
+  struct epoll_event ev = {.events = EPOLLIN, .data = {.u64 = ((uint64_t)token << 32) | (uint32_t)fd}};
+  if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || epoll_ctl(io->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+    int err = errno;
+    close(fd);
+    return int_value(env, -err);
+  }
+  track_open(io, 1);
+  return int_value(env, fd);
+}
+
+/* localPort(fd) -> the bound port (for a socket opened on port 0), or -errno. */
+static napi_value LocalPort(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(env, napi_get_value_int32(env, argv[0], &fd));
+  struct sockaddr_in sa;
+  socklen_t len = sizeof sa;
+  if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0) return int_value(env, -errno);
+  return int_value(env, ntohs(sa.sin_port));
+}
+
+/* send(fd, buffer, ipv4, port) -> bytes sent, or -errno (EAGAIN when the send buffer is full). */
+static napi_value Send(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  int32_t fd;
+  uint32_t ip, port;
+  void *data;
+  size_t len;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(env, napi_get_value_int32(env, argv[0], &fd));
+  CHECK(env, napi_get_buffer_info(env, argv[1], &data, &len));
+  CHECK(env, napi_get_value_uint32(env, argv[2], &ip));
+  CHECK(env, napi_get_value_uint32(env, argv[3], &port));
+  struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr = {htonl(ip)}};
+  ssize_t sent = sendto(fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&sa, sizeof sa);
+  return int_value(env, sent < 0 ? -errno : sent);
+}
+
+/* close(fd): leaves the epoll set and closes; datagrams already in a batch are dropped by JavaScript. */
+static napi_value Close(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(env, napi_get_value_int32(env, argv[0], &fd));
+  media_io *io = state_of(env);
+  if (io == NULL || fd < 0) return NULL;
+  epoll_ctl(io->epfd, EPOLL_CTL_DEL, fd, NULL);
+  if (close(fd) == 0) track_open(io, -1);
+  return NULL;
+}
+
+static napi_value Register(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      {"init", NULL, Init, NULL, NULL, NULL, napi_default, NULL},
+      {"open", NULL, Open, NULL, NULL, NULL, napi_default, NULL},
+      {"localPort", NULL, LocalPort, NULL, NULL, NULL, napi_default, NULL},
+      {"send", NULL, Send, NULL, NULL, NULL, napi_default, NULL},
+      {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_value constants[2];
+  napi_create_uint32(env, MAX_BATCH, &constants[0]);
+  napi_create_uint32(env, SLOT_BYTES, &constants[1]);
+  napi_set_named_property(env, exports, "MAX_BATCH", constants[0]);
+  napi_set_named_property(env, exports, "SLOT_BYTES", constants[1]);
+  if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
+  return exports;
+}
+
+NAPI_MODULE_INIT() { return Register(env, exports); }

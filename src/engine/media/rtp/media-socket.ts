@@ -1,0 +1,69 @@
+/**
+ * @module The UDP socket an RTP session speaks through: on the batched I/O addon where it is
+ * built (Linux), else on node:dgram (see {@link useMediaIo}).
+ */
+import type { Socket } from 'node:dgram';
+import { nativeMediaIo } from './native-udp.js';
+import { bindUdp } from './udp-socket.js';
+
+/** One datagram: a buffer of its own, and the IPv4 source it came from. */
+export type DatagramHandler = (datagram: Buffer, address: string, port: number) => void;
+
+export interface MediaSocket {
+  /** The bound port. */
+  readonly port: number;
+  onDatagram: DatagramHandler;
+  /** Best effort: a datagram that cannot go is lost, never an error. `address` is an IPv4 literal. */
+  send(packet: Buffer, port: number, address: string): void;
+  /** Idempotent. */
+  close(): void;
+}
+
+export type MediaIoKind = 'native' | 'dgram';
+
+class DgramMediaSocket implements MediaSocket {
+  onDatagram: DatagramHandler = () => undefined;
+  #closed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    readonly port: number,
+  ) {
+    socket.on('message', (datagram, rinfo) => this.onDatagram(datagram, rinfo.address, rinfo.port));
+    // A send to an unreachable port surfaces as an async socket error: media is best effort.
+    socket.on('error', () => undefined);
+  }
+
+  send(packet: Buffer, port: number, address: string): void {
+    if (!this.#closed) this.socket.send(packet, port, address);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.socket.close();
+  }
+}
+
+/** The operator's choice (`rtp.socket_io`): the addon where it is built, or one of the two. */
+export type MediaIoChoice = 'auto' | MediaIoKind;
+
+let selected: MediaIoKind | undefined;
+
+/**
+ * Chooses the I/O of the sockets opened from now on and says which it is, or null (choosing
+ * nothing) when `native` is asked for and the addon is not built. Without a call, the first
+ * socket chooses `auto`.
+ */
+export function useMediaIo(choice: MediaIoChoice): MediaIoKind | null {
+  if (choice === 'dgram') return (selected = 'dgram');
+  if (nativeMediaIo() !== null) return (selected = 'native');
+  return choice === 'native' ? null : (selected = 'dgram');
+}
+
+/** Binds a media socket to `address:port` (0 for any port); rejects with the bind error (EADDRINUSE). */
+export async function openMediaSocket(address: string, port: number): Promise<MediaSocket> {
+  if ((selected ?? useMediaIo('auto')) === 'native') return nativeMediaIo()!.open(address, port);
+  const socket = await bindUdp(address, port);
+  return new DgramMediaSocket(socket, socket.address().port);
+}

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { MediaSocket } from './media-socket.js';
+import { ipv4ToUint32, nativeMediaIo, uint32ToIpv4, type NativeMediaIo } from './native-udp.js';
+
+interface Received {
+  data: Buffer;
+  address: string;
+  port: number;
+}
+
+async function dgramPeer(t: { teardown(fn: () => void): void }): Promise<Socket> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  t.teardown(() => socket.close());
+  return socket;
+}
+
+function collect(socket: MediaSocket): Received[] {
+  const got: Received[] = [];
+  socket.onDatagram = (data, address, port) => got.push({ data, address, port });
+  return got;
+}
+
+async function until(check: () => boolean, ms = 2000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const io = nativeMediaIo();
+
+t.test('the media I/O addon is built and loads on Linux (npm run build:native)', { skip: process.platform !== 'linux' && 'the addon is Linux only' }, (t) => {
+  t.ok(io, 'nativeMediaIo() returns the addon');
+  t.end();
+});
+
+t.test('IPv4 literals convert both ways; anything else is refused', (t) => {
+  t.equal(ipv4ToUint32('127.0.0.1'), 0x7f000001);
+  t.equal(ipv4ToUint32('255.255.255.255'), 0xffffffff);
+  t.equal(ipv4ToUint32('0.0.0.0'), 0);
+  for (const bad of ['256.0.0.1', '1.2.3', '1.2.3.4.5', ' 1.2.3.4', '1.2.3.-4', '1..2.3', '::1', 'localhost', '1.2.3.4 ', '1e2.0.0.1']) {
+    t.equal(ipv4ToUint32(bad), -1, bad);
+  }
+  t.equal(uint32ToIpv4(0x7f000001), '127.0.0.1');
+  t.equal(uint32ToIpv4(0xc0a80a01), '192.168.10.1');
+  t.end();
+});
+
+t.test('native sockets', { skip: io === null && 'the addon is not built' }, (t) => {
+  const media = io as NativeMediaIo;
+  const open = (port = 0): MediaSocket => {
+    const socket = media.open('127.0.0.1', port);
+    t.teardown(() => socket.close());
+    return socket;
+  };
+
+  t.test('a datagram arrives with its source, and a send reaches the peer', async (t) => {
+    const socket = open();
+    const peer = await dgramPeer(t);
+    const got = collect(socket);
+    peer.send(Buffer.from('hello'), socket.port, '127.0.0.1');
+    await until(() => got.length === 1);
+    t.equal(got[0]!.data.toString(), 'hello');
+    t.equal(got[0]!.address, '127.0.0.1');
+    t.equal(got[0]!.port, peer.address().port);
+    const back = new Promise<Buffer>((resolve) => peer.once('message', resolve));
+    socket.send(Buffer.from('world'), peer.address().port, '127.0.0.1');
+    t.equal((await back).toString(), 'world');
+  });
+
+  t.test('bursts larger than one batch arrive whole and in order, each datagram in its own buffer', async (t) => {
+    // 150 each: more than one socket may take per wake-up (32), and 300 in all, more than a batch
+    // holds (256); each stays within what a default receive buffer queues (about 256 small datagrams).
+    const sockets = [open(), open()];
+    const peer = await dgramPeer(t);
+    const got = sockets.map(collect);
+    for (let i = 0; i < 150; i++) for (const socket of sockets) peer.send(Buffer.from([i >> 8, i & 255]), socket.port, '127.0.0.1');
+    await until(() => got[0]!.length === 150 && got[1]!.length === 150);
+    for (const received of got) t.same(received.map((r) => r.data.readUInt16BE(0)), Array.from({ length: 150 }, (_, i) => i));
+    got[0]![0]!.data[1] = 0xaa;
+    t.equal(got[0]![1]!.data.readUInt16BE(0), 1, 'buffers do not share bytes');
+  });
+
+  t.test('every datagram arrives whole, up to the largest UDP allows', async (t) => {
+    const socket = open();
+    const peer = await dgramPeer(t);
+    const got = collect(socket);
+    peer.send(Buffer.alloc(65_000, 1), socket.port, '127.0.0.1');
+    peer.send(Buffer.alloc(0), socket.port, '127.0.0.1');
+    peer.send(Buffer.from('after'), socket.port, '127.0.0.1');
+    await until(() => got.length === 3);
+    t.equal(got[0]!.data.length, 65_000);
+    t.ok(got[0]!.data.every((b) => b === 1));
+    t.equal(got[1]!.data.length, 0, 'an empty datagram is a datagram');
+    t.equal(got[2]!.data.toString(), 'after');
+  });
+
+  t.test('a bound port fails with EADDRINUSE, a non-literal with EINVAL, and a closed port can be bound again', async (t) => {
+    const taken = await dgramPeer(t);
+    t.throws(() => media.open('127.0.0.1', taken.address().port), { code: 'EADDRINUSE', syscall: 'bind' });
+    t.throws(() => media.open('localhost', 0), { code: 'EINVAL' });
+    const socket = media.open('127.0.0.1', 0);
+    const port = socket.port;
+    t.ok(port > 0, 'port 0 reports the port the kernel chose');
+    socket.close();
+    socket.close();
+    const again = open(port);
+    t.equal(again.port, port);
+  });
+
+  t.test('a socket closed by another socket handler in the same batch gets nothing more', async (t) => {
+    const first = open();
+    const second = open();
+    const peer = await dgramPeer(t);
+    let secondCalls = 0;
+    second.onDatagram = () => secondCalls++;
+    const got = collect(first);
+    first.onDatagram = (data, address, port) => {
+      got.push({ data, address, port });
+      second.close();
+    };
+    peer.send(Buffer.from('a'), first.port, '127.0.0.1');
+    peer.send(Buffer.from('b'), second.port, '127.0.0.1');
+    peer.send(Buffer.from('c'), first.port, '127.0.0.1');
+    await until(() => got.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    t.equal(secondCalls, 0);
+    const before = media.openSockets;
+    second.send(Buffer.from('x'), peer.address().port, '127.0.0.1');
+    t.equal(media.openSockets, before, 'a send on a closed socket is a no-op');
+  });
+  t.end();
+});
+
+t.test('an open socket keeps the process alive; closing the last one lets it exit', { skip: io === null && 'the addon is not built' }, async (t) => {
+  const addon = fileURLToPath(new URL('../../../../native/media-io/build/Release/media_io.node', import.meta.url));
+  // Plain JavaScript in a child: the addon alone, no timers, so only the socket can hold the loop.
+  const script = `
+    const io = require(${JSON.stringify(addon)});
+    const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * 4);
+    let fd;
+    io.init((count) => { console.log('received ' + count); io.close(fd); }, arena, meta);
+    fd = io.open(0x7f000001, 0, 7);
+    setImmediate(() => io.send(fd, Buffer.from('x'), 0x7f000001, io.localPort(fd)));`;
+  const child = spawn(process.execPath, ['-e', script]);
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => child.kill(), 5000);
+    child.on('exit', (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  t.equal(out.trim(), 'received 1', 'the loop waited for the datagram');
+  t.equal(code, 0, 'and ended once the socket closed');
+});

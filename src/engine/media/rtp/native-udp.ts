@@ -1,0 +1,166 @@
+/**
+ * @module Media sockets on the batched I/O addon (native/media-io, Linux): one epoll set for all
+ * media sockets, drained with recvmmsg and handed to JavaScript once per batch, sends by sendto.
+ * Loaded when built; {@link nativeMediaIo} is null otherwise and media uses node:dgram.
+ */
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import type { DatagramHandler, MediaSocket } from './media-socket.js';
+
+interface MediaIoAddon {
+  readonly MAX_BATCH: number;
+  readonly SLOT_BYTES: number;
+  init(onBatch: (count: number) => void, arena: Buffer, meta: Uint32Array): void;
+  /** A bound socket's descriptor, or -errno. */
+  open(ipv4: number, port: number, token: number): number;
+  localPort(fd: number): number;
+  /** Bytes sent, or -errno. */
+  send(fd: number, packet: Buffer, ipv4: number, port: number): number;
+  close(fd: number): void;
+}
+
+function loadAddon(): MediaIoAddon | null {
+  if (process.platform !== 'linux') return null;
+  try {
+    // Same depth from src/ and dist/: <root>/{src,dist}/engine/media/rtp/.
+    return createRequire(import.meta.url)('../../../../native/media-io/build/Release/media_io.node') as MediaIoAddon;
+  } catch {
+    return null;
+  }
+}
+
+const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, value]) => [value, name]));
+
+function errnoError(errno: number, syscall: string, address: string, port: number): NodeJS.ErrnoException {
+  const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
+  return Object.assign(new Error(`${syscall} ${code} ${address}:${port}`), { code, errno: -errno, syscall });
+}
+
+// Peers are few and long-lived, so address conversions are cached; the caches only ever hold
+// addresses seen on the media path and are dropped whole if a port scan fills them.
+const CACHE_LIMIT = 4096;
+const toNumber = new Map<string, number>();
+const toText = new Map<number, string>();
+
+/** A dotted-quad IPv4 literal as an unsigned 32-bit number, or -1 if it is not one. */
+export function ipv4ToUint32(address: string): number {
+  const cached = toNumber.get(address);
+  if (cached !== undefined) return cached;
+  const parts = address.split('.');
+  if (parts.length !== 4) return -1;
+  let value = 0;
+  for (const part of parts) {
+    if (part.length === 0 || part.length > 3) return -1;
+    let octet = 0;
+    for (let i = 0; i < part.length; i++) {
+      const digit = part.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) return -1;
+      octet = octet * 10 + digit;
+    }
+    if (octet > 255) return -1;
+    value = value * 256 + octet;
+  }
+  if (toNumber.size >= CACHE_LIMIT) toNumber.clear();
+  toNumber.set(address, value);
+  return value;
+}
+
+export function uint32ToIpv4(value: number): string {
+  let text = toText.get(value);
+  if (text === undefined) {
+    text = `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
+    if (toText.size >= CACHE_LIMIT) toText.clear();
+    toText.set(value, text);
+  }
+  return text;
+}
+
+class NativeMediaSocket implements MediaSocket {
+  onDatagram: DatagramHandler = () => undefined;
+  #closed = false;
+
+  constructor(
+    private readonly io: NativeMediaIo,
+    private readonly fd: number,
+    readonly token: number,
+    readonly port: number,
+  ) {}
+
+  send(packet: Buffer, port: number, address: string): void {
+    if (this.#closed) return;
+    const ip = ipv4ToUint32(address);
+    // Best effort, as media is: a full send buffer or an unreachable peer loses this packet only.
+    if (ip >= 0) this.io.addon.send(this.fd, packet, ip, port);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.io.forget(this.token);
+    this.io.addon.close(this.fd);
+  }
+}
+
+/** The addon, initialised for this thread, with the sockets it dispatches batches to. */
+export class NativeMediaIo {
+  readonly #sockets = new Map<number, NativeMediaSocket>();
+  readonly #arena: Buffer;
+  readonly #meta: Uint32Array;
+  readonly #slot: number;
+  #nextToken = 1;
+
+  constructor(readonly addon: MediaIoAddon) {
+    this.#slot = addon.SLOT_BYTES;
+    // 16 MiB of address space, not of memory: left unfilled, a page is backed once a datagram lands in it.
+    this.#arena = Buffer.allocUnsafeSlow(addon.MAX_BATCH * addon.SLOT_BYTES);
+    this.#meta = new Uint32Array(addon.MAX_BATCH * 4);
+    addon.init(this.#onBatch, this.#arena, this.#meta);
+  }
+
+  /** Binds `address:port` (0 for any port); throws the bind error (EADDRINUSE) as node:dgram would. */
+  open(address: string, port: number): MediaSocket {
+    const ip = ipv4ToUint32(address);
+    if (ip < 0) throw errnoError(constants.errno.EINVAL, 'bind', address, port);
+    const token = this.#nextToken;
+    this.#nextToken = token === 0xffffffff ? 1 : token + 1;
+    const fd = this.addon.open(ip, port, token);
+    if (fd < 0) throw errnoError(-fd, 'bind', address, port);
+    const socket = new NativeMediaSocket(this, fd, token, port === 0 ? this.addon.localPort(fd) : port);
+    this.#sockets.set(token, socket);
+    return socket;
+  }
+
+  forget(token: number): void {
+    this.#sockets.delete(token);
+  }
+
+  get openSockets(): number {
+    return this.#sockets.size;
+  }
+
+  readonly #onBatch = (count: number): void => {
+    const meta = this.#meta;
+    for (let i = 0; i < count; i++) {
+      const m = i * 4;
+      // A socket closed by an earlier datagram's handler in this batch gets none of the rest.
+      const socket = this.#sockets.get(meta[m]!);
+      const length = meta[m + 1]!;
+      if (socket === undefined || length > this.#slot) continue;
+      // A copy of its own, as node:dgram gives: handlers may keep or forward the buffer.
+      const datagram = Buffer.allocUnsafe(length);
+      this.#arena.copy(datagram, 0, i * this.#slot, i * this.#slot + length);
+      socket.onDatagram(datagram, uint32ToIpv4(meta[m + 2]!), meta[m + 3]!);
+    }
+  };
+}
+
+let instance: NativeMediaIo | null | undefined;
+
+/** The batched I/O for this thread, or null where the addon is not built (or not Linux). */
+export function nativeMediaIo(): NativeMediaIo | null {
+  if (instance === undefined) {
+    const addon = loadAddon();
+    instance = addon === null ? null : new NativeMediaIo(addon);
+  }
+  return instance;
+}
