@@ -5,7 +5,7 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone;
+ * BENCH_TARGETS (ours,ours-dgram,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone;
  * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -17,13 +17,13 @@ import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 import { writePerformanceSection, type ConfigResult, type Summary } from './report.js';
 
-type Target = 'ours' | 'naive' | 'rtpengine' | 'direct';
+type Target = 'ours' | 'ours-dgram' | 'naive' | 'rtpengine' | 'direct';
 
 const CALL_COUNTS = (process.env.BENCH_CALLS ?? '100,400').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,naive,rtpengine,direct').split(',') as Target[];
+const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-dgram,naive,rtpengine,direct').split(',') as Target[];
 const NG_PORT = 22222;
 const CLK_TCK = 100;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -51,12 +51,12 @@ function nextMessage<T>(child: ChildProcess, type: string): Promise<T> {
   });
 }
 
-function forkTs(file: string, profile = false): ChildProcess {
+function forkTs(file: string, profile = false, env: NodeJS.ProcessEnv = {}): ChildProcess {
   // Before the first fork, so the relay worker loads a fresh build (its children inherit that it is built).
   buildProduct();
   // BENCH_PROFILE=DIR writes a V8 CPU profile of the relay worker there (open it in Chrome DevTools).
   const prof = profile && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  return fork(here(file), [], { execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return fork(here(file), [], { execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } });
 }
 
 /** utime + stime of a process, in milliseconds (fields 14 and 15 of /proc/PID/stat). */
@@ -71,8 +71,8 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 /** Starts our relay worker and bridges every call. */
-async function startOurs(endpoints: CallEndpoints[], worker = './relay-worker.ts'): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
-  const child = forkTs(worker, true);
+async function startOurs(endpoints: CallEndpoints[], worker = './relay-worker.ts', env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
+  const child = forkTs(worker, true, env);
   await nextMessage(child, 'started');
   const ready = nextMessage<{ relay: RelayPorts[] }>(child, 'ready');
   child.send({ type: 'setup', calls: endpoints });
@@ -118,7 +118,8 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   gen.send({ type: 'open', calls });
   const { endpoints } = await opened;
   const started =
-    target === 'ours' ? await startOurs(endpoints)
+    target === 'ours' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native' })
+      : target === 'ours-dgram' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'dgram' })
       : target === 'naive' ? await startOurs(endpoints, './naive-relay-worker.ts')
       : target === 'rtpengine' ? await startRtpengine(endpoints)
         : { child: null, relay: endpoints.map((e) => ({ callerTarget: e.callee, calleeTarget: e.caller })) };
@@ -134,7 +135,7 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const relayCpuMs = pid ? cpuMs(pid) - relay0 : 0;
   const genCpuMs = cpuMs(gen.pid!) - gen0;
   const window = (await result).result;
-  if (target === 'ours' && started.child) {
+  if ((target === 'ours' || target === 'ours-dgram') && started.child) {
     const stats = nextMessage<{ totals: Record<string, number> }>(started.child, 'stats');
     started.child.send({ type: 'stats' });
     console.log(`  relay counters: ${JSON.stringify((await stats).totals)}`);

@@ -5,13 +5,17 @@
  */
 import type * as ClockModule from '../../src/common/clock.js';
 import type * as MediaModule from '../../src/engine/media/index.js';
-import type { MediaBridge, RtpSession } from '../../src/engine/media/index.js';
+import type { MediaBridge, MediaIoChoice, RtpSession } from '../../src/engine/media/index.js';
 import { compiled } from '../compiled.js';
 import type { CallEndpoints, RelayPorts } from './protocol.js';
 
 // The build, as `npm start` runs it (bench/compiled.ts); bench-media.ts built it before forking.
 const { systemClock } = await compiled<typeof ClockModule>('common/clock.js');
-const { isPortsExhausted, MediaBridge: Bridge, PortPool, RtpSession: Session } = await compiled<typeof MediaModule>('engine/media/index.js');
+const { isPortsExhausted, MediaBridge: Bridge, PortPool, RtpSession: Session, useMediaIo } = await compiled<typeof MediaModule>('engine/media/index.js');
+
+// BENCH_MEDIA_IO: native (the batched I/O addon, as the gateway runs by default on Linux) or dgram.
+const mediaIo = (process.env.BENCH_MEDIA_IO ?? 'native') as MediaIoChoice;
+if (useMediaIo(mediaIo) !== mediaIo) throw new Error(`relay: media I/O ${mediaIo} is not available (npm run build:native)`);
 
 const ports = new PortPool({ min: 20000, max: 27999 });
 const bridges: MediaBridge[] = [];

@@ -39,7 +39,8 @@ export interface BenchReport {
 const f = (n: number, digits = 3): string => n.toFixed(digits);
 
 const NAMES: Record<string, string> = {
-  ours: 'voice-gateway relay (Node)',
+  ours: 'voice-gateway relay (Node, media I/O addon)',
+  'ours-dgram': 'voice-gateway relay on node:dgram',
   naive: 'naive Node forwarder (no RTP logic)',
   rtpengine: 'rtpengine 10.5 userspace',
   direct: 'no relay (generator to itself)',
