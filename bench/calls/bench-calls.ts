@@ -105,7 +105,7 @@ async function main(): Promise<void> {
       gw, agent, driver, echoCarriers: farEnds.filter((f) => f.kind === 'echo').map((f) => f.carrier), ringCarrier: 'ring-1',
       watched: { gateway: gw.pid, agent: agent.pid, sipps: farEnds.map((f) => f.child.pid!) }, idleRssKiB: 0, threshold: THRESHOLD,
     };
-    console.log(`gateway pid ${gw.pid} (${source.label}), load agent pid ${agent.pid}, ${farEnds.length} sipp far ends`);
+    console.log(`gateway pid ${gw.pid} (${source.label}, rtp.socket_io ${process.env.VGW_RTP_SOCKET_IO ?? 'auto'}), load agent pid ${agent.pid}, ${farEnds.length} sipp far ends`);
 
     // Warm-up: code paths compiled and pools filled before the idle figures are taken.
     const warm = await placeMedia(ctx, 20, 10);
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     driver.stopPolling();
     const report: CallsReport = {
       machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() },
-      gateway: source.label, echoSipps: ECHO_SIPPS, threshold: THRESHOLD, windowS: WINDOW_S, rampRate: RAMP_RATE,
+      gateway: `${source.label}, rtp.socket_io ${process.env.VGW_RTP_SOCKET_IO ?? 'auto'}`, echoSipps: ECHO_SIPPS, threshold: THRESHOLD, windowS: WINDOW_S, rampRate: RAMP_RATE,
       setupSeconds: SETUP_SECONDS, holdMs: HOLD_MS, apiRate: API_RATE, apiSeconds: API_SECONDS,
       idleRssKiB: ctx.idleRssKiB, idleCores, anchor, listIdle, steps, memory, rates, api, unansweredHangups: driver.unansweredHangups.size,
     };

@@ -3,7 +3,7 @@
  * with a temporary config, data folder and carriers file), the load agent, and reading a
  * process's CPU time and resident memory from /proc.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildProduct, REPO } from '../compiled.js';
@@ -55,8 +55,12 @@ export function gatewaySource(dir: string, rev: string | undefined): { root: str
   const root = join(dir, 'gateway-src');
   mkdirSync(root, { recursive: true });
   const files = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/copy-assets.mjs'];
+  // Commits since the media I/O addon carry it and its build script; older ones run on node:dgram.
+  const hasAddon = spawnSync('git', ['cat-file', '-e', `${commit}:native/media-io`], { cwd: REPO }).status === 0;
+  if (hasAddon) files.push('native', 'scripts/build-native.mjs');
   execFileSync('sh', ['-c', `git archive ${commit} ${files.join(' ')} | tar -x -C ${JSON.stringify(root)}`], { cwd: REPO });
   symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+  if (hasAddon) execFileSync('npm', ['run', '--silent', 'build:native'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   return { root, label: `commit ${commit}` };
 }

@@ -103,57 +103,44 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-The targets (CPU ratio at most 1.0, 100 % delivered at 400 calls, p99 under 1 ms) are not all met.
-What the run recorded above shows, and why (a quiet host: load average 1 to 2, against 7 to 8 in the
-previous run):
+Run of 2026-11-23 00:27 to 00:47 UTC at commit 6105646, on a quiet host (load average 1 to 2).
 
-- Delivery is met at both sizes: every packet offered reached the far end through our relay, also at
-  400 calls, where the single-threaded generator now offered 99.9 % of the load (the previous run,
-  on a busy host, skipped 30-60 % and our relay lost 7 %).
-- CPU: our relay spends 1.5 to 1.7 times rtpengine's CPU per packet at 100 calls and about 1.45
-  times at 400 (per-run ratios 1.53, 1.64, 1.72 and 1.42, 1.46, 1.48). The naive Node forwarder,
-  which only receives and sends (no parsing, latching, statistics or sequencer), lands at 1.1 to 1.4
-  and 1.25 to 1.29 times rtpengine: Node's per-datagram path accounts for 0.2 to 0.3 of the excess,
-  and the per-packet work in our relay for the rest (ours costs 1.14 to 1.15 times the naive
-  forwarder at 400 calls, 1.2 to 1.6 times at 100). The relay now runs the compiled build (\`dist/\`);
-  the previous run, under tsx, measured 1.33 on a busy host, so tsx was not what made the gap.
-- A V8 CPU profile of the relay (\`BENCH_PROFILE=/tmp/prof npm run bench:media\`) puts about 60 % of
-  its busy time in \`doSend\` (sendmsg, which on loopback also carries the receiving socket's
-  delivery), 10-15 % in native receive work and under 10 % in our JavaScript (latching, RTCP
-  statistics, sequencer rewrite, the bridge's checks). Measured in-process, the bridge's forwarding
-  path costs about 1 µs of CPU per packet above a plain \`socket.send\` of the same packet (7.7
-  against 6.9 µs). Turning RTCP reports off (\`BENCH_RTCP_MS=0\`) or binding no separate RTCP socket
-  per session (\`BENCH_MUX_ONLY=1\`) did not close the gap to the naive forwarder. Profiles of both,
-  on the compiled build at 400 calls in one run (792,160 and 796,081 packets), split the main
-  thread's busy time as 15.4 s in \`doSend\`, 2.9 s in JavaScript and Node's dgram layer, 1.7 s
-  native other for ours, and 13.8, 1.0 and 1.7 s for the naive forwarder: of our 3.5 s extra, 1.9 s
-  is our per-packet code and 1.5 s is the kernel's send path itself costing 11 % more per packet
-  for the same packet sizes and destinations. A likely cause, not proven: on loopback the sender
-  pays for waking the receiving process, and a relay that spends longer per packet finds the
-  generator asleep more often. Garbage collection is not it (0.2 against 0.1 s, and an in-process
-  probe counted no more collections for ours).
-- Per-packet CPU falls as the rate rises, for every relay, because more datagrams are read per
-  wake-up: 24 against 41 ms per 1,000 packets for ours at 400 and 100 calls. Ratios mean something
-  only between targets of one run, which is why targets are interleaved.
-- 400 calls is one event loop's limit: our relay used 0.95 of a core, so packets queued in its
-  sockets (p50 14 ms, p99 82 to 392 ms) where rtpengine, with a thread per core, used 0.62 of the
-  machine's two. The naive forwarder, at 0.84 of a core, stayed at p50 2.4 ms.
-- Latency: the generator talking to itself ("no relay") has a p99 of 1.7 ms at 100 calls and 8 ms at
-  400, so the under-1 ms p99 target cannot be judged on this host. The p50 difference from the "no
-  relay" row estimates what a relay adds at 100 calls: 0.57 ms for ours, 0.40 ms for rtpengine.
-- Tried and not adopted: connected UDP sockets. A variant of the naive forwarder whose sockets
-  were \`connect()\`ed to their peer (so the kernel skips the per-packet route lookup of \`sendto\`,
-  and Node the address lookup) spent 18.9 and 16.6 ms per 1,000 packets against 19.7, 20.6 and
-  20.3 unconnected, in alternating runs at 400 calls the same afternoon (2026-11-22 16:50 UTC): 5
-  to 15 % less. But a connected UDP socket receives only from its peer, and a relay must hear
-  other sources on the same port to latch (symmetric RTP) and to re-latch after a transfer or a
-  NAT rebinding; a second, connected socket on the same port would need SO_REUSEADDR, which lets
-  any local process bind the media port too. Not worth a stream another process could take.
-- Not done, and what would move the figures: find and remove the per-packet cost above the naive
-  forwarder; shard calls over worker threads (an event loop per core, as rtpengine does with
-  threads) for latency at 400 calls; a native addon with recvmmsg/sendmmsg (or UDP GSO) to go below
-  Node's per-datagram floor. rtpengine's kernel forwarding, used in production, is not what is
-  compared here.
+- **CPU per packet (target at most rtpengine's): met at both sizes**, 0.87 at 100 calls and 0.93 at
+  400 (per-run ratios 0.83, 0.86, 0.92 and 0.90, 0.93, 0.95). This is new with the media I/O addon
+  (\`native/media-io\`, see ARCHITECTURE.md), which the gateway uses by default on Linux. The same
+  relay code on Node's \`dgram\` sockets, measured in the same run, spent 29.1 and 24.4 ms per 1,000
+  packets: the addon takes 34 % and 38 % off (ratios to rtpengine 1.31 and 1.51 on \`dgram\`). Our
+  relay on the addon now costs less than the naive \`dgram\` forwarder, which does nothing but receive
+  and send (19.3 against 23.4, 15.0 against 21.6): the gap to rtpengine was Node's datagram layer,
+  not the relay's own work.
+- **Why it helps.** Node's \`dgram\`, per datagram received, makes two \`recvmsg\` calls (the second
+  returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an \`rinfo\` object, and calls into JavaScript with
+  a microtask checkpoint; per datagram sent it builds a \`SendWrap\` and an array and parses the
+  address. The addon reads every ready socket with one \`recvmmsg\` and calls JavaScript once per
+  batch of sockets; a send is one \`sendto\`. A V8 profile of the relay at 400 calls (10 s, 392,718
+  packets) now has 35 % of the wall time in \`sendto\`, which on loopback also carries the receiving
+  process's delivery and wake-up, about 10 % in JavaScript (the batch dispatch 3.4 %, the bridge,
+  sequencer, latching and statistics the rest), and 48 % idle.
+- **400 calls no longer saturate the event loop**: 0.60 of a core on the addon against 0.97 on
+  \`dgram\`, so packets stop queueing in the sockets (p50 1.3 against 15.5 ms).
+- **Delivery (target 100 %): met**, every packet offered at both sizes and with every relay.
+- **Latency (target p99 under 1 ms): not met, and not judgeable here.** The generator talking to
+  itself ("no relay") has a p99 of 0.48 ms at 100 calls and 8.3 ms at 400, on the same two cores.
+  At 100 calls our p99 is 1.5 ms and rtpengine's 1.4 ms; what a relay adds to the p50 is 0.40 ms for
+  both (p50 less the "no relay" p50).
+- Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
+  wake-up. Ratios mean something only between targets of one run, which is why targets are
+  interleaved; the runs of 2026-11-22 (before the addon) measured 1.71 and 1.46 with \`dgram\`.
+- **Not done.** \`sendmmsg\`: a relay's packets leave on as many sockets as there are legs, one or two
+  per socket per wake-up at 50 packets/s, so there is next to nothing to batch per socket. Worker
+  threads: the relay is at 0.6 of a core at 400 calls, and the latency floor here is the
+  generator's. rtpengine's kernel forwarding, used in production, is not what is compared here.
+- **Tried and not adopted: connected UDP sockets.** A variant of the naive forwarder whose sockets
+  were \`connect()\`ed to their peer (so the kernel skips the per-packet route lookup of \`sendto\`)
+  spent 5 to 15 % less (2026-11-22). But a connected UDP socket receives only from its peer, and a
+  relay must hear other sources on the same port to latch (symmetric RTP) and to re-latch after a
+  transfer or a NAT rebinding; a second, connected socket on the same port would need
+  SO_REUSEADDR, which lets any local process bind the media port too.
 `;
 
 /** Replaces the section under {@link HEADING} (up to the next `## `), or appends it. */
