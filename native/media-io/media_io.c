@@ -18,7 +18,6 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -84,16 +83,8 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
     uint32_t token = (uint32_t)(io->events[e].data.u64 >> 32);
     int room = MAX_BATCH - count;
     if (room > PER_SOCKET) room = PER_SOCKET;
-    for (int i = 0; i < room; i++) {
-      int slot = count + i;
-      io->iov[slot].iov_base = io->arena + (size_t)slot * SLOT_BYTES;
-      io->iov[slot].iov_len = SLOT_BYTES;
-      memset(&io->msgs[slot].msg_hdr, 0, sizeof(struct msghdr));
-      io->msgs[slot].msg_hdr.msg_iov = &io->iov[slot];
-      io->msgs[slot].msg_hdr.msg_iovlen = 1;
-      io->msgs[slot].msg_hdr.msg_name = &io->from[slot];
-      io->msgs[slot].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
-    }
+    /* The kernel rewrites only the address length (and msg_len, msg_flags) of a slot's header. */
+    for (int i = 0; i < room; i++) io->msgs[count + i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
     int got = recvmmsg(fd, &io->msgs[count], (unsigned)room, MSG_DONTWAIT, NULL);
     if (got <= 0) continue; /* EAGAIN, or an error queued by ICMP: media is best effort. */
     for (int i = 0; i < got; i++) {
@@ -173,6 +164,14 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   io->env = env;
   io->arena = arena;
   io->meta = meta;
+  /* Each slot's header points at its own part of the arena and its own source address, for good. */
+  for (int slot = 0; slot < MAX_BATCH; slot++) {
+    io->iov[slot].iov_base = io->arena + (size_t)slot * SLOT_BYTES;
+    io->iov[slot].iov_len = SLOT_BYTES;
+    io->msgs[slot].msg_hdr.msg_iov = &io->iov[slot];
+    io->msgs[slot].msg_hdr.msg_iovlen = 1;
+    io->msgs[slot].msg_hdr.msg_name = &io->from[slot];
+  }
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   uv_loop_t *loop;
   napi_value name;
