@@ -103,7 +103,7 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-Run of 2026-11-23 00:27 to 00:47 UTC at commit 6105646, on a quiet host (load average 1 to 2).
+Run of 2026-11-23 00:17 to 00:31 UTC at commit 6105646, on a quiet host (load average 1 to 2).
 
 - **CPU per packet (target at most rtpengine's): met at both sizes**, 0.87 at 100 calls and 0.93 at
   400 (per-run ratios 0.83, 0.86, 0.92 and 0.90, 0.93, 0.95). This is new with the media I/O addon
