@@ -2,10 +2,12 @@
  * @module Load generator for the media benchmark, in its own process: two endpoints per call, each
  * sending 172-byte PCMU packets (12-byte RTP header + 160 bytes) at 50 packets/s through the relay
  * to the other endpoint, phases spread evenly over the 20 ms period. The first payload bytes
- * carry the send time, so the receiving endpoint measures one-way latency through the relay.
+ * carry the send time, taken just before the packet is handed to the kernel, and the receiving
+ * endpoint's kernel stamps its arrival (SO_TIMESTAMPNS, through the media I/O addon), so the
+ * one-way latency through the relay leaves out how late the generator itself reads.
  */
-import type { Socket } from 'node:dgram';
-import { bindUdp } from '../../src/engine/media/rtp/udp-socket.js';
+import type { MediaSocket } from '../../src/engine/media/rtp/media-socket.js';
+import { nativeMediaIo } from '../../src/engine/media/rtp/native-udp.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 
 const PTIME_MS = 20;
@@ -14,8 +16,11 @@ const PACKET_SIZE = 172;
 const BUCKET_MS = 0.01;
 const BUCKETS = 100_000;
 
+const io = nativeMediaIo({ receiveTimestamps: true });
+if (io === null) throw new Error('load generator: the media I/O addon is not built (npm run build:native)');
+
 interface Stream {
-  socket: Socket;
+  socket: MediaSocket;
   target: number;
   phaseMs: number;
   seq: number;
@@ -32,30 +37,30 @@ let skippedInWindow = 0;
 let maxLatency = 0;
 let running = false;
 
-function onPacket(msg: Buffer): void {
+function onPacket(msg: Buffer, _address: string, _port: number, receivedAt?: number): void {
   if (msg.length < 20) return;
   const sentAt = msg.readDoubleLE(12);
   if (sentAt < windowStart || sentAt >= windowEnd) return;
-  const latency = performance.now() - sentAt;
+  const latency = (receivedAt ?? performance.now()) - sentAt;
   receivedInWindow++;
   if (latency > maxLatency) maxLatency = latency;
   histogram[Math.min(BUCKETS, Math.floor(latency / BUCKET_MS))]!++;
 }
 
-async function open(calls: number): Promise<CallEndpoints[]> {
+function open(calls: number): CallEndpoints[] {
   const out: CallEndpoints[] = [];
   for (let i = 0; i < calls; i++) {
-    const caller = await bindUdp('127.0.0.1', 0);
-    const callee = await bindUdp('127.0.0.1', 0);
-    for (const s of [caller, callee]) s.on('message', onPacket);
-    out.push({ caller: caller.address().port, callee: callee.address().port });
+    const caller = io!.open('127.0.0.1', 0);
+    const callee = io!.open('127.0.0.1', 0);
+    for (const s of [caller, callee]) s.onDatagram = onPacket;
+    out.push({ caller: caller.port, callee: callee.port });
     streams.push({ socket: caller, target: 0, phaseMs: 0, seq: 0, ssrc: 2 * i + 1 });
     streams.push({ socket: callee, target: 0, phaseMs: 0, seq: 0, ssrc: 2 * i + 2 });
   }
   return out;
 }
 
-function send(stream: Stream, now: number): void {
+function send(stream: Stream): void {
   const packet = Buffer.allocUnsafe(PACKET_SIZE);
   packet[0] = 0x80;
   packet[1] = 0;
@@ -63,9 +68,11 @@ function send(stream: Stream, now: number): void {
   packet.writeUInt32BE((stream.seq * 160) >>> 0, 4);
   packet.writeUInt32BE(stream.ssrc, 8);
   packet.fill(0xff, 12);
-  packet.writeDoubleLE(now, 12);
   stream.seq++;
-  if (now >= windowStart && now < windowEnd) sentInWindow++;
+  // The send time itself, not the tick's: a tick may send a run of packets.
+  const sentAt = performance.now();
+  if (sentAt >= windowStart && sentAt < windowEnd) sentInWindow++;
+  packet.writeDoubleLE(sentAt, 12);
   stream.socket.send(packet, stream.target, '127.0.0.1');
 }
 
@@ -86,7 +93,7 @@ function start(relay: RelayPorts[]): void {
     while (t0 + round * PTIME_MS + streams[k]!.phaseMs <= now) {
       // A real phone does not burst to catch up after a stall; a packet more than one period
       // late is skipped (the receiver sees loss), so the offered load never exceeds 50 pps.
-      if (now - (t0 + round * PTIME_MS + streams[k]!.phaseMs) <= PTIME_MS) send(streams[k]!, now);
+      if (now - (t0 + round * PTIME_MS + streams[k]!.phaseMs) <= PTIME_MS) send(streams[k]!);
       else if (now >= windowStart && now < windowEnd) skippedInWindow++;
       if (++k === streams.length) {
         k = 0;
@@ -124,7 +131,11 @@ type Command = { type: 'open'; calls: number } | { type: 'start'; relay: RelayPo
 process.on('message', (msg: Command) => {
   switch (msg.type) {
     case 'open':
-      open(msg.calls).then((endpoints) => process.send?.({ type: 'endpoints', endpoints }), (err: Error) => process.send?.({ type: 'error', message: err.message }));
+      try {
+        process.send?.({ type: 'endpoints', endpoints: open(msg.calls) });
+      } catch (err) {
+        process.send?.({ type: 'error', message: (err as Error).message });
+      }
       break;
     case 'start':
       start(msg.relay);

@@ -12,13 +12,18 @@
  *
  * Batch layout (shared with JavaScript, see src/engine/media/rtp/native-udp.ts):
  *   arena: MAX_BATCH slots of SLOT_BYTES, datagram i at i * SLOT_BYTES;
- *   meta:  4 x uint32 per datagram: socket token, length, source IPv4 (host order), source port.
+ *   meta:  META_STRIDE x uint32 per datagram: socket token, length, source IPv4 (host order),
+ *          source port, and with receive timestamps on, nanoseconds from the kernel's receipt of
+ *          the datagram (SO_TIMESTAMPNS) to the batch's hand-over (else NO_AGE).
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,6 +35,9 @@
  * session whole and is counted there. Only the pages datagrams are written into are ever touched. */
 #define SLOT_BYTES 65536
 #define MAX_EVENTS 128
+#define META_STRIDE 5
+#define NO_AGE 0xffffffffu
+#define CONTROL_BYTES CMSG_SPACE(sizeof(struct timespec))
 /* One socket may fill at most this many slots per wake-up, so a flooded port cannot starve the rest. */
 #define PER_SOCKET 32
 
@@ -39,6 +47,7 @@ typedef struct {
   int epfd;
   int open_sockets;
   int polling;
+  int timestamps;
   napi_ref on_batch;
   napi_ref arena_ref;
   napi_ref meta_ref;
@@ -48,6 +57,7 @@ typedef struct {
   struct mmsghdr msgs[MAX_BATCH];
   struct iovec iov[MAX_BATCH];
   struct sockaddr_in from[MAX_BATCH];
+  char control[MAX_BATCH][CONTROL_BYTES];
   struct epoll_event events[MAX_EVENTS];
 } media_io;
 
@@ -71,6 +81,24 @@ static media_io *state_of(napi_env env) {
   return (media_io *)data;
 }
 
+/* Writes each datagram's age, from the kernel's receive timestamp to now, into its meta. */
+static void stamp_ages(media_io *io, int count) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  for (int slot = 0; slot < count; slot++) {
+    uint32_t age = NO_AGE;
+    struct msghdr *hdr = &io->msgs[slot].msg_hdr;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(hdr); c != NULL; c = CMSG_NXTHDR(hdr, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+      struct timespec at;
+      memcpy(&at, CMSG_DATA(c), sizeof at);
+      int64_t ns = (int64_t)(now.tv_sec - at.tv_sec) * 1000000000 + (now.tv_nsec - at.tv_nsec);
+      age = ns < 0 ? 0 : ns >= NO_AGE ? NO_AGE - 1 : (uint32_t)ns;
+    }
+    io->meta[(size_t)slot * META_STRIDE + 4] = age;
+  }
+}
+
 /* Drains ready sockets into the arena, then hands the batch to JavaScript in one call. */
 static void on_readable(uv_poll_t *handle, int status, int events) {
   (void)events;
@@ -83,13 +111,16 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
     uint32_t token = (uint32_t)(io->events[e].data.u64 >> 32);
     int room = MAX_BATCH - count;
     if (room > PER_SOCKET) room = PER_SOCKET;
-    /* The kernel rewrites only the address length (and msg_len, msg_flags) of a slot's header. */
-    for (int i = 0; i < room; i++) io->msgs[count + i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+    /* The kernel rewrites only the lengths (and msg_len, msg_flags) of a slot's header. */
+    for (int i = 0; i < room; i++) {
+      io->msgs[count + i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
+      io->msgs[count + i].msg_hdr.msg_controllen = io->timestamps ? CONTROL_BYTES : 0;
+    }
     int got = recvmmsg(fd, &io->msgs[count], (unsigned)room, MSG_DONTWAIT, NULL);
     if (got <= 0) continue; /* EAGAIN, or an error queued by ICMP: media is best effort. */
     for (int i = 0; i < got; i++) {
       int slot = count + i;
-      uint32_t *m = io->meta + (size_t)slot * 4;
+      uint32_t *m = io->meta + (size_t)slot * META_STRIDE;
       /* Cannot happen for UDP over IPv4 (65,507 bytes at most); should it, JavaScript drops the datagram. */
       m[0] = token;
       m[1] = (io->msgs[slot].msg_hdr.msg_flags & MSG_TRUNC) ? SLOT_BYTES + 1 : io->msgs[slot].msg_len;
@@ -99,6 +130,7 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
     count += got;
   }
   if (count == 0) return;
+  if (io->timestamps) stamp_ages(io, count);
 
   napi_env env = io->env;
   napi_handle_scope scope;
@@ -136,10 +168,11 @@ static void cleanup(void *arg) {
   uv_close((uv_handle_t *)&io->poll, free_after_close);
 }
 
-/* init(onBatch, arena: Buffer, meta: Uint32Array): once per Node environment. */
+/* init(onBatch, arena: Buffer, meta: Uint32Array, timestamps: boolean): once per Node environment. */
 static napi_value Init(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+  size_t argc = 4;
+  napi_value argv[4];
+  bool timestamps = false;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (state_of(env) != NULL) {
     napi_throw_error(env, NULL, "media_io: already initialised");
@@ -152,7 +185,8 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   size_t meta_len;
   void *meta;
   CHECK(env, napi_get_typedarray_info(env, argv[2], &type, &meta_len, &meta, NULL, NULL));
-  if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * 4) {
+  CHECK(env, napi_get_value_bool(env, argv[3], &timestamps));
+  if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * META_STRIDE) {
     napi_throw_range_error(env, NULL, "media_io: arena or meta too small");
     return NULL;
   }
@@ -164,6 +198,7 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   io->env = env;
   io->arena = arena;
   io->meta = meta;
+  io->timestamps = timestamps;
   /* Each slot's header points at its own part of the arena and its own source address, for good. */
   for (int slot = 0; slot < MAX_BATCH; slot++) {
     io->iov[slot].iov_base = io->arena + (size_t)slot * SLOT_BYTES;
@@ -171,6 +206,7 @@ static napi_value Init(napi_env env, napi_callback_info info) {
     io->msgs[slot].msg_hdr.msg_iov = &io->iov[slot];
     io->msgs[slot].msg_hdr.msg_iovlen = 1;
     io->msgs[slot].msg_hdr.msg_name = &io->from[slot];
+    if (timestamps) io->msgs[slot].msg_hdr.msg_control = io->control[slot];
   }
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   uv_loop_t *loop;
@@ -210,7 +246,9 @@ static napi_value Open(napi_env env, napi_callback_info info) {
   if (fd < 0) return int_value(env, -errno);
   struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr = {htonl(ip)}};
   struct epoll_event ev = {.events = EPOLLIN, .data = {.u64 = ((uint64_t)token << 32) | (uint32_t)fd}};
-  if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || epoll_ctl(io->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+  int on = 1;
+  if ((io->timestamps && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) < 0) || bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+      epoll_ctl(io->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
     int err = errno;
     close(fd);
     return int_value(env, -err);
@@ -272,11 +310,13 @@ static napi_value Register(napi_env env, napi_value exports) {
       {"send", NULL, Send, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
   };
-  napi_value constants[2];
+  napi_value constants[3];
   napi_create_uint32(env, MAX_BATCH, &constants[0]);
   napi_create_uint32(env, SLOT_BYTES, &constants[1]);
+  napi_create_uint32(env, META_STRIDE, &constants[2]);
   napi_set_named_property(env, exports, "MAX_BATCH", constants[0]);
   napi_set_named_property(env, exports, "SLOT_BYTES", constants[1]);
+  napi_set_named_property(env, exports, "META_STRIDE", constants[2]);
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;
 }

@@ -6,8 +6,12 @@ import type { Socket } from 'node:dgram';
 import { nativeMediaIo } from './native-udp.js';
 import { bindUdp } from './udp-socket.js';
 
-/** One datagram: a buffer of its own, and the IPv4 source it came from. */
-export type DatagramHandler = (datagram: Buffer, address: string, port: number) => void;
+/**
+ * One datagram: a buffer of its own, and the IPv4 source it came from. `receivedAt` is when the
+ * kernel received it, on the `performance.now()` clock, where the I/O was set up to stamp arrivals
+ * (see NativeMediaIoOptions), else undefined.
+ */
+export type DatagramHandler = (datagram: Buffer, address: string, port: number, receivedAt?: number) => void;
 
 export interface MediaSocket {
   /** The bound port. */

@@ -33,6 +33,19 @@ async function until(check: () => boolean, ms = 2000): Promise<void> {
 }
 
 const io = nativeMediaIo();
+const addonPath = fileURLToPath(new URL('../../../../native/media-io/build/Release/media_io.node', import.meta.url));
+
+/** Runs plain JavaScript in a child Node and resolves with its stdout once it exits (killed after 5 s). */
+async function runChild(script: string): Promise<string> {
+  const child = spawn(process.execPath, ['-e', script]);
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill(), 5000);
+    child.on('exit', () => (clearTimeout(timer), resolve()));
+  });
+  return out;
+}
 
 t.test('the media I/O addon is built and loads on Linux (npm run build:native)', { skip: process.platform !== 'linux' && 'the addon is Linux only' }, (t) => {
   t.ok(io, 'nativeMediaIo() returns the addon');
@@ -138,13 +151,13 @@ t.test('native sockets', { skip: io === null && 'the addon is not built' }, (t) 
 });
 
 t.test('an open socket keeps the process alive; closing the last one lets it exit', { skip: io === null && 'the addon is not built' }, async (t) => {
-  const addon = fileURLToPath(new URL('../../../../native/media-io/build/Release/media_io.node', import.meta.url));
+  const addon = addonPath;
   // Plain JavaScript in a child: the addon alone, no timers, so only the socket can hold the loop.
   const script = `
     const io = require(${JSON.stringify(addon)});
-    const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * 4);
+    const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
     let fd;
-    io.init((count) => { console.log('received ' + count); io.close(fd); }, arena, meta);
+    io.init((count) => { console.log('received ' + count); io.close(fd); }, arena, meta, false);
     fd = io.open(0x7f000001, 0, 7);
     setImmediate(() => io.send(fd, Buffer.from('x'), 0x7f000001, io.localPort(fd)));`;
   const child = spawn(process.execPath, ['-e', script]);
@@ -159,4 +172,27 @@ t.test('an open socket keeps the process alive; closing the last one lets it exi
   });
   t.equal(out.trim(), 'received 1', 'the loop waited for the datagram');
   t.equal(code, 0, 'and ended once the socket closed');
+});
+
+t.test('receive timestamps: each datagram carries how long it waited after the kernel received it', { skip: io === null && 'the addon is not built' }, async (t) => {
+  // In a child, since the addon is set up once per thread: a datagram that arrives while the
+  // thread is busy for 50 ms must report an age of at least that, and NO_AGE is never reported.
+  const script = `
+    const io = require(${JSON.stringify(addonPath)});
+    const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
+    let fd;
+    io.init((count) => { console.log(JSON.stringify({ count, ageNs: meta[4], length: meta[1] })); io.close(fd); }, arena, meta, true);
+    fd = io.open(0x7f000001, 0, 9);
+    // The kernel turns receive stamping on shortly after the first socket asks (a deferred static
+    // key); until then it stamps at read time. Media sockets are open long before media flows.
+    setTimeout(() => {
+      io.send(fd, Buffer.from('stamp'), 0x7f000001, io.localPort(fd));
+      const until = Date.now() + 50;
+      while (Date.now() < until);
+    }, 200);`;
+  const out = await runChild(script);
+  const seen = JSON.parse(out.trim()) as { count: number; ageNs: number; length: number };
+  t.equal(seen.count, 1);
+  t.equal(seen.length, 5);
+  t.ok(seen.ageNs >= 45e6 && seen.ageNs < 5e9, `age ${seen.ageNs} ns covers the 50 ms the thread was busy`);
 });

@@ -10,7 +10,8 @@ import type { DatagramHandler, MediaSocket } from './media-socket.js';
 interface MediaIoAddon {
   readonly MAX_BATCH: number;
   readonly SLOT_BYTES: number;
-  init(onBatch: (count: number) => void, arena: Buffer, meta: Uint32Array): void;
+  readonly META_STRIDE: number;
+  init(onBatch: (count: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean): void;
   /** A bound socket's descriptor, or -errno. */
   open(ipv4: number, port: number, token: number): number;
   localPort(fd: number): number;
@@ -101,20 +102,37 @@ class NativeMediaSocket implements MediaSocket {
   }
 }
 
+export interface NativeMediaIoOptions {
+  /**
+   * Have the kernel stamp every datagram's arrival (SO_TIMESTAMPNS) and pass it to handlers as
+   * `receivedAt`, on the `performance.now()` clock: how long datagrams wait before they are read.
+   */
+  receiveTimestamps?: boolean;
+}
+
+const NO_AGE = 0xffffffff;
+
 /** The addon, initialised for this thread, with the sockets it dispatches batches to. */
 export class NativeMediaIo {
   readonly #sockets = new Map<number, NativeMediaSocket>();
   readonly #arena: Buffer;
   readonly #meta: Uint32Array;
   readonly #slot: number;
+  readonly #stride: number;
+  readonly receiveTimestamps: boolean;
   #nextToken = 1;
 
-  constructor(readonly addon: MediaIoAddon) {
+  constructor(
+    readonly addon: MediaIoAddon,
+    options: NativeMediaIoOptions = {},
+  ) {
     this.#slot = addon.SLOT_BYTES;
+    this.#stride = addon.META_STRIDE;
+    this.receiveTimestamps = options.receiveTimestamps ?? false;
     // 16 MiB of address space, not of memory: left unfilled, a page is backed once a datagram lands in it.
     this.#arena = Buffer.allocUnsafeSlow(addon.MAX_BATCH * addon.SLOT_BYTES);
-    this.#meta = new Uint32Array(addon.MAX_BATCH * 4);
-    addon.init(this.#onBatch, this.#arena, this.#meta);
+    this.#meta = new Uint32Array(addon.MAX_BATCH * addon.META_STRIDE);
+    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps);
   }
 
   /** Binds `address:port` (0 for any port); throws the bind error (EADDRINUSE) as node:dgram would. */
@@ -140,8 +158,10 @@ export class NativeMediaIo {
 
   readonly #onBatch = (count: number): void => {
     const meta = this.#meta;
+    // The addon measured each datagram's age just before this call.
+    const handedOverAt = this.receiveTimestamps ? performance.now() : 0;
     for (let i = 0; i < count; i++) {
-      const m = i * 4;
+      const m = i * this.#stride;
       // A socket closed by an earlier datagram's handler in this batch gets none of the rest.
       const socket = this.#sockets.get(meta[m]!);
       const length = meta[m + 1]!;
@@ -149,18 +169,25 @@ export class NativeMediaIo {
       // A copy of its own, as node:dgram gives: handlers may keep or forward the buffer.
       const datagram = Buffer.allocUnsafe(length);
       this.#arena.copy(datagram, 0, i * this.#slot, i * this.#slot + length);
-      socket.onDatagram(datagram, uint32ToIpv4(meta[m + 2]!), meta[m + 3]!);
+      const age = meta[m + 4]!;
+      const receivedAt = this.receiveTimestamps && age !== NO_AGE ? handedOverAt - age / 1e6 : undefined;
+      socket.onDatagram(datagram, uint32ToIpv4(meta[m + 2]!), meta[m + 3]!, receivedAt);
     }
   };
 }
 
 let instance: NativeMediaIo | null | undefined;
 
-/** The batched I/O for this thread, or null where the addon is not built (or not Linux). */
-export function nativeMediaIo(): NativeMediaIo | null {
+/**
+ * The batched I/O for this thread, or null where the addon is not built (or not Linux). The first
+ * call sets it up, with `options`; a later call asking for other options throws.
+ */
+export function nativeMediaIo(options: NativeMediaIoOptions = {}): NativeMediaIo | null {
   if (instance === undefined) {
     const addon = loadAddon();
-    instance = addon === null ? null : new NativeMediaIo(addon);
+    instance = addon === null ? null : new NativeMediaIo(addon, options);
+  } else if (instance !== null && options.receiveTimestamps !== undefined && options.receiveTimestamps !== instance.receiveTimestamps) {
+    throw new Error('media I/O is already set up with other receive timestamps');
   }
   return instance;
 }
