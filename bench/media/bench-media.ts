@@ -6,7 +6,8 @@
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
  * BENCH_TARGETS (ours,ours-dgram,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone;
- * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile.
+ * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile,
+ * BENCH_RELAY_NODE_ARGS for more node flags.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -56,6 +57,8 @@ function forkTs(file: string, profile = false, env: NodeJS.ProcessEnv = {}): Chi
   buildProduct();
   // BENCH_PROFILE=DIR writes a V8 CPU profile of the relay worker there (open it in Chrome DevTools).
   const prof = profile && process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  // BENCH_RELAY_NODE_ARGS: more node flags for the relay worker (say --trace-gc).
+  if (profile && process.env.BENCH_RELAY_NODE_ARGS) prof.push(...process.env.BENCH_RELAY_NODE_ARGS.split(' '));
   return fork(here(file), [], { execArgv: ['--import', 'tsx', ...prof], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } });
 }
 

@@ -104,38 +104,51 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-Run of 2026-11-23 00:17 to 00:31 UTC at commit 6105646, on a quiet host (load average 1 to 2).
+Two full runs on 2026-11-23, on a quiet host (load average 0.6 to 2.3): the tables above are the
+second, at 00:47 UTC (commit faf48b9); the first ran at 00:17 UTC (commit 6105646), with the load
+generator still on \`dgram\` and timing arrivals when its own event loop read them.
 
-- **CPU per packet (target at most rtpengine's): met at both sizes**, 0.87 at 100 calls and 0.93 at
-  400 (per-run ratios 0.83, 0.86, 0.92 and 0.90, 0.93, 0.95). This is new with the media I/O addon
-  (\`native/media-io\`, see ARCHITECTURE.md), which the gateway uses by default on Linux. The same
-  relay code on Node's \`dgram\` sockets, measured in the same run, spent 29.1 and 24.4 ms per 1,000
-  packets: the addon takes 34 % and 38 % off (ratios to rtpengine 1.31 and 1.51 on \`dgram\`). Our
-  relay on the addon now costs less than the naive \`dgram\` forwarder, which does nothing but receive
-  and send (19.3 against 23.4, 15.0 against 21.6): the gap to rtpengine was Node's datagram layer,
-  not the relay's own work.
-- **Why it helps.** Node's \`dgram\`, per datagram received, makes two \`recvmsg\` calls (the second
-  returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an \`rinfo\` object, and calls into JavaScript with
-  a microtask checkpoint; per datagram sent it builds a \`SendWrap\` and an array and parses the
-  address. The addon reads every ready socket with one \`recvmmsg\` and calls JavaScript once per
-  batch of sockets; a send is one \`sendto\`. A V8 profile of the relay at 400 calls (10 s, 392,718
-  packets) now has 35 % of the wall time in \`sendto\`, which on loopback also carries the receiving
-  process's delivery and wake-up, about 10 % in JavaScript (the batch dispatch 3.4 %, the bridge,
-  sequencer, latching and statistics the rest), and 48 % idle.
-- **400 calls no longer saturate the event loop**: 0.60 of a core on the addon against 0.97 on
-  \`dgram\`, so packets stop queueing in the sockets (p50 1.3 against 15.5 ms).
-- **Delivery (target 100 %): met**, every packet offered at both sizes and with every relay.
-- **Latency (target p99 under 1 ms): not met, and not judgeable here.** The generator talking to
-  itself ("no relay") has a p99 of 0.48 ms at 100 calls and 8.3 ms at 400, on the same two cores.
-  At 100 calls our p99 is 1.5 ms and rtpengine's 1.4 ms; what a relay adds to the p50 is 0.40 ms for
-  both (p50 less the "no relay" p50).
+- **CPU per packet (target at most rtpengine's): at rtpengine's level, not reliably below it.**
+  The first run measured 0.87 at 100 calls and 0.93 at 400 (per-run ratios 0.83, 0.86, 0.92 and
+  0.90, 0.93, 0.95); the second 1.08 and 1.06 (0.81, 1.43, 1.08 and 0.97, 1.09, 0.98). What changed
+  between them is the generator: on \`dgram\` it used 0.82 of a core at 400 calls and sent in bursts,
+  which our relay read in larger batches; on the addon it uses 0.6 and sends evenly. rtpengine's
+  median at 400 calls hardly moved (16.2 and 16.3 ms per 1,000 packets), ours rose (15.0 to 17.2).
+  Met against a bursty load, within 10 % against an even one: not met with confidence.
+- **What the media I/O addon did** (\`native/media-io\`, see ARCHITECTURE.md; the gateway's default on
+  Linux). The same relay code on Node's \`dgram\` sockets, in the same runs, spent 35.0 and 24.7 ms
+  per 1,000 packets in the second run: the addon takes 31 % and 30 % off (34 % and 38 % in the
+  first). At 400 calls our relay on the addon costs less than the naive \`dgram\` forwarder, which
+  does nothing but receive and send (17.2 against 23.0). Node's \`dgram\`, per datagram received,
+  makes two \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an
+  \`rinfo\` object, and calls into JavaScript with a microtask checkpoint; per datagram sent it builds
+  a \`SendWrap\` and an array and parses the address. The addon reads every ready socket with one
+  \`recvmmsg\` and calls JavaScript once per batch of sockets; a send is one \`sendto\`. A V8 profile
+  at 400 calls (first run's code, 10 s, 392,718 packets) has 35 % of the wall time in \`sendto\`,
+  which on loopback also carries the receiving process's delivery and wake-up, about 10 % in
+  JavaScript (the batch dispatch 3.4 %) and 48 % idle.
+- **400 calls no longer saturate the event loop**: 0.69 of a core on the addon against 0.99 on
+  \`dgram\`, so packets stop queueing in the sockets (p50 0.52 against 18.4 ms).
+- **Latency (target p99 under 1 ms): not met, and now judgeable.** Arrival times come from the
+  kernel, so the generator's own delays are out and the floor ("no relay") is a p99 of 35 µs. At 100
+  calls our p99 was 1.1, 10.1 and 6.3 ms in the three runs, rtpengine's 0.3 to 0.5 ms (it meets the
+  target) and the naive forwarder's 0.7 to 1.7 ms; at 400 calls ours was 7.6 to 22.9 ms and
+  rtpengine's 2.0 to 7.9 ms. The p50s are close (0.3 to 0.6 ms for ours, 0.07 to 0.35 for
+  rtpengine). A likely cause of our tail, not proven: the relay is one event loop, so whatever holds
+  it delays every packet that arrives meanwhile, and it allocates per packet (each datagram gets a
+  buffer of its own, because taps and the playout path may keep it): \`--trace-gc\` on the relay at
+  100 calls showed a young-generation collection every 1.3 s, each holding the loop 0.7 to 6.5 ms
+  on this shared host. rtpengine reads with a thread per core and allocates nothing per packet.
+  What would move it: a borrowed view of the batch for the passthrough path, and media on worker
+  threads.
+- **Delivery (target 100 %): met**, every packet offered at both sizes, with every relay, in both
+  runs.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
-  wake-up. Ratios mean something only between targets of one run, which is why targets are
-  interleaved; the runs of 2026-11-22 (before the addon) measured 1.71 and 1.46 with \`dgram\`.
-- **Not done.** \`sendmmsg\`: a relay's packets leave on as many sockets as there are legs, one or two
-  per socket per wake-up at 50 packets/s, so there is next to nothing to batch per socket. Worker
-  threads: the relay is at 0.6 of a core at 400 calls, and the latency floor here is the
-  generator's. rtpengine's kernel forwarding, used in production, is not what is compared here.
+  wake-up; ratios mean something only between targets of one run, which is why targets are
+  interleaved. The runs of 2026-11-22, before the addon, measured 1.71 and 1.46.
+- **Not done.** \`sendmmsg\`: a relay's packets leave on as many sockets as there are legs, one or
+  two per socket per wake-up at 50 packets/s, so there is next to nothing to batch per socket.
+  rtpengine's kernel forwarding, used in production, is not what is compared here.
 - **Tried and not adopted: connected UDP sockets.** A variant of the naive forwarder whose sockets
   were \`connect()\`ed to their peer (so the kernel skips the per-packet route lookup of \`sendto\`)
   spent 5 to 15 % less (2026-11-22). But a connected UDP socket receives only from its peer, and a
