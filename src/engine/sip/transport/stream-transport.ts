@@ -17,7 +17,11 @@ export interface StreamTransportOptions extends TransportOptions {
   connectTimeoutMs?: number;
 }
 
-/** Certificate material for TLS (PEM). `ca` and `rejectUnauthorized` apply to outbound connections. */
+/**
+ * Certificate material for TLS (PEM). `cert` and `key` are served to inbound connections and
+ * presented to servers that ask for a client certificate (mutual TLS); `ca` and
+ * `rejectUnauthorized` apply to outbound connections.
+ */
 export interface TlsOptions {
   cert: string | Buffer;
   key: string | Buffer;
@@ -184,6 +188,10 @@ export class TlsTransport extends StreamTransport {
     return tlsConnect({
       host: target.address,
       port: target.port,
+      // Our certificate goes out only if the server sends a CertificateRequest (TLS 1.3 §4.3.2):
+      // trunks and platforms that insist on mutual TLS get it, others never see it.
+      cert: this.#tls.cert,
+      key: this.#tls.key,
       ...(servername !== undefined ? { servername } : {}),
       ...(this.#tls.ca !== undefined ? { ca: this.#tls.ca } : {}),
       rejectUnauthorized: this.#tls.rejectUnauthorized ?? true,
