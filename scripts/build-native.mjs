@@ -9,7 +9,7 @@ if (process.platform !== 'linux') {
 // npm names its bundled node-gyp in the environment of the scripts it runs.
 const gyp = process.env.npm_config_node_gyp;
 const [command, args] = gyp ? [process.execPath, [gyp]] : ['node-gyp', []];
-const result = spawnSync(command, [...args, 'rebuild', '--directory=native/media-io'], { stdio: 'inherit' });
+const result = spawnSync(command, [...args, 'rebuild', '--directory=native/media-io', '--loglevel=warn'], { stdio: 'inherit' });
 if (result.error) {
   console.error(`media I/O addon: cannot run node-gyp (${result.error.message}); it needs python3, make and a C compiler`);
   process.exit(1);
