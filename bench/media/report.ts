@@ -133,14 +133,13 @@ generator still on \`dgram\` and timing arrivals when its own event loop read th
   kernel, so the generator's own delays are out and the floor ("no relay") is a p99 of 35 µs. At 100
   calls our p99 was 1.1, 10.1 and 6.3 ms in the three runs, rtpengine's 0.3 to 0.5 ms (it meets the
   target) and the naive forwarder's 0.7 to 1.7 ms; at 400 calls ours was 7.6 to 22.9 ms and
-  rtpengine's 2.0 to 7.9 ms. The p50s are close (0.3 to 0.6 ms for ours, 0.07 to 0.35 for
-  rtpengine). A likely cause of our tail, not proven: the relay is one event loop, so whatever holds
-  it delays every packet that arrives meanwhile, and it allocates per packet (each datagram gets a
-  buffer of its own, because taps and the playout path may keep it): \`--trace-gc\` on the relay at
-  100 calls showed a young-generation collection every 1.3 s, each holding the loop 0.7 to 6.5 ms
-  on this shared host. rtpengine reads with a thread per core and allocates nothing per packet.
-  What would move it: a borrowed view of the batch for the passthrough path, and media on worker
-  threads.
+  rtpengine's 2.0 to 7.9 ms. The p50s: 0.3 to 0.6 ms for ours, 0.07 to 0.35 for
+  rtpengine. Not garbage collection: with young-generation collections made 7 times rarer
+  (\`--min-semi-space-size=16\` on the relay: 4 instead of 28 in 15 s at 100 calls), p99 was 7.7 and
+  3.2 ms against 2.5 and 0.9 ms in alternating runs (01:25 UTC). The tail moves more between runs
+  of one build (0.9 to 10 ms at 100 calls) than between builds, which points at scheduling on the
+  shared host: one event loop waits whenever the core it needs is taken, where rtpengine has a
+  thread per core. What would move it: media on worker threads, one event loop per core.
 - **Delivery (target 100 %): met**, every packet offered at both sizes, with every relay, in both
   runs.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
