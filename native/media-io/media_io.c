@@ -257,13 +257,19 @@ static napi_value Open(napi_env env, napi_callback_info info) {
   return int_value(env, fd);
 }
 
-/* localPort(fd) -> the bound port (for a socket opened on port 0), or -errno. */
-static napi_value LocalPort(napi_env env, napi_callback_info info) {
+/* The descriptor argument of localPort and close; false with a JavaScript error thrown. */
+static bool fd_argument(napi_env env, napi_callback_info info, int32_t *fd) {
   size_t argc = 1;
   napi_value argv[1];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == napi_ok && napi_get_value_int32(env, argv[0], fd) == napi_ok) return true;
+  napi_throw_type_error(env, NULL, "media_io: expected a socket descriptor");
+  return false;
+}
+
+/* localPort(fd) -> the bound port (for a socket opened on port 0), or -errno. */
+static napi_value LocalPort(napi_env env, napi_callback_info info) {
   int32_t fd;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  CHECK(env, napi_get_value_int32(env, argv[0], &fd));
+  if (!fd_argument(env, info, &fd)) return NULL;
   struct sockaddr_in sa;
   socklen_t len = sizeof sa;
   if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0) return int_value(env, -errno);
@@ -290,11 +296,8 @@ static napi_value Send(napi_env env, napi_callback_info info) {
 
 /* close(fd): leaves the epoll set and closes; datagrams already in a batch are dropped by JavaScript. */
 static napi_value Close(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
   int32_t fd;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  CHECK(env, napi_get_value_int32(env, argv[0], &fd));
+  if (!fd_argument(env, info, &fd)) return NULL;
   media_io *io = state_of(env);
   if (io == NULL || fd < 0) return NULL;
   epoll_ctl(io->epfd, EPOLL_CTL_DEL, fd, NULL);
