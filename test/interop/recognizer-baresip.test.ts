@@ -10,8 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
-import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
-import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
+import { routeDidToFakeAgent, startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 
 const CARRIERS = `carriers:
@@ -33,13 +32,7 @@ interface Transcript {
 /** The gateway with transcription on, a media_bridge agent on +15550100, and baresip calling it with `played` as its microphone. */
 async function callWithSpeech(t: Test, dir: string, played: string): Promise<{ gw: TestGateway; caller: BaresipPeer }> {
   const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });
-  const bot = await FakeCustomAgent.start();
-  t.teardown(() => bot.core.close());
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'trunk');
-  const imported = await gw.api('POST', '/v1/agents/import', {
-    provider: 'custom', external_agent_id: 'listener', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550100',
-  }, { key: gw.liveKey });
-  t.equal(imported.status, 200, 'the agent is imported with its DID');
+  await routeDidToFakeAgent(t, gw, { did: '+15550100', carrier: 'trunk', externalAgentId: 'listener' });
   const phoneDir = join(dir, 'caller');
   mkdirSync(phoneDir);
   const rtpBase = 32000 + 200 * Math.floor(Math.random() * 4);

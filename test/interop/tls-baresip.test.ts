@@ -12,7 +12,7 @@ import { correlationPeak, samples8k } from '../support/audio-probe.js';
 import { baresipPorts, startBaresipPeer } from '../support/baresip-peer.js';
 import { callState } from '../support/calls-sipp-rig.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
-import { startTestGateway, waitFor } from '../support/gateway-harness.js';
+import { routeDidToFakeAgent, startTestGateway, waitFor } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { activeInboundCall, CORRELATION_PASS, linear, mulaw, remoteLeg, selfSigned, silenceWav, speech, startPhone } from '../support/secure-call.js';
 
@@ -28,13 +28,7 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'with a TLS listener, the start has no exposure to warn of');
   const tlsPort = gw.gateway.sip.tlsPort;
   t.type(tlsPort, 'number', 'the gateway listens for SIP over TLS');
-  const bot = await FakeCustomAgent.start();
-  t.teardown(() => bot.core.close());
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550103', 'secure');
-  const imported = await gw.api('POST', '/v1/agents/import', {
-    provider: 'custom', external_agent_id: 'listener', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550103',
-  }, { key: gw.liveKey });
-  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const { bot } = await routeDidToFakeAgent(t, gw, { did: '+15550103', carrier: 'secure', externalAgentId: 'listener' });
   const caller = await startPhone(t, dir, 'caller', words.wav, false, 38000 + 200 * Math.floor(Math.random() * 4));
   await caller.command('dial', `sip:+15550103@127.0.0.1:${String(tlsPort)};transport=tls`);
   await caller.waitFor(/established/i, 15_000);

@@ -12,9 +12,8 @@ import wavefile from 'wavefile';
 import { DigestServer, type SessionDialog } from '../../src/engine/sip/index.js';
 import { CODECS, createOffer } from '../../src/engine/media/index.js';
 import { systemClock } from '../../src/common/clock.js';
-import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { mulawTone, toneLevel } from '../support/audio-probe.js';
-import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
+import { routeDidToFakeAgent, startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { answered, startSipPhoneUa } from '../support/sip-phone.js';
 
 const CARRIERS = `carriers:
@@ -56,13 +55,7 @@ t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways
   t.teardown(() => rmSync(musicDir, { recursive: true, force: true }));
   const music = holdMusicFile(musicDir);
   const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: `${YAML}\n  hold_music_file: ${JSON.stringify(music)}` });
-  const bot = await FakeCustomAgent.start();
-  t.teardown(() => bot.core.close());
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'trunk');
-  const imported = await gw.api('POST', '/v1/agents/import', {
-    provider: 'custom', external_agent_id: 'front-desk', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: '+15550100',
-  }, { key: gw.liveKey });
-  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  const { bot, agentId } = await routeDidToFakeAgent(t, gw, { did: '+15550100', carrier: 'trunk', externalAgentId: 'front-desk' });
 
   const carrier = await startSipPhoneUa(t);
   const phone = await carrier.phone();
@@ -85,7 +78,7 @@ t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways
   const live = await inboundCall(gw, '+15550100');
   t.equal(live.direction, 'inbound');
   t.equal(live.state, 'active');
-  t.same(live.agent, { type: 'imported', agent_id: imported.body.id }, 'the call names the imported agent');
+  t.same(live.agent, { type: 'imported', agent_id: agentId }, 'the call names the imported agent');
   const held = await gw.api('POST', `/v1/calls/${live.id}/hold`, undefined, { key: gw.liveKey });
   t.equal(held.body.on_hold, true, 'hold works on inbound calls as on outbound ones');
   await waitFor("the agent's hold event", () => bot.events().includes('hold'));

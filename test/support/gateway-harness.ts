@@ -10,6 +10,8 @@ import { createLogger, type Logger } from '../../src/common/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import type { TenantId } from '../../src/common/ids.js';
+import type { Test } from 'tap';
+import { FakeCustomAgent } from './fake-agent-servers/custom-agent-server.js';
 
 interface TestContext {
   testdir(fixture?: Record<string, string>): string;
@@ -115,6 +117,25 @@ export async function startTestGateway(t: TestContext, options: TestGatewayOptio
     return { status: response.status, body: (text ? JSON.parse(text) : {}) as ApiBody, headers: response.headers };
   };
   return { gateway, dataDir, base, tenantId: tenant.id, liveKey, sandboxKey, api, logs };
+}
+
+/**
+ * The usual inbound setup: a fake agent (closed at teardown), and the tenant's `did` on `carrier`
+ * routed to it by importing a `custom` media_bridge agent with that DID.
+ */
+export async function routeDidToFakeAgent(
+  t: Test,
+  gw: TestGateway,
+  route: { did: string; carrier: string; externalAgentId: string },
+): Promise<{ bot: FakeCustomAgent; agentId: string | undefined }> {
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  gw.gateway.store.numbers.add(gw.tenantId, route.did, route.carrier);
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: route.externalAgentId, connection_mode: 'media_bridge', websocket_url: bot.url, did_number: route.did,
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, `the agent is imported with its DID: ${JSON.stringify(imported.body)}`);
+  return { bot, agentId: imported.body.id };
 }
 
 /** Polls `check` until it returns a value that is not undefined/false, or fails after `ms`. */
