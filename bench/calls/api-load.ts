@@ -4,6 +4,7 @@
  * whole milliseconds and its coordinated-omission correction assumes a 1 ms interval whatever
  * the rate; its own p99 is kept beside ours for reference.
  */
+import { fork } from 'node:child_process';
 import autocannon from 'autocannon';
 
 export interface ApiLoadResult {
@@ -64,5 +65,44 @@ export function runApiLoad(o: ApiLoadOptions): Promise<ApiLoadResult> {
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
       times.push(responseTime);
     });
+  });
+}
+
+/** What {@link runPacedLoad} asks of the paced client process. */
+export interface PacedLoadRequest {
+  base: string;
+  path: string;
+  key?: string;
+  rate: number;
+  seconds: number;
+}
+
+/** An even-rate run: times from each request's due time (see paced-client.ts). */
+export interface PacedLoadResult {
+  requests: number;
+  /** The rate the requests actually left at. */
+  sentRate: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** How late the client sent, p99: near zero, or the client is what was measured. */
+  generatorLateP99: number;
+}
+
+/**
+ * `rate` requests a second, evenly spaced, from a process of their own. autocannon's
+ * `overallRate` is not that: each connection sends back to back until it has used its quota for
+ * the second, then waits for the next second (lib/httpClient.js `reqsMadeThisSecond`), so the
+ * whole second's requests arrive at once, as many at a time as there are connections.
+ */
+export function runPacedLoad(o: PacedLoadRequest): Promise<PacedLoadResult> {
+  const child = fork(new URL('./paced-client.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (msg: { result?: PacedLoadResult; error?: string }) => (msg.result ? resolve(msg.result) : reject(new Error(msg.error))));
+    child.once('exit', (code) => reject(new Error(`paced client exited with ${code}`)));
+    child.send(o);
   });
 }

@@ -18,13 +18,12 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort } from '../../test/support/sip-sipp.js';
-import { runApiLoad } from './api-load.js';
 import { CallDriver } from './call-driver.js';
 import { carriersYaml, startFarEnd, stopFarEnds, type FarEnd } from './far-ends.js';
 import { cpuMeter, load1, rssMedian, sleep } from './measure.js';
 import { memoryByAge } from './memory-age.js';
-import { apiWithLiveCalls, placeMedia, ramp, setupRate, type ApiUnderLoad, type BenchContext, type RateStep } from './phases.js';
-import { gatewaySource, rssKiB, startGatewayProcess, startLoadAgent } from './processes.js';
+import { apiRun, apiWithLiveCalls, placeMedia, ramp, setupRate, type BenchContext, type RateStep } from './phases.js';
+import { gatewaySource, startGatewayProcess, startLoadAgent } from './processes.js';
 import { writeCallsSection, type CallsReport } from './report.js';
 
 const list = (name: string, fallback: string): number[] => (process.env[name] ?? fallback).split(',').map(Number).filter((n) => n > 0);
@@ -65,15 +64,6 @@ async function startFarEnds(dir: string): Promise<FarEnd[]> {
 }
 
 /** An autocannon run with no calls live, and the gateway's CPU during it. */
-async function idleApiRun(ctx: BenchContext, label: string, path: string, key: string | undefined): Promise<ApiUnderLoad> {
-  const cpu = cpuMeter(ctx.watched);
-  const result = await runApiLoad({ label, base: ctx.gw.base, path, key, rate: API_RATE, seconds: API_SECONDS, connections: 50 });
-  const used = cpu();
-  const run: ApiUnderLoad = { ringing: 0, media: 0, result, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB: rssKiB(ctx.gw.pid), audio: null, load: load1() };
-  console.log(`${label}, no calls: ${result.achievedRate.toFixed(0)}/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, non-2xx ${result.non2xx}, gateway ${run.gatewayCores.toFixed(2)} cores`);
-  return run;
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'gateway-rev': { type: 'string' }, 'from-json': { type: 'string' } } });
   if (values['from-json']) {
@@ -125,8 +115,9 @@ async function main(): Promise<void> {
     await sleep(3000);
     ctx.idleRssKiB = await rssMedian(gw.pid, 6, 500);
 
-    const anchor = await idleApiRun(ctx, 'GET /healthz', '/healthz', undefined);
-    const listIdle = await idleApiRun(ctx, 'GET /v1/calls?limit=50', '/v1/calls?limit=50', gw.apiKey);
+    const idle = { rate: API_RATE, seconds: API_SECONDS, ringing: 0, withAudio: null };
+    const anchor = await apiRun(ctx, 'GET /healthz, no calls', '/healthz', idle);
+    const listIdle = await apiRun(ctx, 'GET /v1/calls?limit=50, no calls', '/v1/calls?limit=50', { ...idle, key: gw.apiKey });
 
     const steps = await ramp(ctx, STEPS, RAMP_RATE, WINDOW_S * 1000, 300_000);
     const left = await driver.hangupAll(120_000);

@@ -3,7 +3,7 @@
  * through a measuring window per step), the setup-rate sweep, and the list API under load with
  * 1,000 live calls.
  */
-import { runApiLoad, percentile, type ApiLoadResult } from './api-load.js';
+import { runApiLoad, runPacedLoad, percentile, type ApiLoadResult, type PacedLoadResult } from './api-load.js';
 import type { CallDriver, PlacedCall } from './call-driver.js';
 import {
   audioWindow, cpuMeter, gatewayMetrics, load1, rssMedian, sleep, udpReceiveBufferErrors, type AudioWindow, type CpuUse, type Watched,
@@ -140,15 +140,40 @@ export async function setupRate(ctx: BenchContext, rate: number, seconds: number
 }
 
 export interface ApiUnderLoad {
+  label: string;
+  path: string;
   ringing: number;
   media: number;
-  result: ApiLoadResult;
+  /** The figure judged: an even rate from a client process of its own. */
+  paced: PacedLoadResult;
+  /** autocannon at the same `overallRate`, right after, for reference (see {@link runPacedLoad}). */
+  autocannon: ApiLoadResult;
+  /** Gateway figures over the paced run. */
   gatewayCores: number;
   /** Share of the run the gateway's main thread waited for a CPU. */
   gatewayWait: number;
   rssKiB: number;
   audio: AudioWindow | null;
   load: number;
+}
+
+/**
+ * One API measurement: `path` at `rate` for `seconds` from the paced client (with the gateway's
+ * CPU and, when `withAudio` names calls, their agents' audio over it), then autocannon.
+ */
+export async function apiRun(ctx: BenchContext, label: string, path: string, o: { key?: string; rate: number; seconds: number; ringing: number; withAudio: ReadonlySet<string> | null }): Promise<ApiUnderLoad> {
+  const cpu = cpuMeter(ctx.watched);
+  const rss = rssMedian(ctx.gw.pid, 5, 1000);
+  const request = { base: ctx.gw.base, path, rate: o.rate, seconds: o.seconds, ...(o.key ? { key: o.key } : {}) };
+  let paced: PacedLoadResult | undefined;
+  const audio = o.withAudio ? await audioWindow(ctx.agent, o.withAudio, 0, ctx.threshold, async () => { paced = await runPacedLoad(request); }) : null;
+  paced ??= await runPacedLoad(request);
+  const used = cpu();
+  const rssKiB = await rss;
+  const autocannon = await runApiLoad({ ...request, label, connections: 50 });
+  const entry: ApiUnderLoad = { label, path, ringing: o.ringing, media: o.withAudio?.size ?? 0, paced, autocannon, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB, audio, load: load1() };
+  console.log(`API ${label}: paced ${paced.requests} requests (${paced.sentRate.toFixed(0)}/s), non-2xx ${paced.non2xx}, errors ${paced.errors}, p50 ${paced.p50.toFixed(2)} ms, p99 ${paced.p99.toFixed(2)} ms (client late p99 ${paced.generatorLateP99.toFixed(2)} ms); autocannon p50 ${autocannon.p50.toFixed(2)} ms, p99 ${autocannon.p99.toFixed(2)} ms; gateway ${entry.gatewayCores.toFixed(2)} cores, rss ${(rssKiB / 1024).toFixed(0)} MiB`);
+  return entry;
 }
 
 async function waitLive(ctx: BenchContext, n: number, timeoutMs: number): Promise<{ ringing: number; active: number }> {
@@ -167,16 +192,7 @@ export async function apiWithLiveCalls(ctx: BenchContext, total: number, media: 
   const out: ApiUnderLoad[] = [];
   const measure = async (label: string, ringing: number, withAudio: ReadonlySet<string> | null): Promise<void> => {
     await sleep(2000);
-    const cpu = cpuMeter(ctx.watched);
-    const rss = rssMedian(ctx.gw.pid, 5, 1000);
-    const run = (): Promise<ApiLoadResult> => runApiLoad({ label, base: ctx.gw.base, path: '/v1/calls?limit=50', key: ctx.gw.apiKey, rate: apiRate, seconds, connections: 50 });
-    let result: ApiLoadResult | undefined;
-    const audio = withAudio ? await audioWindow(ctx.agent, withAudio, 0, ctx.threshold, async () => { result = await run(); }) : null;
-    result ??= await run();
-    const used = cpu();
-    const entry: ApiUnderLoad = { ringing, media: withAudio?.size ?? 0, result, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB: await rss, audio, load: load1() };
-    console.log(`API ${label}: ${result.requests} requests (${result.achievedRate.toFixed(0)}/s), non-2xx ${result.non2xx}, errors ${result.errors}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms (autocannon ${result.autocannonP99} ms), gateway ${entry.gatewayCores.toFixed(2)} cores, rss ${(entry.rssKiB / 1024).toFixed(0)} MiB`);
-    out.push(entry);
+    out.push(await apiRun(ctx, label, '/v1/calls?limit=50', { key: ctx.gw.apiKey, rate: apiRate, seconds, ringing, withAudio }));
   };
   const placedRinging = await Promise.all(await placeRinging(ctx, total, 100));
   const state = await waitLive(ctx, total, 60_000);

@@ -73,17 +73,17 @@ function rateTable(r: CallsReport): string[] {
 }
 
 function apiRow(a: ApiUnderLoad, anchorP99: number, live: string): string {
-  const x = a.result;
-  const cpuPerRequest = (a.gatewayCores * 1000) / Math.max(1, x.achievedRate);
+  const x = a.paced;
+  const cpuPerRequest = (a.gatewayCores * 1000) / Math.max(1, x.sentRate);
   const audio = a.audio ? `; their agents got ${pct(a.audio.echoedTotal)} of their frames back (lowest call ${pct(a.audio.echoedMin)})` : '';
-  return `| \`${x.path}\` | ${live}${audio} | ${x.achievedRate.toFixed(0)} | ${x.non2xx + x.errors} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} | ${ms(x.max)} | ${x.autocannonP99} | ${(x.p99 / anchorP99).toFixed(1)} | ${a.gatewayCores.toFixed(2)} | ${cpuPerRequest.toFixed(2)} | ${pct(a.gatewayWait)} | ${a.load.toFixed(1)} |`;
+  return `| \`${a.path}\` | ${live}${audio} | ${x.sentRate.toFixed(0)} | ${x.non2xx + x.errors} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} | ${ms(x.max)} | ${ms(x.generatorLateP99)} | ${(x.p99 / anchorP99).toFixed(1)} | ${ms(a.autocannon.p50)} / ${ms(a.autocannon.p99)} | ${a.gatewayCores.toFixed(2)} | ${cpuPerRequest.toFixed(2)} | ${pct(a.gatewayWait)} | ${a.load.toFixed(1)} |`;
 }
 
 function apiTable(r: CallsReport): string[] {
-  const anchor = r.anchor.result.p99;
+  const anchor = r.anchor.paced.p99;
   return [
-    '| request | live calls | answered/s | errors | p50 ms | p90 ms | p99 ms | max ms | autocannon p99 ms | p99 / anchor p99 | gateway cores | gateway CPU ms per request | gateway main thread waiting for a CPU | load avg |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| request | live calls | sent/s | errors | p50 ms | p90 ms | p99 ms | max ms | client late p99 ms | p99 / anchor p99 | autocannon p50 / p99 ms | gateway cores | gateway CPU ms per request | gateway main thread waiting for a CPU | load avg |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     apiRow(r.anchor, anchor, 'none (anchor)'),
     apiRow(r.listIdle, anchor, 'none'),
     ...r.api.map((a) => apiRow(a, anchor, a.media > 0 ? `${a.ringing} ringing + ${a.media} answered, media and agents` : `${a.ringing} ringing (no media)`)),
@@ -102,7 +102,7 @@ function targets(r: CallsReport): string[] {
     '|---|---|---|---|',
     `| most concurrent agent calls held with no audio loss | ${held ? held.live : 'none'}${failed ? ` (the ${failed.target} step failed)` : ''} | ≥ 300 | ${verdict((held?.live ?? 0) >= 300)} |`,
     `| call setups per second with no failure | ${bestRate ? `${bestRate.rate}/s (POST→active p50 ${ms(bestRate.setupP50)} ms, p99 ${ms(bestRate.setupP99)} ms)` : 'none'} | ≥ 50/s | ${verdict((bestRate?.rate ?? 0) >= 50)} |`,
-    `| \`GET /v1/calls?limit=50\` p99 at ${r.apiRate} req/s with ${thousand ? thousand.ringing + thousand.media : 0} live calls | ${thousand ? `${ms(thousand.result.p99)} ms (anchor \`GET /healthz\` idle: ${ms(r.anchor.result.p99)} ms)` : 'not run'} | < 10 ms | ${verdict(thousand !== undefined && thousand.result.p99 < 10)} |`,
+    `| \`GET /v1/calls?limit=50\` p99 at ${r.apiRate} req/s with ${thousand ? thousand.ringing + thousand.media : 0} live calls | ${thousand ? `${ms(thousand.paced.p99)} ms at an even rate (anchor \`GET /healthz\` idle: ${ms(r.anchor.paced.p99)} ms; autocannon: ${ms(thousand.autocannon.p99)} ms)` : 'not run'} | < 10 ms | ${verdict(thousand !== undefined && thousand.paced.p99 < 10)} |`,
     `| memory per media call (gateway RSS growth / calls) | ${oldest ? `${perCall.toFixed(0)} KiB with ${r.memory.calls} calls ${oldest.ageS} s old (${r.memory.samples.map((x) => `${x.perCallKiB.toFixed(0)} KiB at ${x.ageS} s`).join(', ')})` : '-'} | < 300 KB | ${verdict(perCall * 1024 < 300_000)} |`,
     `| gateway CPU per media call | ${held ? `${cpuPerCallSecond(held).toFixed(1)} ms per call-second (${((held.cpu.gateway / held.live) * 100).toFixed(2)} % of a core) at ${held.live} calls` : '-'} | (none) | |`,
   ];
@@ -115,7 +115,7 @@ function method(r: CallsReport): string[] {
     `- Concurrency ramp: calls are added at ${r.rampRate}/s up to each step, kept up, and after 3 s of settling each step is measured over ${r.windowS} s. A step passes when every call was set up, none ended, and every call's agent got back at least ${pct(r.threshold)} of its expected frames. The ramp stops at the first failing step. RSS is the median of VmRSS samples (/proc/PID/status) during the window; "RSS per call" there = (RSS − RSS before the ramp, ${(r.idleRssKiB / 1024).toFixed(1)} MiB) / calls, which understates, since memory freed by the calls of the memory phase is reused first; the memory table below is the figure to use. CPU is utime + stime from /proc/PID/stat over the window, per process.`,
     `- Setup rate: calls at a fixed rate for ${r.setupSeconds} s (open loop), each hung up ${r.holdMs / 1000} s after it is seen \`active\`; the sweep stops at the first rate with a failed call (refused POST, call ended before \`active\`, or not active within 15 s). Setup time is from just before the POST to the first \`GET /v1/calls?state=active\` poll answer listing the call; the benchmark polls every ${POLL_MS} ms while calls are pending, so it over-states setup by up to ${POLL_MS} ms plus one list request. POST→agent \`start\` is when the load agent received the gateway's \`start\` (same machine clock).`,
     `- Memory (measured before the ramp, after a 20-call warm-up): ${r.memory.calls} media calls with agents are placed and held; RSS and the V8 heap and external memory (from the gateway's \`/metrics\`) are sampled as the calls age. Per call = (RSS − RSS before these calls) / calls.`,
-    `- API: autocannon (50 connections, \`overallRate\` ${r.apiRate}/s, ${r.apiSeconds} s) from the benchmark process. Percentiles are computed from every response's own time (sub-millisecond; autocannon's histogram keeps whole milliseconds and its coordinated-omission correction assumes a 1 ms interval, so its p99 is shown apart). The anchor is \`GET /healthz\` with no calls, in the same run. 1,000 live calls are first 1,000 ringing calls (the ringing sipp: a live call with a SIP transaction, an RTP port pair and a call record, but no media and no agent), then the same with some replaced by answered calls with media and agents.`,
+    `- API: ${r.apiRate} requests a second, evenly spaced, for ${r.apiSeconds} s, from a Node client process of its own (\`bench/calls/paced-client.ts\`: keep-alive connections from a pool that grows while answers are outstanding). Each request is timed from when it was due, not from when it left, so a late client or a queue for a connection counts against the gateway (no coordinated omission); "client late p99" shows how late the client itself sent. The anchor is \`GET /healthz\` with no calls, in the same run. Right after each run, autocannon (50 connections, \`overallRate\` ${r.apiRate}/s, same length; percentiles from every response's own time) measures the same request, for reference only: its \`overallRate\` lets each connection send back to back until it has used its quota for the second, then wait for the next second (autocannon's \`lib/httpClient.js\`, \`reqsMadeThisSecond\`), so a second's requests arrive at once, 50 at a time, and its figure is the queue of that burst rather than the latency at an even rate. 1,000 live calls are first 1,000 ringing calls (the ringing sipp: a live call with a SIP transaction, an RTP port pair and a call record, but no media and no agent), then the same with some replaced by answered calls with media and agents.`,
   ];
 }
 
@@ -125,7 +125,7 @@ export function writeCallsSection(r: CallsReport): void {
   const section = [
     HEADING,
     '',
-    `Measured ${m.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.nproc} cores (nproc), ${m.cpu}, Node ${m.node}; 1-minute load average ${m.loadAtStart.toFixed(1)} at the start and ${m.loadAtEnd.toFixed(1)} at the end: the machine is shared with other work, and the gateway, the load agent, sipp and autocannon all run on the same 2 cores.`,
+    `Measured ${m.startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${m.nproc} cores (nproc), ${m.cpu}, Node ${m.node}; 1-minute load average ${m.loadAtStart.toFixed(1)} at the start and ${m.loadAtEnd.toFixed(1)} at the end: the machine is shared with other work, and the gateway, the load agent, sipp and the API clients all run on the same 2 cores.`,
     '',
     ...targets(r),
     '',
