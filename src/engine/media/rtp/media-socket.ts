@@ -13,10 +13,40 @@ import { bindUdp } from './udp-socket.js';
  */
 export type DatagramHandler = (datagram: Buffer, address: string, port: number, receivedAt?: number) => void;
 
+/**
+ * A datagram the socket relayed itself by its {@link RelayRule}: the header fields as they
+ * arrived, and the datagram's length.
+ */
+export type RelayedHandler = (sequenceNumber: number, timestamp: number, ssrc: number, length: number) => void;
+
+/**
+ * What a socket may relay without JavaScript: RTP from `peer` with this SSRC and payload type,
+ * sent on another socket to `destination` with SSRC, sequence number, timestamp and payload type
+ * rewritten (the offsets are added modulo 2^16 and 2^32). See native/media-io for what else a
+ * datagram must be to qualify; any other datagram reaches {@link MediaSocket.onDatagram}.
+ */
+export interface RelayRule {
+  peer: { address: string; port: number };
+  ssrc: number;
+  payloadType: number;
+  destination: { address: string; port: number };
+  outSsrc: number;
+  sequenceOffset: number;
+  timestampOffset: number;
+  outPayloadType: number;
+}
+
 export interface MediaSocket {
   /** The bound port. */
   readonly port: number;
   onDatagram: DatagramHandler;
+  /** Called for each datagram relayed by the rule given to {@link relay}. */
+  onRelayed: RelayedHandler;
+  /**
+   * Relays by `rule` on `via` from now on (null: stops). False where the I/O cannot (node:dgram,
+   * or either socket closed); the datagrams then keep coming to {@link onDatagram}.
+   */
+  relay(rule: RelayRule | null, via?: MediaSocket): boolean;
   /** Best effort: a datagram that cannot go is lost, never an error. `address` is an IPv4 literal. */
   send(packet: Buffer, port: number, address: string): void;
   /** Idempotent. */
@@ -27,6 +57,7 @@ export type MediaIoKind = 'native' | 'dgram';
 
 class DgramMediaSocket implements MediaSocket {
   onDatagram: DatagramHandler = () => undefined;
+  onRelayed: RelayedHandler = () => undefined;
   #closed = false;
 
   constructor(
@@ -40,6 +71,11 @@ class DgramMediaSocket implements MediaSocket {
 
   send(packet: Buffer, port: number, address: string): void {
     if (!this.#closed) this.socket.send(packet, port, address);
+  }
+
+  /** Every datagram goes through JavaScript on node:dgram. */
+  relay(): boolean {
+    return false;
   }
 
   close(): void {

@@ -196,3 +196,74 @@ t.test('receive timestamps: each datagram carries how long it waited after the k
   t.equal(seen.length, 5);
   t.ok(seen.ageNs >= 45e6 && seen.ageNs < 5e9, `age ${seen.ageNs} ns covers the 50 ms the thread was busy`);
 });
+
+t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, anything else reaches JavaScript whole', { skip: io === null && 'addon not built' }, async (t) => {
+  const peer = await dgramPeer(t);
+  const stranger = await dgramPeer(t);
+  const far = await dgramPeer(t);
+  const atFar: Buffer[] = [];
+  far.on('message', (data) => atFar.push(data));
+  const a = io!.open('127.0.0.1', 0);
+  const b = io!.open('127.0.0.1', 0);
+  t.teardown(() => (a.close(), b.close()));
+  const toJs = collect(a);
+  const relayed: number[][] = [];
+  a.onRelayed = (seq, ts, ssrc, length) => relayed.push([seq, ts, ssrc, length]);
+  const rule = {
+    peer: { address: '127.0.0.1', port: peer.address().port }, ssrc: 0xabcdef01, payloadType: 0,
+    destination: { address: '127.0.0.1', port: far.address().port }, outSsrc: 0x12345678, sequenceOffset: 10, timestampOffset: 0xfffffff0, outPayloadType: 8,
+  };
+  t.ok(a.relay(rule, b), 'the rule is accepted');
+  const rtp = (options: { seq?: number; ssrc?: number; b0?: number; b1?: number; payload?: number; tail?: Buffer } = {}): Buffer => {
+    const head = Buffer.alloc(12);
+    head[0] = options.b0 ?? 0x80;
+    head[1] = options.b1 ?? 0x80; // marker set, PCMU
+    head.writeUInt16BE(options.seq ?? 65530, 2);
+    head.writeUInt32BE(0x100, 4);
+    head.writeUInt32BE(options.ssrc ?? 0xabcdef01, 8);
+    return Buffer.concat([head, options.tail ?? Buffer.alloc(0), Buffer.alloc(options.payload ?? 160, 0x55)]);
+  };
+  const send = (from: Socket, data: Buffer): Promise<void> => new Promise((resolve) => from.send(data, a.port, '127.0.0.1', () => resolve()));
+
+  await send(peer, rtp());
+  await until(() => atFar.length === 1);
+  const out = atFar[0]!;
+  t.equal(out[1], 0x80 | 8, 'payload type rewritten, marker kept');
+  t.equal(out.readUInt16BE(2), (65530 + 10) & 0xffff, 'sequence number offset, modulo 2^16');
+  t.equal(out.readUInt32BE(4), (0x100 + 0xfffffff0) >>> 0, 'timestamp offset, modulo 2^32');
+  t.equal(out.readUInt32BE(8), 0x12345678, 'SSRC rewritten');
+  t.ok(out.subarray(12).equals(Buffer.alloc(160, 0x55)), 'payload untouched');
+  await until(() => relayed.length === 1);
+  t.same(relayed[0], [65530, 0x100, 0xabcdef01, 172], 'JavaScript learns the header as it arrived');
+  t.equal(toJs.length, 0, 'and does not get the datagram itself');
+
+  const refused: [string, Socket, Buffer][] = [
+    ['another SSRC', peer, rtp({ ssrc: 7 })],
+    ['another payload type', peer, rtp({ b1: 0x08 })],
+    ['RTCP on the RTP port (RFC 5761 4)', peer, rtp({ b1: 200 })],
+    ['RTP version 1', peer, rtp({ b0: 0x40 })],
+    ['another source address', stranger, rtp()],
+    ['a payload beyond an Ethernet MTU', peer, rtp({ payload: 1501 })],
+    ['padding longer than the packet', peer, rtp({ b0: 0xa0, payload: 0, tail: Buffer.from([0xff]) })],
+    ['an extension header that overruns the packet', peer, rtp({ b0: 0x90, payload: 0, tail: Buffer.from([0, 0, 0, 9]) })],
+    ['a header shorter than 12 octets', peer, Buffer.from([0x80, 0x00, 0x01])],
+  ];
+  for (const [, from, data] of refused) await send(from, data);
+  await until(() => toJs.length === refused.length);
+  refused.forEach(([why, , data], i) => t.ok(toJs[i]!.data.equals(data), `${why}: to JavaScript, unchanged`));
+  t.equal(atFar.length, 1, 'none of them relayed');
+
+  t.ok(a.relay(null), 'the rule is removed');
+  await send(peer, rtp({ seq: 1 }));
+  await until(() => toJs.length === refused.length + 1);
+  t.equal(atFar.length, 1, 'without a rule a qualifying packet goes to JavaScript');
+
+  t.ok(a.relay(rule, b));
+  b.close();
+  t.notOk(a.relay(rule, b), 'no rule through a closed socket');
+  const c = io!.open('127.0.0.1', 0); // likely the descriptor b had
+  t.teardown(() => c.close());
+  await send(peer, rtp({ seq: 2 }));
+  await until(() => toJs.length === refused.length + 2);
+  t.equal(atFar.length, 1, 'a rule whose socket closed is dead, even if the descriptor is reused');
+});

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
-import type { DatagramHandler, MediaSocket } from './media-socket.js';
+import type { DatagramHandler, MediaSocket, RelayedHandler, RelayRule } from './media-socket.js';
 
 interface MediaIoAddon {
   readonly MAX_BATCH: number;
@@ -18,6 +18,8 @@ interface MediaIoAddon {
   /** Bytes sent, or -errno. */
   send(fd: number, packet: Buffer, ipv4: number, port: number): number;
   close(fd: number): void;
+  /** Sets (or with null removes) the socket's relay rule; 0, or -EBADF. */
+  relay(fd: number, rule: Uint32Array | null): number;
 }
 
 function loadAddon(): MediaIoAddon | null {
@@ -78,11 +80,12 @@ export function uint32ToIpv4(value: number): string {
 
 class NativeMediaSocket implements MediaSocket {
   onDatagram: DatagramHandler = () => undefined;
+  onRelayed: RelayedHandler = () => undefined;
   #closed = false;
 
   constructor(
     private readonly io: NativeMediaIo,
-    private readonly fd: number,
+    readonly fd: number,
     readonly token: number,
     readonly port: number,
   ) {}
@@ -92,6 +95,21 @@ class NativeMediaSocket implements MediaSocket {
     const ip = ipv4ToUint32(address);
     // Best effort, as media is: a full send buffer or an unreachable peer loses this packet only.
     if (ip >= 0) this.io.addon.send(this.fd, packet, ip, port);
+  }
+
+  relay(rule: RelayRule | null, via?: MediaSocket): boolean {
+    if (this.#closed) return false;
+    if (rule === null) return this.io.addon.relay(this.fd, null) === 0;
+    if (!(via instanceof NativeMediaSocket) || via.#closed) return false;
+    const peer = ipv4ToUint32(rule.peer.address);
+    const destination = ipv4ToUint32(rule.destination.address);
+    if (peer < 0 || destination < 0) return false;
+    const words = Uint32Array.of(
+      peer, rule.peer.port, rule.ssrc, rule.payloadType,
+      via.fd, destination, rule.destination.port,
+      rule.outSsrc, rule.sequenceOffset, rule.timestampOffset, rule.outPayloadType,
+    );
+    return this.io.addon.relay(this.fd, words) === 0;
   }
 
   close(): void {
@@ -111,6 +129,8 @@ export interface NativeMediaIoOptions {
 }
 
 const NO_AGE = 0xffffffff;
+/** The top bit of a datagram's length: the addon relayed it by the socket's rule. */
+const RELAYED = 0x80000000;
 
 /** The addon, initialised for this thread, with the sockets it dispatches batches to. */
 export class NativeMediaIo {
@@ -164,8 +184,16 @@ export class NativeMediaIo {
       const m = i * this.#stride;
       // A socket closed by an earlier datagram's handler in this batch gets none of the rest.
       const socket = this.#sockets.get(meta[m]!);
-      const length = meta[m + 1]!;
-      if (socket === undefined || length > this.#slot) continue;
+      const word = meta[m + 1]!;
+      if (socket === undefined) continue;
+      if (word >= RELAYED) {
+        const at = i * this.#slot;
+        const arena = this.#arena;
+        socket.onRelayed(arena.readUInt16BE(at + 2), arena.readUInt32BE(at + 4), arena.readUInt32BE(at + 8), word - RELAYED);
+        continue;
+      }
+      const length = word;
+      if (length > this.#slot) continue;
       // A copy of its own, as node:dgram gives: handlers may keep or forward the buffer.
       const datagram = Buffer.allocUnsafe(length);
       this.#arena.copy(datagram, 0, i * this.#slot, i * this.#slot + length);
