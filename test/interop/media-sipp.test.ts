@@ -1,10 +1,10 @@
 /**
  * Real-peer media test: sipp `uac_pcap` plays the Debian g711a.pcap (PCMA) and RFC 4733 digit
- * captures into our bridge, which transcodes to PCMU towards a sipp UAS running `-rtp_echo`; the
- * echo comes back through the bridge to the UAC. Signalling goes through a test-only shim
+ * captures into our bridge, which transcodes to PCMU (or relays PCMA) towards a sipp UAS running
+ * `-rtp_echo`; the echo comes back through the bridge to the UAC. Signalling goes through a test-only shim
  * (test/support/rtp-sip-shim.ts), since the product's SIP stack is separate from this layer.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,13 +27,17 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 }
 
-t.test('sipp uac_pcap (PCMA + RFC 4733) through the bridge to sipp -rtp_echo (PCMU) and back', async (t) => {
+/**
+ * One call from the UAC through a bridge to the echoing UAS; `echoCodec` is what leg b offers the
+ * UAS: PCMU makes the bridge transcode, PCMA makes it a passthrough that the media I/O relays.
+ */
+async function callThroughBridge(t: Test, echoCodec: typeof CODECS.PCMU | typeof CODECS.PCMA): Promise<void> {
   // needPeer's SkippableTest type predates tap 21's overloaded skip(); adapt it here.
   if (!needPeer(t, 'sipp')) return;
   const dir = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(dir, 'pcap'));
   writeFileSync(join(dir, 'uac.xml'), uacPcapScenario());
-  writeFileSync(join(dir, 'uas.xml'), uasEchoScenario());
+  writeFileSync(join(dir, 'uas.xml'), uasEchoScenario(echoCodec.encoding));
   const ports = testPortPool();
   const open = async (): Promise<RtpSession> => {
     const s = await RtpSession.open({ clock: systemClock, ports, bindAddress: '127.0.0.1', mediaTimeoutMs: 0 });
@@ -45,7 +49,7 @@ t.test('sipp uac_pcap (PCMA + RFC 4733) through the bridge to sipp -rtp_echo (PC
   const b = await open();
   const local = (port: number, codecs: LocalCapabilities['codecs']): LocalCapabilities => ({ address: '127.0.0.1', port, codecs, sessionId: 1, sessionVersion: 1 });
   const localA = local(a.localPort, [CODECS.PCMA, CODECS.PCMU, CODECS.TELEPHONE_EVENT]);
-  const localB = local(b.localPort, [CODECS.PCMU, CODECS.TELEPHONE_EVENT]);
+  const localB = local(b.localPort, [echoCodec, CODECS.TELEPHONE_EVENT]);
 
   const [uasSip, uasMedia, uacSip, uacMedia] = [await freeMediaPort(), await freeMediaPort(), await freeMediaPort(), await freeMediaPort()];
   const sippArgs = ['-i', '127.0.0.1', '-m', '1', '-nostdin', '-timeout', '40s', '-timeout_error'];
@@ -82,7 +86,10 @@ t.test('sipp uac_pcap (PCMA + RFC 4733) through the bridge to sipp -rtp_echo (PC
   await settle(300);
   await shim.bye();
   t.equal(await exited(uas), 0, 'sipp UAS completed its call');
-  if (!bridge) return t.fail('no bridge was built');
+  if (!bridge) {
+    t.fail('no bridge was built');
+    return;
+  }
   const stats = (bridge as MediaBridge).stats();
   const sent = SPEECH_PACKETS + PLAYED_DIGITS.length * PACKETS_PER_DIGIT;
   t.equal(stats.a.packetsReceived, sent, 'every pcap packet reached leg a');
@@ -94,5 +101,11 @@ t.test('sipp uac_pcap (PCMA + RFC 4733) through the bridge to sipp -rtp_echo (PC
   const expected = PLAYED_DIGITS.map((d) => d.digit);
   t.same(digits.filter((d) => d.startsWith('a:')), expected.map((d) => `a:${d}:rfc4733`), 'caller digits, once each');
   t.same(digits.filter((d) => d.startsWith('b:')), expected.map((d) => `b:${d}:rfc4733`), 'echoed digits, once each');
+  if (echoCodec === CODECS.PCMA) t.ok(a.relayedPackets > SPEECH_PACKETS / 2, `the caller's speech was mostly relayed by the media I/O (${a.relayedPackets} packets)`);
+  else t.equal(a.relayedPackets + b.relayedPackets, 0, 'transcoding is never relayed by the media I/O');
   (bridge as MediaBridge).close();
-});
+}
+
+t.test('sipp uac_pcap (PCMA + RFC 4733) through the bridge to sipp -rtp_echo (PCMU) and back', (t) => callThroughBridge(t, CODECS.PCMU));
+
+t.test('the same with PCMA on both legs: a passthrough, relayed by the media I/O after each stream\'s first packet', (t) => callThroughBridge(t, CODECS.PCMA));

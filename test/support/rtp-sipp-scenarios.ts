@@ -80,10 +80,11 @@ ${digits}
 `;
 }
 
-/** The built-in uas, answering PCMU plus telephone-event 101 so that echoed digits come back. */
-export function uasEchoScenario(): string {
+/** The built-in uas, answering `codec` (PCMU, or PCMA) plus telephone-event 101 so that echoed digits come back. */
+export function uasEchoScenario(codec: 'PCMU' | 'PCMA' = 'PCMU'): string {
+  const pt = codec === 'PCMU' ? 0 : 8;
   return `<?xml version="1.0" encoding="ISO-8859-1" ?>
-<scenario name="uas answering PCMU and telephone-event">
+<scenario name="uas answering ${codec} and telephone-event">
   <recv request="INVITE"/>
   <send><![CDATA[
 
@@ -100,8 +101,8 @@ export function uasEchoScenario(): string {
       ${sdpHeader}
       c=IN IP[media_ip_type] [media_ip]
       t=0 0
-      m=audio [media_port] RTP/AVP 0 101
-      a=rtpmap:0 PCMU/8000
+      m=audio [media_port] RTP/AVP ${pt} 101
+      a=rtpmap:${pt} ${codec}/8000
       a=rtpmap:101 telephone-event/8000
       a=fmtp:101 0-15
 

@@ -89,6 +89,7 @@ export class MediaBridge {
   /** Mutes or unmutes the audio flowing from leg `from` to the other leg. */
   setMute(from: LegName, muted: boolean): void {
     this.#legs[from].muted = muted;
+    this.#stopRelays();
   }
 
   /**
@@ -97,6 +98,7 @@ export class MediaBridge {
    */
   hold(options: { music?: AudioSource } = {}): boolean {
     this.#held = true;
+    this.#stopRelays();
     if (!options.music) return true;
     const leg = this.#legs.a;
     if (!isG711(leg.config.encoding)) return false;
@@ -124,6 +126,7 @@ export class MediaBridge {
     const state = this.#legs[leg];
     if (tap && !isG711(state.config.encoding)) throw new InvariantError(`taps need G.711, leg ${leg} has ${state.config.encoding}`);
     state.taps[direction] = tap;
+    this.#stopRelays();
   }
 
   /**
@@ -135,6 +138,7 @@ export class MediaBridge {
     const other = this.#legs[name === 'a' ? 'b' : 'a'];
     if (!canBridge(config.encoding, other.config.encoding)) throw new InvariantError(`cannot bridge ${config.encoding} with ${other.config.encoding}`);
     const old = this.#legs[name];
+    this.#stopRelays();
     old.config.session.delegate = {};
     old.dtmf?.stop();
     const fresh = this.#makeLeg(name, config);
@@ -158,6 +162,7 @@ export class MediaBridge {
     if (this.#closed) return;
     this.#closed = true;
     this.#music.stop();
+    this.#stopRelays();
     for (const leg of [this.#legs.a, this.#legs.b]) {
       leg.dtmf?.stop();
       leg.config.session.delegate = {};
@@ -181,6 +186,7 @@ export class MediaBridge {
       leg.dtmf = new DtmfSender(config.session, { clock: this.#clock, payloadType: config.sendEventPayloadType });
       leg.dtmf.onActiveChange = (active) => {
         leg.sendingDtmf = active;
+        this.#stopRelays();
       };
     }
     config.session.delegate = {
@@ -222,7 +228,18 @@ export class MediaBridge {
       const n = decodeG711(toEncoding, packet.subarray(offset, end), this.#pcm);
       tap({ pcm: this.#pcm.subarray(0, n), sampleRate: SAMPLE_RATE, timestamp: rtpTimestamp(packet), receivedAt: this.#clock.monotonic() });
     }
-    to.config.session.send(packet, rtpSsrc(packet));
+    const source = rtpSsrc(packet);
+    to.config.session.send(packet, source);
+    // With nothing to do but rewrite headers, the media I/O relays the rest of this stream itself.
+    if (tap === null && from.taps.received === null && from.detector === null && toEncoding === encoding && !from.config.session.relaying) {
+      from.config.session.relayTo(to.config.session, { ssrc: source, payloadType: from.config.receivePayloadType, outPayloadType: to.config.sendPayloadType });
+    }
+  }
+
+  /** Back to JavaScript for every packet, both ways: the bridge's state changed. Relays restart with the next packet that qualifies. */
+  #stopRelays(): void {
+    this.#legs.a.config.session.stopRelay();
+    this.#legs.b.config.session.stopRelay();
   }
 
   /** Decodes for the received tap and the in-band detector; runs only when one of them is present. */

@@ -3,70 +3,14 @@ import type { Clock, TimerHandle } from '../../../common/clock.js';
 import { LatchCandidate } from './latch-candidate.js';
 import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
 import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
-import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
-import type { ReceptionSnapshot } from './reception-stats.js';
+import type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionStats } from './rtp-session-types.js';
+import { SilenceWatch } from './silence-watch.js';
+import { RtcpReporter } from './rtcp-reporter.js';
 import { RtpSequencer } from './sequencer.js';
 import { openMediaSocket, type MediaSocket } from './media-socket.js';
 import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
 
-/** Options of {@link RtpSession.open}; times in milliseconds. */
-export interface RtpSessionOptions {
-  clock: Clock;
-  ports: PortPool;
-  /** Local address to bind (the address we put in SDP, or 0.0.0.0). */
-  bindAddress: string;
-  clockRate?: number;
-  samplesPerPacket?: number;
-  /** Silence after which {@link RtpSessionDelegate.onMediaTimeout} fires; 0 disables. */
-  mediaTimeoutMs?: number;
-  /** Mean RTCP report interval (RFC 3550 §6.2 recommends 5 s minimum); 0 disables. */
-  rtcpIntervalMs?: number;
-  /**
-   * Bind no RTCP socket on port+1: RTCP goes out and comes in on the RTP port (RFC 5761), as for
-   * legs that require rtcp-mux. Port+1 stays reserved in the pool either way.
-   */
-  muxOnly?: boolean;
-  /** A latched source silent this long may be replaced by a new one (see {@link RtpSession}). */
-  relatchIdleMs?: number;
-  cname?: string;
-}
-
-/** Events of a session. Optional methods, so the owner implements only what it needs. */
-export interface RtpSessionDelegate {
-  /** An accepted RTP packet. `packet` may be rewritten in place and passed to another session's send. */
-  onRtp?(packet: Buffer, session: RtpSession): void;
-  onMediaTimeout?(session: RtpSession): void;
-  onLatched?(address: string, port: number, session: RtpSession): void;
-}
-
-/** A transport address. */
-export interface MediaAddress {
-  address: string;
-  port: number;
-}
-
-/** Per-session numbers for call detail records and metrics. */
-export interface RtpSessionStats {
-  localPort: number;
-  remote: MediaAddress | null;
-  latched: boolean;
-  packetsSent: number;
-  octetsSent: number;
-  /** RTP packets accepted from the far end, across all its SSRCs. */
-  packetsReceived: number;
-  /** Packets dropped because they came from an address we are not latched to (or had no valid header to latch on). */
-  packetsRejected: number;
-  /** Datagrams on the RTP port that are neither RTP version 2 nor RTCP (too short, another version). */
-  packetsInvalid: number;
-  /** The SRTP suite in use, or null for plain RTP. */
-  srtpSuite: string | null;
-  /** SRTP packets dropped for a wrong authentication tag or as replays (RFC 3711 §3.3). */
-  packetsUnauthenticated: number;
-  /** The same for RTCP: SRTCP that fails, and RTCP sent in the clear (some peers send clear keep-alives). */
-  rtcpUnauthenticated: number;
-  reception: ReceptionSnapshot;
-  remoteReport: RemoteReport | null;
-}
+export type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionStats } from './rtp-session-types.js';
 
 /**
  * One media stream endpoint on an even port (RTCP on port+1, or on the same port with rtcp-mux,
@@ -91,7 +35,6 @@ export class RtpSession {
   readonly #clock: Clock;
   readonly #ports: PortPool;
   readonly #reporter: RtcpReporter;
-  readonly #mediaTimeoutMs: number;
   readonly #rtcpIntervalMs: number;
   readonly #relatchIdleMs: number;
   #remote: MediaAddress | null = null;
@@ -101,17 +44,21 @@ export class RtpSession {
   #latched = false;
   #latchedSsrc = 0;
   readonly #candidate = new LatchCandidate();
-  #lastRtpAtMs: number;
+  readonly #silence: SilenceWatch;
   #rejected = 0;
   #invalid = 0;
   #accepted = 0;
   #unauthenticated = 0;
   #rtcpUnauthenticated = 0;
   #srtp: SrtpTransform | null = null;
-  #timeoutTimer: TimerHandle | null = null;
   #rtcpTimer: TimerHandle | null = null;
-  #timedOut = false;
   #closed = false;
+  /** The session this one relays into through the media I/O (see {@link relayTo}), and its rule's offsets. */
+  #relay: { target: RtpSession; ssrc: number; sequenceOffset: number; timestampOffset: number } | null = null;
+  #relaying = false;
+  /** Sessions relaying into this one: their rules name this session's socket and far end. */
+  readonly #relayedFrom = new Set<RtpSession>();
+  #relayedPackets = 0;
 
   private constructor(rtp: MediaSocket, rtcp: MediaSocket | null, port: number, options: RtpSessionOptions) {
     this.#rtp = rtp;
@@ -122,13 +69,14 @@ export class RtpSession {
     const clockRate = options.clockRate ?? 8000;
     this.sequencer = new RtpSequencer({ clockRate, samplesPerPacket: options.samplesPerPacket ?? clockRate / 50 });
     this.#reporter = new RtcpReporter(clockRate, options.cname ?? `vgw-${port}@${options.bindAddress}`);
-    this.#mediaTimeoutMs = options.mediaTimeoutMs ?? 0;
     this.#rtcpIntervalMs = options.rtcpIntervalMs ?? 5000;
     this.#relatchIdleMs = options.relatchIdleMs ?? 1000;
-    this.#lastRtpAtMs = this.#clock.monotonic();
+    this.#silence = new SilenceWatch(this.#clock, options.mediaTimeoutMs ?? 0, () => {
+      if (!this.#closed) this.delegate.onMediaTimeout?.(this);
+    });
     rtp.onDatagram = this.#onRtpDatagram;
+    rtp.onRelayed = this.#onRelayed;
     if (rtcp !== null) rtcp.onDatagram = this.#onRtcpDatagram;
-    if (this.#mediaTimeoutMs > 0) this.#armTimeout(this.#mediaTimeoutMs);
     if (this.#rtcpIntervalMs > 0) this.#armRtcp();
   }
 
@@ -152,6 +100,7 @@ export class RtpSession {
 
   /** The far end from SDP: RTP address, and RTCP from a=rtcp (RFC 3605) or port+1, or the RTP port with rtcp-mux. */
   setRemote(rtp: MediaAddress, options: { rtcp?: MediaAddress; rtcpMux?: boolean } = {}): void {
+    this.#stopRelays();
     this.#rtcpMux = (options.rtcpMux ?? false) || this.#rtcp === null;
     // A new address in SDP (a re-INVITE after transfer) starts over: send there and latch afresh.
     // The same address again (a session refresh) keeps the latched NAT binding.
@@ -167,6 +116,7 @@ export class RtpSession {
 
   /** Protects the stream with SRTP from now on (keys repeated from before keep their contexts), or stops (null). */
   setSrtp(keys: SrtpKeys | null): void {
+    this.#stopRelays();
     this.#srtp = keys === null ? null : SrtpTransform.for(keys, this.#srtp);
   }
 
@@ -185,6 +135,8 @@ export class RtpSession {
   send(packet: Buffer, source: number, advancesClock = true): void {
     const remote = this.#remote;
     if (remote === null || this.#closed) return;
+    // Another source moves the sequencer's offsets, which relay rules into this session carry.
+    for (const from of this.#relayedFrom) if (from.#relay?.ssrc !== source) from.stopRelay();
     const now = this.#clock.monotonic();
     this.sequencer.rewrite(packet, source, now, advancesClock);
     this.#reporter.onRtpSent(packet.length - RTP_HEADER_SIZE, rtpTimestamp(packet), now);
@@ -209,6 +161,59 @@ export class RtpSession {
     };
   }
 
+  /**
+   * Relays the far end's stream `ssrc` (audio of `payloadType`) to `target` inside the media I/O,
+   * without JavaScript per packet, as `outPayloadType` and with the header `target`'s sequencer
+   * would write. Only what needs nothing else qualifies (see native/media-io); everything else still
+   * comes through {@link RtpSessionDelegate.onRtp}. Relayed packets count in both sessions' statistics
+   * as if they had gone through {@link send}. False when it cannot be done: node:dgram sockets, SRTP
+   * on either session, this session not latched or `target` without a far end, or `target`'s
+   * sequencer not on this stream (so the first packet of a stream always goes through JavaScript).
+   * Lasts until {@link stopRelay}, or until either session changes its far end, keys or sources.
+   */
+  relayTo(target: RtpSession, stream: { ssrc: number; payloadType: number; outPayloadType: number }): boolean {
+    const peer = this.#remote;
+    const destination = target.#remote;
+    if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.#latched || peer === null || destination === null) return false;
+    const offsets = target.sequencer.offsetsFor(stream.ssrc);
+    if (offsets === null) return false;
+    const rule = {
+      peer, ssrc: stream.ssrc, payloadType: stream.payloadType, destination, outSsrc: target.sequencer.ssrc,
+      sequenceOffset: offsets.sequence, timestampOffset: offsets.timestamp, outPayloadType: stream.outPayloadType,
+    };
+    if (!this.#rtp.relay(rule, target.#rtp)) return false;
+    if (this.#relay !== null && this.#relay.target !== target) this.#relay.target.#relayedFrom.delete(this);
+    this.#relay = { target, ssrc: stream.ssrc, sequenceOffset: offsets.sequence, timestampOffset: offsets.timestamp };
+    this.#relaying = true;
+    target.#relayedFrom.add(this);
+    return true;
+  }
+
+  /** Whether {@link relayTo}'s rule is in place. */
+  get relaying(): boolean {
+    return this.#relaying;
+  }
+
+  /** RTP packets this session received that the media I/O relayed by {@link relayTo}'s rule. */
+  get relayedPackets(): number {
+    return this.#relayedPackets;
+  }
+
+  /** Every packet comes through JavaScript again from the next read on. */
+  stopRelay(): void {
+    if (!this.#relaying) return;
+    this.#relaying = false;
+    this.#rtp.relay(null);
+    // #relay stays: packets of the current batch may have been relayed by it before this call.
+    if (this.#relay !== null) this.#relay.target.#relayedFrom.delete(this);
+  }
+
+  /** Stops this session's relay and those into it: its far end, keys or socket change. */
+  #stopRelays(): void {
+    this.stopRelay();
+    for (const from of this.#relayedFrom) from.stopRelay();
+  }
+
   describe(): string {
     const remote = this.#remote ? `${this.#remote.address}:${this.#remote.port}` : 'no remote';
     return `rtp ${this.localPort} -> ${remote}${this.#latched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}${this.#srtp ? ' srtp' : ''}`;
@@ -217,8 +222,9 @@ export class RtpSession {
   /** Idempotent: stops timers, closes both sockets and returns the port to the pool. */
   close(): void {
     if (this.#closed) return;
+    this.#stopRelays();
     this.#closed = true;
-    this.#timeoutTimer?.cancel();
+    this.#silence.stop();
     this.#rtcpTimer?.cancel();
     this.#rtp.close();
     this.#rtcp?.close();
@@ -244,15 +250,28 @@ export class RtpSession {
       this.#rejected++;
       return;
     }
-    this.#lastRtpAtMs = now;
+    this.#silence.heard(now);
     this.#accepted++;
-    if (this.#timedOut) {
-      this.#timedOut = false;
-      this.#armTimeout(this.#mediaTimeoutMs);
-    }
     this.#reporter.onRtpReceived(ssrc, rtpSequenceNumber(msg), rtpTimestamp(msg), now);
     this.delegate.onRtp?.(msg, this);
   };
+
+  /** A packet the media I/O relayed by this session's rule: what {@link send} and the RTP path would have counted. */
+  readonly #onRelayed = (sequenceNumber: number, timestamp: number, ssrc: number, length: number): void => {
+    const now = this.#clock.monotonic();
+    this.#silence.heard(now);
+    this.#accepted++;
+    this.#relayedPackets++;
+    this.#latchedSsrc = ssrc;
+    this.#reporter.onRtpReceived(ssrc, sequenceNumber, timestamp, now);
+    const relay = this.#relay;
+    if (relay !== null) relay.target.#noteRelayed((sequenceNumber + relay.sequenceOffset) & 0xffff, (timestamp + relay.timestampOffset) >>> 0, length, now);
+  };
+
+  #noteRelayed(sequenceNumber: number, timestamp: number, length: number, now: number): void {
+    this.sequencer.noteRelayed(sequenceNumber, timestamp, now);
+    this.#reporter.onRtpSent(length - RTP_HEADER_SIZE, timestamp, now);
+  }
 
   /** Symmetric RTP latching, RFC 4961 §3; see the class comment for the re-latch rule. */
   #acceptSource(msg: Buffer, address: string, port: number, ssrc: number, now: number): boolean {
@@ -265,11 +284,12 @@ export class RtpSession {
     // Only a well-formed header may latch; the latched source's own malformed packets go on to the owner, which counts them.
     if (rtpPayloadOffset(msg) < 0) return false;
     if (this.#latched) {
-      const active = now - this.#lastRtpAtMs < this.#relatchIdleMs;
+      const active = now - this.#silence.lastHeardAt < this.#relatchIdleMs;
       if (ssrc === this.#latchedSsrc && active) return false;
       if (!this.#candidate.observe(address, port, ssrc, rtpSequenceNumber(msg))) return false;
     }
     this.#candidate.reset();
+    this.#stopRelays();
     this.#latched = true;
     this.#latchedSsrc = ssrc;
     this.#remote = { address, port };
@@ -288,20 +308,6 @@ export class RtpSession {
     if (this.#latched && !this.#rtcpMux && address === this.#remote?.address) this.#remoteRtcp = { address, port };
     this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
   };
-
-  #armTimeout(ms: number): void {
-    this.#timeoutTimer = this.#clock.setTimeout(() => {
-      if (this.#closed) return;
-      const silent = this.#clock.monotonic() - this.#lastRtpAtMs;
-      if (silent >= this.#mediaTimeoutMs) {
-        // Fires once per silence; the next accepted packet re-arms the timer.
-        this.#timedOut = true;
-        this.delegate.onMediaTimeout?.(this);
-      } else {
-        this.#armTimeout(this.#mediaTimeoutMs - silent);
-      }
-    }, ms);
-  }
 
   /** RFC 3550 §6.3.1: the interval is randomized over [0.5, 1.5] of the mean to avoid synchronization. */
   #armRtcp(): void {

@@ -60,6 +60,24 @@ export class RtpSequencer {
     if (source !== this.#source) this.#switchTo(source, inSeq, inTs, nowMs, buf);
     const seq = (inSeq + this.#seqOffset) & 0xffff;
     const ts = (inTs + this.#tsOffset) >>> 0;
+    this.#advance(seq, ts, nowMs, advancesClock);
+    setRtpSeqTsSsrc(buf, seq, ts, this.ssrc);
+  }
+
+  /**
+   * The offsets {@link rewrite} adds to packets of `source`, while it is the current source (so
+   * that packets can be rewritten elsewhere, by the media I/O's relay); null for any other.
+   */
+  offsetsFor(source: number): { sequence: number; timestamp: number } | null {
+    return source === this.#source ? { sequence: this.#seqOffset, timestamp: this.#tsOffset } : null;
+  }
+
+  /** Accounts for a packet rewritten elsewhere (with {@link offsetsFor}'s offsets) and sent as `seq`, `ts`. */
+  noteRelayed(seq: number, ts: number, nowMs: number): void {
+    this.#advance(seq, ts, nowMs, true);
+  }
+
+  #advance(seq: number, ts: number, nowMs: number, advancesClock: boolean): void {
     // Only forward movement updates the reference, so a late packet does not pull it back.
     if (((seq - this.#lastSeq) & 0xffff) < 0x8000) {
       this.#lastSeq = seq;
@@ -68,7 +86,6 @@ export class RtpSequencer {
         this.#lastAtMs = nowMs;
       }
     }
-    setRtpSeqTsSsrc(buf, seq, ts, this.ssrc);
   }
 
   #switchTo(source: number, inSeq: number, inTs: number, nowMs: number, buf: Buffer): void {
