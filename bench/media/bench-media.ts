@@ -5,26 +5,27 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,ours-dgram,naive,rtpengine,direct), BENCH_NO_WRITE=1 to leave the docs alone;
+ * BENCH_TARGETS (ours,ours-dgram,naive,c-floor,rtpengine,direct; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone;
  * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile,
  * BENCH_RELAY_NODE_ARGS for more node flags.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProduct } from '../compiled.js';
 import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 import { writePerformanceSection, type ConfigResult, type Summary } from './report.js';
 
-type Target = 'ours' | 'ours-dgram' | 'naive' | 'rtpengine' | 'direct';
+type Target = 'ours' | 'ours-dgram' | 'naive' | 'c-floor' | 'rtpengine' | 'direct';
 
 const CALL_COUNTS = (process.env.BENCH_CALLS ?? '100,400').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-dgram,naive,rtpengine,direct').split(',') as Target[];
+const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-dgram,naive,c-floor,rtpengine,direct').split(',') as Target[];
 const NG_PORT = 22222;
 const CLK_TCK = 100;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -114,6 +115,31 @@ async function startRtpengine(endpoints: CallEndpoints[]): Promise<{ child: Chil
   return { child, relay };
 }
 
+let cForwarder: string | undefined;
+
+/** Builds bench/media/c-forwarder.c (cc, as the addon's build needs anyway) and starts it on every call. */
+async function startCFloor(endpoints: CallEndpoints[]): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
+  if (cForwarder === undefined) {
+    cForwarder = join(mkdtempSync(join(tmpdir(), 'vgw-bench-')), 'c-forwarder');
+    execFileSync('cc', ['-O2', '-o', cForwarder, here('./c-forwarder.c')]);
+  }
+  const child = spawn(cForwarder, ['20000', ...endpoints.flatMap((e) => [String(e.caller), String(e.callee)])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  const relay = await new Promise<RelayPorts[]>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`c-forwarder exited with ${code}`)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const lines = text.split('\n').filter((line) => line.length > 0);
+      if (lines.length < endpoints.length) return;
+      resolve(lines.map((line) => {
+        const [callerTarget, calleeTarget] = line.split(' ').map(Number);
+        return { callerTarget: callerTarget!, calleeTarget: calleeTarget! };
+      }));
+    });
+  });
+  return { child, relay };
+}
+
 async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const gen = forkTs('./load-gen.ts');
   await nextMessage(gen, 'ready');
@@ -124,6 +150,7 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
     target === 'ours' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native' })
       : target === 'ours-dgram' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'dgram' })
       : target === 'naive' ? await startOurs(endpoints, './naive-relay-worker.ts')
+      : target === 'c-floor' ? await startCFloor(endpoints)
       : target === 'rtpengine' ? await startRtpengine(endpoints)
         : { child: null, relay: endpoints.map((e) => ({ callerTarget: e.callee, calleeTarget: e.caller })) };
   gen.send({ type: 'start', relay: started.relay });

@@ -19,6 +19,7 @@ if (useMediaIo(mediaIo) !== mediaIo) throw new Error(`relay: media I/O ${mediaIo
 
 const ports = new PortPool({ min: 20000, max: 27999 });
 const bridges: MediaBridge[] = [];
+const sessions: RtpSession[] = [];
 
 async function openSession(remotePort: number): Promise<RtpSession> {
   // BENCH_RTCP_MS=0 turns RTCP reports off, to isolate their cost.
@@ -36,6 +37,7 @@ async function setup(calls: CallEndpoints[]): Promise<RelayPorts[]> {
   for (const call of calls) {
     const a = await openSession(call.caller);
     const b = await openSession(call.callee);
+    sessions.push(a, b);
     const leg = (session: RtpSession) => ({
       session, encoding: 'PCMU' as const, sendPayloadType: 0, receivePayloadType: 0, sendEventPayloadType: 101, receiveEventPayloadType: 101,
     });
@@ -47,7 +49,9 @@ async function setup(calls: CallEndpoints[]): Promise<RelayPorts[]> {
 
 /** Sums of the per-leg counters, so the orchestrator can tell relay loss from generator loss. */
 function totals(): Record<string, number> {
-  const sum: Record<string, number> = { received: 0, sent: 0, rejected: 0, dropped: 0 };
+  // relayed: packets the media I/O relayed itself (RtpSession.relayTo), never seen by the bridge.
+  const sum: Record<string, number> = { received: 0, sent: 0, rejected: 0, dropped: 0, relayed: 0 };
+  for (const session of sessions) sum.relayed! += session.relayedPackets;
   for (const bridge of bridges) {
     for (const leg of Object.values(bridge.stats())) {
       sum.received! += leg.packetsReceived;

@@ -42,6 +42,7 @@ const NAMES: Record<string, string> = {
   ours: 'voice-gateway relay (Node, media I/O addon)',
   'ours-dgram': 'voice-gateway relay on node:dgram',
   naive: 'naive Node forwarder (no RTP logic)',
+  'c-floor': 'C forwarder (no RTP logic; the kernel\'s floor)',
   rtpengine: 'rtpengine 10.5 userspace',
   direct: 'no relay (generator to itself)',
 };
