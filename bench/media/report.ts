@@ -105,44 +105,44 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-Two full runs on 2026-11-23, on a quiet host (load average 0.6 to 2.3): the tables above are the
-second, at 00:47 UTC (commit faf48b9); the first ran at 00:17 UTC (commit 6105646), with the load
-generator still on \`dgram\` and timing arrivals when its own event loop read them.
+The tables above are the run of 2026-11-23 at 03:50 UTC (commit 04168b0), on a quiet host (load
+average 0.5 to 1.7), the first with passthrough streams relayed inside the media I/O addon
+(ARCHITECTURE.md, "Relay rules") and with the C forwarder as an anchor.
 
-- **CPU per packet (target at most rtpengine's): at rtpengine's level, not reliably below it.**
-  The first run measured 0.87 at 100 calls and 0.93 at 400 (per-run ratios 0.83, 0.86, 0.92 and
-  0.90, 0.93, 0.95); the second 1.08 and 1.06 (0.81, 1.43, 1.08 and 0.97, 1.09, 0.98). What changed
-  between them is the generator: on \`dgram\` it used 0.82 of a core at 400 calls and sent in bursts,
-  which our relay read in larger batches; on the addon it uses 0.6 and sends evenly. rtpengine's
-  median at 400 calls hardly moved (16.2 and 16.3 ms per 1,000 packets), ours rose (15.0 to 17.2).
-  Met against a bursty load, within 10 % against an even one: not met with confidence.
-- **What the media I/O addon did** (\`native/media-io\`, see ARCHITECTURE.md; the gateway's default on
-  Linux). The same relay code on Node's \`dgram\` sockets, in the same runs, spent 35.0 and 24.7 ms
-  per 1,000 packets in the second run: the addon takes 31 % and 30 % off (34 % and 38 % in the
-  first). At 400 calls our relay on the addon costs less than the naive \`dgram\` forwarder, which
-  does nothing but receive and send (17.2 against 23.0). Node's \`dgram\`, per datagram received,
-  makes two \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an
-  \`rinfo\` object, and calls into JavaScript with a microtask checkpoint; per datagram sent it builds
-  a \`SendWrap\` and an array and parses the address. The addon reads every ready socket with one
-  \`recvmmsg\` and calls JavaScript once per batch of sockets; a send is one \`sendto\`. A V8 profile
-  at 400 calls (first run's code, 10 s, 392,718 packets) has 35 % of the wall time in \`sendto\`,
-  which on loopback also carries the receiving process's delivery and wake-up, about 10 % in
-  JavaScript (the batch dispatch 3.4 %) and 48 % idle.
-- **400 calls no longer saturate the event loop**: 0.69 of a core on the addon against 0.99 on
-  \`dgram\`, so packets stop queueing in the sockets (p50 0.52 against 18.4 ms).
-- **Latency (target p99 under 1 ms): not met, and now judgeable.** Arrival times come from the
-  kernel, so the generator's own delays are out and the floor ("no relay") is a p99 of 35 µs. At 100
-  calls our p99 was 1.1, 10.1 and 6.3 ms in the three runs, rtpengine's 0.3 to 0.5 ms (it meets the
-  target) and the naive forwarder's 0.7 to 1.7 ms; at 400 calls ours was 7.6 to 22.9 ms and
-  rtpengine's 2.0 to 7.9 ms. The p50s: 0.3 to 0.6 ms for ours, 0.07 to 0.35 for
-  rtpengine. Not garbage collection: with young-generation collections made 7 times rarer
-  (\`--min-semi-space-size=16\` on the relay: 4 instead of 28 in 15 s at 100 calls), p99 was 7.7 and
-  3.2 ms against 2.5 and 0.9 ms in alternating runs (01:25 UTC). The tail moves more between runs
-  of one build (0.9 to 10 ms at 100 calls) than between builds, which points at scheduling on the
-  shared host: one event loop waits whenever the core it needs is taken, where rtpengine has a
-  thread per core. What would move it: media on worker threads, one event loop per core.
-- **Delivery (target 100 %): met**, every packet offered at both sizes, with every relay, in both
-  runs.
+- **CPU per packet (target at most rtpengine's): met**, 0.71 at 100 calls and 0.85 at 400, and in
+  every run (0.78, 0.65, 0.70 and 0.85, 0.91, 0.78). The two runs of 00:17 and 00:47 UTC the same
+  night, with every packet still going through JavaScript, measured 0.87 and 0.93, then 1.08 and
+  1.06. At 400 calls our relay went from 17.2 to 13.7 ms per 1,000 packets, while rtpengine stayed
+  at 16.1 to 16.3.
+- **Where the rest goes.** The C forwarder (\`bench/media/c-forwarder.c\`: the same system calls as the
+  addon, no RTP logic) spends 9.6 ms per 1,000 packets at 400 calls and 10.7 at 100: that is the
+  kernel's share, most of it \`sendto\`, which on loopback also carries the receiving process's
+  delivery and wake-up. Our relay spends 4 to 6 ms more. Of that, the bookkeeping of relayed packets
+  in JavaScript (statistics, sequencer, media timeout) is 1 to 2 ms: with it skipped, in alternating
+  runs at 04:10 UTC, the relay spent 11.4 and 12.7 ms against 13.7 and 13.8. The rest, 2 to 3 ms
+  by elimination, is what Node adds around each wake-up: libuv's loop and the call into JavaScript.
+- **What the media I/O addon did before the relay rules** (the gateway's default on Linux since
+  that night): the same relay code on Node's \`dgram\` sockets, where every packet goes through
+  JavaScript, spends 34.7 and 24.6 ms per 1,000 packets in this run. Node's \`dgram\`, per datagram
+  received, makes two \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and
+  an \`rinfo\` object, and calls into JavaScript with a microtask checkpoint; per datagram sent it
+  builds a \`SendWrap\` and an array and parses the address. The addon reads every ready socket with
+  one \`recvmmsg\` and calls JavaScript once per batch. On \`dgram\` at 400 calls the relay saturates
+  its event loop (0.98 of a core) and packets queue in the sockets (p50 18 ms).
+- **Latency (target p99 under 1 ms): met at 100 calls, not at 400, where no single-threaded relay
+  meets it on this host.** Arrival times come from the kernel (SO_TIMESTAMPNS through the addon), so
+  the generator's own delays are out and the floor ("no relay") is a p99 of 25 µs. At 100 calls our
+  p99 was 1.15, 0.64 and 0.48 ms in the three runs (median 0.64; 1.1 to 10.1 ms before the relay
+  rules), rtpengine's 0.28 to 1.07 and the C forwarder's 0.31 to 0.54. At 400 calls ours was 5.5
+  to 14.6 ms, rtpengine's 2.4 to 6.1 and the C forwarder's 1.5 to 5.3: the C forwarder, one thread
+  with nothing to do but the system calls, misses the target too, so the tail at that rate is the
+  host's scheduling (the generator takes 0.6 of the 2 cores). Ours is still 2 to 3 times the
+  floor: relayed packets go out as soon as the addon reads them, but it reads only when the event
+  loop is free, and the loop also runs the JavaScript bookkeeping (the run with it skipped: p99 2.9
+  and 8.3 ms against 6.4 and 8.9). Garbage collection is not it: with \`--trace-gc\` at 400 calls the
+  relay's main thread collected every 4 to 5 s, for 2 to 5 ms. What would move it: the relay on
+  a thread of its own, not waiting for JavaScript (DECISIONS.md).
+- **Delivery (target 100 %): met**, every packet offered at both sizes, with every relay.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
   wake-up; ratios mean something only between targets of one run, which is why targets are
   interleaved. The runs of 2026-11-22, before the addon, measured 1.71 and 1.46.
