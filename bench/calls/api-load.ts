@@ -1,29 +1,36 @@
 /**
- * @module One autocannon run at a fixed overall rate. Latency percentiles are computed here from
- * every response's own time (sub-millisecond, no correction), because autocannon's histogram keeps
- * whole milliseconds and its coordinated-omission correction assumes a 1 ms interval whatever
- * the rate; its own p99 is kept beside ours for reference.
+ * @module API load at a fixed rate, two ways: evenly spaced from a client process of our own
+ * ({@link runPacedLoad}, the figure judged), and one autocannon run ({@link runApiLoad}, for
+ * reference). autocannon's percentiles are computed here from every response's own time
+ * (sub-millisecond, no correction), because its histogram keeps whole milliseconds and its
+ * coordinated-omission correction assumes a 1 ms interval whatever the rate; its own p99 is kept
+ * beside ours.
  */
 import { fork } from 'node:child_process';
 import autocannon from 'autocannon';
 
-export interface ApiLoadResult {
-  label: string;
-  path: string;
+/** Answers and their latency, in milliseconds. */
+export interface ResponseTimes {
   requests: number;
-  /** Requests answered per second over the run. */
-  achievedRate: number;
   non2xx: number;
   errors: number;
   p50: number;
   p90: number;
   p99: number;
   max: number;
+}
+
+export interface ApiLoadResult extends ResponseTimes {
+  label: string;
+  path: string;
+  /** Requests answered per second over the run. */
+  achievedRate: number;
   /** autocannon's own p99 (whole ms, its correction applied). */
   autocannonP99: number;
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
+/** Nearest-rank percentile of ascending `sorted`. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -78,16 +85,9 @@ export interface PacedLoadRequest {
 }
 
 /** An even-rate run: times from each request's due time (see paced-client.ts). */
-export interface PacedLoadResult {
-  requests: number;
+export interface PacedLoadResult extends ResponseTimes {
   /** The rate the requests actually left at. */
   sentRate: number;
-  non2xx: number;
-  errors: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
   /** How late the client sent, p99: near zero, or the client is what was measured. */
   generatorLateP99: number;
 }

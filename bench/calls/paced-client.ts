@@ -6,14 +6,10 @@
  * against the server, as a real client would see it (no coordinated omission).
  */
 import { Agent, request } from 'node:http';
-import type { PacedLoadRequest, PacedLoadResult } from './api-load.js';
+import { percentile, type PacedLoadRequest, type PacedLoadResult } from './api-load.js';
 
 /** Connections the pool may open: far more than a server answering in milliseconds needs at 1,000/s. */
 const MAX_SOCKETS = 64;
-
-function percentile(sorted: Float64Array, p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 async function run(o: PacedLoadRequest): Promise<PacedLoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });

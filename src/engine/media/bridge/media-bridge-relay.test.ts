@@ -4,11 +4,10 @@
  */
 import t, { type Test } from 'tap';
 import { FakeClock } from '../../../common/clock.js';
-import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
+import { openTestSession, RtpPeer, settle } from '../../../../test/support/rtp-peer.js';
 import { ulawEncode } from '../codecs/g711.js';
 import { parseRtpHeader, type RtpHeader } from '../rtp/packet.js';
-import { isPortsExhausted, type PortPool } from '../rtp/port-pool.js';
-import { RtpSession } from '../rtp/rtp-session.js';
+import type { RtpSession } from '../rtp/rtp-session.js';
 import { useMediaIo } from '../rtp/media-socket.js';
 import { type BridgeLegConfig } from './bridge-leg.js';
 import { MediaBridge } from './media-bridge.js';
@@ -18,10 +17,8 @@ const header = (buf: Buffer): RtpHeader => parseRtpHeader(buf) as RtpHeader;
 
 if (useMediaIo('auto') !== 'native') throw new Error('these tests need the media I/O addon (npm run build:native)');
 
-async function session(t: T, clock: FakeClock, ports: PortPool, peer: RtpPeer): Promise<RtpSession> {
-  const s = await RtpSession.open({ clock, ports, bindAddress: '127.0.0.1', rtcpIntervalMs: 0 });
-  if (isPortsExhausted(s)) throw new Error('no ports');
-  t.teardown(() => s.close());
+async function session(t: T, clock: FakeClock, peer: RtpPeer): Promise<RtpSession> {
+  const s = await openTestSession(t, { clock });
   s.setRemote({ address: '127.0.0.1', port: peer.port });
   return s;
 }
@@ -32,11 +29,10 @@ const leg = (s: RtpSession, pt: number, eventPt: number | null): BridgeLegConfig
 
 async function rig(t: T) {
   const clock = new FakeClock();
-  const ports = testPortPool();
   const caller = await RtpPeer.open(t);
   const agent = await RtpPeer.open(t);
-  const a = await session(t, clock, ports, caller);
-  const b = await session(t, clock, ports, agent);
+  const a = await session(t, clock, caller);
+  const b = await session(t, clock, agent);
   // Dynamic numbers differ per leg, so the relay must rewrite the payload type too.
   const bridge = new MediaBridge({ clock, a: leg(a, 0, 101), b: leg(b, 0, 96) });
   t.teardown(() => bridge.close());
