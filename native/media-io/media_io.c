@@ -15,99 +15,17 @@
  *   meta:  META_STRIDE x uint32 per datagram: socket token, length, source IPv4 (host order),
  *          source port, and with receive timestamps on, nanoseconds from the kernel's receipt of
  *          the datagram (SO_TIMESTAMPNS) to the batch's hand-over (else NO_AGE).
- *          The length's top bit (RELAYED) marks a datagram already relayed here (below).
- *
- * Relay rules: JavaScript may give a socket one rule for a passthrough bridge that needs nothing
- * but a header rewrite. RTP from the socket's latched peer, with the stream's SSRC and audio
- * payload type and a payload the bridge would take, then gets its SSRC, sequence number,
- * timestamp and payload type rewritten (the other leg's sequencer offsets, RFC 3550 section 5.1)
- * and is sent on the other leg's socket at once, before JavaScript runs. It is still handed to
- * JavaScript, marked RELAYED and with its original header, for the statistics. The first datagram
- * of a socket's read that fails the rule, and everything after it in that read, goes to
- * JavaScript alone, so the order on the wire stays the order of arrival.
+ *          The length's top bit (RELAYED) marks a datagram already relayed by a rule (relay.c).
  */
-#include <errno.h>
-#include <netinet/in.h>
-#include <stdint.h>
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <time.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "media_io.h"
 
-#include <node_api.h>
-#include <uv.h>
-
-#define MAX_BATCH 256
-/* The largest UDP datagram, so that nothing is truncated: hostile or not, every datagram reaches the
- * session whole and is counted there. Only the pages datagrams are written into are ever touched. */
-#define SLOT_BYTES 65536
-#define MAX_EVENTS 128
-#define META_STRIDE 5
-#define NO_AGE 0xffffffffu
-#define CONTROL_BYTES CMSG_SPACE(sizeof(struct timespec))
-/* One socket may fill at most this many slots per wake-up, so a flooded port cannot starve the rest. */
-#define PER_SOCKET 32
-#define RELAYED 0x80000000u
-#define RTP_HEADER 12
-/* The bridge's largest relayed payload (MAX_PAYLOAD in media-bridge.ts): an Ethernet MTU. */
-#define MAX_PAYLOAD 1500
-
-typedef struct {
-  uint32_t peer_ip;
-  uint32_t peer_port;
-  uint32_t ssrc;
-  uint32_t payload_type;
-  int out_fd;
-  uint32_t out_token;
-  struct sockaddr_in dest;
-  uint32_t out_ssrc;
-  uint32_t seq_offset;
-  uint32_t ts_offset;
-  uint32_t out_payload_type;
-} relay_rule;
-
-typedef struct {
-  napi_env env;
-  uv_poll_t poll;
-  int epfd;
-  int open_sockets;
-  int polling;
-  int timestamps;
-  napi_ref on_batch;
-  napi_ref arena_ref;
-  napi_ref meta_ref;
-  napi_async_context async_context;
-  uint8_t *arena;
-  uint32_t *meta;
-  struct mmsghdr msgs[MAX_BATCH];
-  struct iovec iov[MAX_BATCH];
-  struct sockaddr_in from[MAX_BATCH];
-  char control[MAX_BATCH][CONTROL_BYTES];
-  struct epoll_event events[MAX_EVENTS];
-  /* By descriptor: the open socket's token (0 when not ours) and its relay rule, if any. */
-  uint32_t *tokens;
-  relay_rule **rules;
-  int table_len;
-} media_io;
-
-#define CHECK(env, call)                                        \
-  do {                                                          \
-    if ((call) != napi_ok) {                                    \
-      napi_throw_error((env), NULL, "media_io: " #call);        \
-      return NULL;                                              \
-    }                                                           \
-  } while (0)
-
-static napi_value int_value(napi_env env, int64_t v) {
+napi_value int_value(napi_env env, int64_t v) {
   napi_value out;
   napi_create_int64(env, v, &out);
   return out;
 }
 
-static media_io *state_of(napi_env env) {
+media_io *state_of(napi_env env) {
   void *data = NULL;
   napi_get_instance_data(env, &data);
   return (media_io *)data;
@@ -131,50 +49,6 @@ static void stamp_ages(media_io *io, int count) {
   }
 }
 
-static uint32_t read32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-static void write32(uint8_t *p, uint32_t v) { p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
-
-/*
- * Relays the datagram in `slot` by `rule` if it is RTP the bridge would pass through unchanged
- * but for the header: version 2, not RTCP (RFC 5761 section 4), from the latched peer, with the
- * rule's SSRC and payload type, a well-formed header and at most MAX_PAYLOAD octets of payload.
- * The header is restored afterwards, so JavaScript reads what arrived.
- */
-static bool relay(media_io *io, const relay_rule *rule, int slot) {
-  uint8_t *p = io->iov[slot].iov_base;
-  uint32_t len = io->msgs[slot].msg_len;
-  if (len < RTP_HEADER || p[0] >> 6 != 2 || (p[1] >= 192 && p[1] <= 223)) return false;
-  if ((uint32_t)(p[1] & 0x7f) != rule->payload_type || read32(p + 8) != rule->ssrc) return false;
-  if (ntohl(io->from[slot].sin_addr.s_addr) != rule->peer_ip || ntohs(io->from[slot].sin_port) != rule->peer_port) return false;
-  uint32_t offset = RTP_HEADER + (p[0] & 0x0f) * 4u;
-  if (p[0] & 0x10) {
-    if (len < offset + 4) return false;
-    offset += 4 + ((uint32_t)p[offset + 2] << 8 | p[offset + 3]) * 4u;
-  }
-  uint32_t padding = (p[0] & 0x20) ? p[len - 1] : 0;
-  if (offset + padding > len || len - padding - offset > MAX_PAYLOAD) return false;
-
-  uint8_t saved[RTP_HEADER];
-  memcpy(saved, p, RTP_HEADER);
-  uint32_t seq = ((uint32_t)p[2] << 8 | p[3]) + rule->seq_offset;
-  p[1] = (uint8_t)((p[1] & 0x80) | rule->out_payload_type);
-  p[2] = (uint8_t)(seq >> 8);
-  p[3] = (uint8_t)seq;
-  write32(p + 4, read32(p + 4) + rule->ts_offset);
-  write32(p + 8, rule->out_ssrc);
-  /* Best effort, as every media send: a full buffer or an unreachable peer loses this packet only. */
-  sendto(rule->out_fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&rule->dest, sizeof rule->dest);
-  memcpy(p, saved, RTP_HEADER);
-  return true;
-}
-
-/* The rule of `fd`, if it has one and the socket it sends on is still the one it was made for. */
-static const relay_rule *rule_of(media_io *io, int fd) {
-  const relay_rule *rule = fd < io->table_len ? io->rules[fd] : NULL;
-  if (rule == NULL || rule->out_fd >= io->table_len || io->tokens[rule->out_fd] != rule->out_token) return NULL;
-  return rule;
-}
-
 /* Drains ready sockets into the arena, then hands the batch to JavaScript in one call. */
 static void on_readable(uv_poll_t *handle, int status, int events) {
   (void)events;
@@ -194,7 +68,7 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
     }
     int got = recvmmsg(fd, &io->msgs[count], (unsigned)room, MSG_DONTWAIT, NULL);
     if (got <= 0) continue; /* EAGAIN, or an error queued by ICMP: media is best effort. */
-    const relay_rule *rule = rule_of(io, fd);
+    const relay_rule *rule = relay_rule_of(io, fd);
     for (int i = 0; i < got; i++) {
       int slot = count + i;
       uint32_t *m = io->meta + (size_t)slot * META_STRIDE;
@@ -203,7 +77,7 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
       m[1] = (io->msgs[slot].msg_hdr.msg_flags & MSG_TRUNC) ? SLOT_BYTES + 1 : io->msgs[slot].msg_len;
       m[2] = ntohl(io->from[slot].sin_addr.s_addr);
       m[3] = ntohs(io->from[slot].sin_port);
-      if (rule != NULL && m[1] <= SLOT_BYTES && relay(io, rule, slot)) m[1] |= RELAYED;
+      if (rule != NULL && m[1] <= SLOT_BYTES && relay_datagram(io, rule, slot)) m[1] |= RELAYED;
       else rule = NULL;
     }
     count += got;
@@ -413,48 +287,6 @@ static napi_value Close(napi_env env, napi_callback_info info) {
   }
   if (close(fd) == 0) track_open(io, -1);
   return NULL;
-}
-
-/*
- * relay(fd, rule: Uint32Array) -> 0, or -EBADF when either socket is not open here. The rule, in
- * order: peer IPv4, peer port, SSRC, payload type; the socket to send on, destination IPv4 and
- * port; the SSRC to write, sequence and timestamp offsets, payload type to write.
- * relay(fd, null) removes the socket's rule.
- */
-static napi_value Relay(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
-  int32_t fd;
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  CHECK(env, napi_get_value_int32(env, argv[0], &fd));
-  media_io *io = state_of(env);
-  if (io == NULL || fd < 0 || fd >= io->table_len || io->tokens[fd] == 0) return int_value(env, -EBADF);
-  free(io->rules[fd]);
-  io->rules[fd] = NULL;
-  napi_valuetype kind;
-  CHECK(env, napi_typeof(env, argv[1], &kind));
-  if (kind == napi_null || kind == napi_undefined) return int_value(env, 0);
-  napi_typedarray_type type;
-  size_t length;
-  void *data;
-  CHECK(env, napi_get_typedarray_info(env, argv[1], &type, &length, &data, NULL, NULL));
-  const uint32_t *r = data;
-  if (type != napi_uint32_array || length < 11) {
-    napi_throw_type_error(env, NULL, "media_io: a relay rule is a Uint32Array of 11");
-    return NULL;
-  }
-  int out_fd = (int)r[4];
-  if (out_fd < 0 || out_fd >= io->table_len || io->tokens[out_fd] == 0) return int_value(env, -EBADF);
-  relay_rule *rule = malloc(sizeof *rule);
-  if (rule == NULL) return int_value(env, -ENOMEM);
-  *rule = (relay_rule){
-      .peer_ip = r[0], .peer_port = r[1], .ssrc = r[2], .payload_type = r[3],
-      .out_fd = out_fd, .out_token = io->tokens[out_fd],
-      .dest = {.sin_family = AF_INET, .sin_port = htons((uint16_t)r[6]), .sin_addr = {htonl(r[5])}},
-      .out_ssrc = r[7], .seq_offset = r[8], .ts_offset = r[9], .out_payload_type = r[10] & 0x7f,
-  };
-  io->rules[fd] = rule;
-  return int_value(env, 0);
 }
 
 static napi_value Register(napi_env env, napi_value exports) {

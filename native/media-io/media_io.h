@@ -1,0 +1,85 @@
+/* Shared by media_io.c (the batched I/O) and relay.c (relay rules). */
+#ifndef MEDIA_IO_H
+#define MEDIA_IO_H
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <node_api.h>
+#include <uv.h>
+
+#define MAX_BATCH 256
+/* The largest UDP datagram, so that nothing is truncated: hostile or not, every datagram reaches the
+ * session whole and is counted there. Only the pages datagrams are written into are ever touched. */
+#define SLOT_BYTES 65536
+#define MAX_EVENTS 128
+#define META_STRIDE 5
+#define NO_AGE 0xffffffffu
+#define CONTROL_BYTES CMSG_SPACE(sizeof(struct timespec))
+/* One socket may fill at most this many slots per wake-up, so a flooded port cannot starve the rest. */
+#define PER_SOCKET 32
+#define RELAYED 0x80000000u
+
+typedef struct {
+  uint32_t peer_ip;
+  uint32_t peer_port;
+  uint32_t ssrc;
+  uint32_t payload_type;
+  int out_fd;
+  uint32_t out_token;
+  struct sockaddr_in dest;
+  uint32_t out_ssrc;
+  uint32_t seq_offset;
+  uint32_t ts_offset;
+  uint32_t out_payload_type;
+} relay_rule;
+
+typedef struct {
+  napi_env env;
+  uv_poll_t poll;
+  int epfd;
+  int open_sockets;
+  int polling;
+  int timestamps;
+  napi_ref on_batch;
+  napi_ref arena_ref;
+  napi_ref meta_ref;
+  napi_async_context async_context;
+  uint8_t *arena;
+  uint32_t *meta;
+  struct mmsghdr msgs[MAX_BATCH];
+  struct iovec iov[MAX_BATCH];
+  struct sockaddr_in from[MAX_BATCH];
+  char control[MAX_BATCH][CONTROL_BYTES];
+  struct epoll_event events[MAX_EVENTS];
+  /* By descriptor: the open socket's token (0 when not ours) and its relay rule, if any. */
+  uint32_t *tokens;
+  relay_rule **rules;
+  int table_len;
+} media_io;
+
+#define CHECK(env, call)                                        \
+  do {                                                          \
+    if ((call) != napi_ok) {                                    \
+      napi_throw_error((env), NULL, "media_io: " #call);        \
+      return NULL;                                              \
+    }                                                           \
+  } while (0)
+
+napi_value int_value(napi_env env, int64_t v);
+media_io *state_of(napi_env env);
+
+/* relay.c */
+bool relay_datagram(media_io *io, const relay_rule *rule, int slot);
+const relay_rule *relay_rule_of(media_io *io, int fd);
+napi_value Relay(napi_env env, napi_callback_info info);
+
+#endif
