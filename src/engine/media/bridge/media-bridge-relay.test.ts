@@ -17,8 +17,8 @@ const header = (buf: Buffer): RtpHeader => parseRtpHeader(buf) as RtpHeader;
 
 if (useMediaIo('auto') !== 'native') throw new Error('these tests need the media I/O addon (npm run build:native)');
 
-async function session(t: T, clock: FakeClock, peer: RtpPeer): Promise<RtpSession> {
-  const s = await openTestSession(t, { clock });
+async function session(t: T, clock: FakeClock, peer: RtpPeer, mediaTimeoutMs: number): Promise<RtpSession> {
+  const s = await openTestSession(t, { clock, mediaTimeoutMs });
   s.setRemote({ address: '127.0.0.1', port: peer.port });
   return s;
 }
@@ -27,12 +27,12 @@ const leg = (s: RtpSession, pt: number, eventPt: number | null): BridgeLegConfig
   session: s, encoding: 'PCMU', sendPayloadType: pt, receivePayloadType: pt, sendEventPayloadType: eventPt, receiveEventPayloadType: eventPt,
 });
 
-async function rig(t: T) {
+async function rig(t: T, mediaTimeoutMs = 0) {
   const clock = new FakeClock();
   const caller = await RtpPeer.open(t);
   const agent = await RtpPeer.open(t);
-  const a = await session(t, clock, caller);
-  const b = await session(t, clock, agent);
+  const a = await session(t, clock, caller, mediaTimeoutMs);
+  const b = await session(t, clock, agent, mediaTimeoutMs);
   // Dynamic numbers differ per leg, so the relay must rewrite the payload type too.
   const bridge = new MediaBridge({ clock, a: leg(a, 0, 101), b: leg(b, 0, 96) });
   t.teardown(() => bridge.close());
@@ -157,4 +157,20 @@ t.test('packets from another address or a closed target never use the rule', asy
   await stream(caller, a.localPort, 11, 5);
   await settle();
   t.equal(agent.received.length, 10, 'nothing is sent on a closed session');
+});
+
+t.test('relayed packets keep the media timeout quiet; it fires once the stream stops', async (t) => {
+  const { bridge, clock, caller, agent, a } = await rig(t, 5000);
+  const timeouts: string[] = [];
+  bridge.delegate = { onMediaTimeout: (leg) => timeouts.push(leg) };
+  await armedStream(caller, agent, a.localPort, 1, 5);
+  for (let second = 0; second < 4; second++) {
+    clock.advance(3000);
+    const before = a.relayedPackets;
+    await armedStream(caller, agent, a.localPort, 10 + second * 5, 5);
+    t.ok(a.relayedPackets > before, `second ${3 * (second + 1)}: relayed`);
+  }
+  t.same(timeouts.filter((leg) => leg === 'a'), [], 'no timeout on the leg whose packets were all relayed');
+  clock.advance(6000);
+  t.same(timeouts.filter((leg) => leg === 'a'), ['a'], 'silence after the last relayed packet times out, once');
 });
