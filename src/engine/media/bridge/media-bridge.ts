@@ -186,7 +186,6 @@ export class MediaBridge {
       leg.dtmf = new DtmfSender(config.session, { clock: this.#clock, payloadType: config.sendEventPayloadType });
       leg.dtmf.onActiveChange = (active) => {
         leg.sendingDtmf = active;
-        this.#stopRelays();
       };
     }
     config.session.delegate = {
