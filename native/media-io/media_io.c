@@ -7,15 +7,17 @@
  * relay moves tens of thousands of small datagrams a second, so that overhead is most of what
  * it does. Here every media socket sits in one private epoll set, which libuv polls as a single
  * descriptor: when it turns readable, ready sockets are drained with recvmmsg(2) into one
- * arena shared with JavaScript, and JavaScript is called once for the whole batch. Sends are a
- * plain sendto(2) on the caller's thread. IPv4 only, as the media path is.
+ * arena shared with JavaScript, and JavaScript is called once for the whole batch (batch.c).
+ * Sends are a plain sendto(2) on the caller's thread. IPv4 only, as the media path is. This file
+ * is the addon's surface: set-up, sockets, sends.
  *
  * Batch layout (shared with JavaScript, see src/engine/media/rtp/native-udp.ts):
  *   arena: MAX_BATCH slots of SLOT_BYTES, datagram i at i * SLOT_BYTES;
  *   meta:  META_STRIDE x uint32 per datagram: socket token, length, source IPv4 (host order),
  *          source port, and with receive timestamps on, nanoseconds from the kernel's receipt of
  *          the datagram (SO_TIMESTAMPNS) to the batch's hand-over (else NO_AGE).
- *          The length's top bit (RELAYED) marks a datagram already relayed by a rule (relay.c).
+ *          The length's top bit (RELAYED) marks a datagram already relayed by a rule (relay.c),
+ *          which JavaScript skips: it learns of those from the records (media_io.h).
  */
 #include "media_io.h"
 
@@ -25,80 +27,16 @@ napi_value int_value(napi_env env, int64_t v) {
   return out;
 }
 
+uint64_t monotonic_ns(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 media_io *state_of(napi_env env) {
   void *data = NULL;
   napi_get_instance_data(env, &data);
   return (media_io *)data;
-}
-
-/* Writes each datagram's age, from the kernel's receive timestamp to now, into its meta. */
-static void stamp_ages(media_io *io, int count) {
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  for (int slot = 0; slot < count; slot++) {
-    uint32_t age = NO_AGE;
-    struct msghdr *hdr = &io->msgs[slot].msg_hdr;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(hdr); c != NULL; c = CMSG_NXTHDR(hdr, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
-      struct timespec at;
-      memcpy(&at, CMSG_DATA(c), sizeof at);
-      int64_t ns = (int64_t)(now.tv_sec - at.tv_sec) * 1000000000 + (now.tv_nsec - at.tv_nsec);
-      age = ns < 0 ? 0 : ns >= NO_AGE ? NO_AGE - 1 : (uint32_t)ns;
-    }
-    io->meta[(size_t)slot * META_STRIDE + 4] = age;
-  }
-}
-
-/* Drains ready sockets into the arena, then hands the batch to JavaScript in one call. */
-static void on_readable(uv_poll_t *handle, int status, int events) {
-  (void)events;
-  media_io *io = (media_io *)handle->data;
-  if (status < 0) return;
-  int ready = epoll_wait(io->epfd, io->events, MAX_EVENTS, 0);
-  int count = 0;
-  for (int e = 0; e < ready && count < MAX_BATCH; e++) {
-    int fd = (int)(io->events[e].data.u64 & 0xffffffffu);
-    uint32_t token = (uint32_t)(io->events[e].data.u64 >> 32);
-    int room = MAX_BATCH - count;
-    if (room > PER_SOCKET) room = PER_SOCKET;
-    /* The kernel rewrites only the lengths (and msg_len, msg_flags) of a slot's header. */
-    for (int i = 0; i < room; i++) {
-      io->msgs[count + i].msg_hdr.msg_namelen = sizeof(struct sockaddr_in);
-      io->msgs[count + i].msg_hdr.msg_controllen = io->timestamps ? CONTROL_BYTES : 0;
-    }
-    int got = recvmmsg(fd, &io->msgs[count], (unsigned)room, MSG_DONTWAIT, NULL);
-    if (got <= 0) continue; /* EAGAIN, or an error queued by ICMP: media is best effort. */
-    const relay_rule *rule = relay_rule_of(io, fd);
-    for (int i = 0; i < got; i++) {
-      int slot = count + i;
-      uint32_t *m = io->meta + (size_t)slot * META_STRIDE;
-      /* Cannot happen for UDP over IPv4 (65,507 bytes at most); should it, JavaScript drops the datagram. */
-      m[0] = token;
-      m[1] = (io->msgs[slot].msg_hdr.msg_flags & MSG_TRUNC) ? SLOT_BYTES + 1 : io->msgs[slot].msg_len;
-      m[2] = ntohl(io->from[slot].sin_addr.s_addr);
-      m[3] = ntohs(io->from[slot].sin_port);
-      if (rule != NULL && m[1] <= SLOT_BYTES && relay_datagram(io, rule, slot)) m[1] |= RELAYED;
-      else rule = NULL;
-    }
-    count += got;
-  }
-  if (count == 0) return;
-  if (io->timestamps) stamp_ages(io, count);
-
-  napi_env env = io->env;
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value callback, receiver, argv[1], result;
-  if (napi_get_reference_value(env, io->on_batch, &callback) == napi_ok && napi_get_global(env, &receiver) == napi_ok) {
-    argv[0] = int_value(env, count);
-    /* make_callback, as libuv callbacks into Node must: it runs the microtask queue afterwards. */
-    if (napi_make_callback(env, io->async_context, receiver, callback, 1, argv, &result) == napi_pending_exception) {
-      napi_value error;
-      napi_get_and_clear_last_exception(env, &error);
-      napi_fatal_exception(env, error);
-    }
-  }
-  napi_close_handle_scope(env, scope);
 }
 
 /* The poll handle keeps the event loop alive only while a socket is open, as a dgram socket does. */
@@ -110,6 +48,7 @@ static void track_open(media_io *io, int delta) {
 
 static void free_after_close(uv_handle_t *handle) {
   media_io *io = handle->data;
+  if (--io->handles_open > 0) return;
   for (int fd = 0; fd < io->table_len; fd++) free(io->rules[fd]);
   free(io->rules);
   free(io->tokens);
@@ -134,18 +73,24 @@ static bool cover(media_io *io, int fd) {
 static void cleanup(void *arg) {
   media_io *io = (media_io *)arg;
   if (io->polling) uv_poll_stop(&io->poll);
+  uv_timer_stop(&io->flush_timer);
   close(io->epfd);
   napi_delete_reference(io->env, io->on_batch);
   napi_delete_reference(io->env, io->arena_ref);
   napi_delete_reference(io->env, io->meta_ref);
+  napi_delete_reference(io->env, io->records_ref);
   napi_async_destroy(io->env, io->async_context);
   uv_close((uv_handle_t *)&io->poll, free_after_close);
+  uv_close((uv_handle_t *)&io->flush_timer, free_after_close);
 }
 
-/* init(onBatch, arena: Buffer, meta: Uint32Array, timestamps: boolean): once per Node environment. */
+/*
+ * init(onBatch(count, relayed), arena: Buffer, meta: Uint32Array, timestamps: boolean, records:
+ * Uint32Array): once per Node environment.
+ */
 static napi_value Init(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+  size_t argc = 5;
+  napi_value argv[5];
   bool timestamps = false;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (state_of(env) != NULL) {
@@ -160,8 +105,13 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   void *meta;
   CHECK(env, napi_get_typedarray_info(env, argv[2], &type, &meta_len, &meta, NULL, NULL));
   CHECK(env, napi_get_value_bool(env, argv[3], &timestamps));
-  if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * META_STRIDE) {
-    napi_throw_range_error(env, NULL, "media_io: arena or meta too small");
+  napi_typedarray_type records_type;
+  size_t records_len;
+  void *records;
+  CHECK(env, napi_get_typedarray_info(env, argv[4], &records_type, &records_len, &records, NULL, NULL));
+  if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * META_STRIDE ||
+      records_type != napi_uint32_array || records_len < 1 + (size_t)MAX_RECORDS * RECORD_STRIDE) {
+    napi_throw_range_error(env, NULL, "media_io: arena, meta or records too small");
     return NULL;
   }
   media_io *io = calloc(1, sizeof(media_io));
@@ -172,6 +122,8 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   io->env = env;
   io->arena = arena;
   io->meta = meta;
+  io->records = records;
+  io->records[0] = 0;
   io->timestamps = timestamps;
   /* Each slot's header points at its own part of the arena and its own source address, for good. */
   for (int slot = 0; slot < MAX_BATCH; slot++) {
@@ -192,9 +144,14 @@ static napi_value Init(napi_env env, napi_callback_info info) {
     return NULL;
   }
   io->poll.data = io;
+  uv_timer_init(loop, &io->flush_timer);
+  io->flush_timer.data = io;
+  uv_unref((uv_handle_t *)&io->flush_timer);
+  io->handles_open = 2;
   CHECK(env, napi_create_reference(env, argv[0], 1, &io->on_batch));
   CHECK(env, napi_create_reference(env, argv[1], 1, &io->arena_ref));
   CHECK(env, napi_create_reference(env, argv[2], 1, &io->meta_ref));
+  CHECK(env, napi_create_reference(env, argv[4], 1, &io->records_ref));
   CHECK(env, napi_create_string_utf8(env, "MEDIA_IO", NAPI_AUTO_LENGTH, &name));
   CHECK(env, napi_async_init(env, NULL, name, &io->async_context));
   uv_poll_start(&io->poll, UV_READABLE, on_readable);
@@ -297,14 +254,15 @@ static napi_value Register(napi_env env, napi_value exports) {
       {"send", NULL, Send, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
       {"relay", NULL, Relay, NULL, NULL, NULL, napi_default, NULL},
+      {"takeRelayed", NULL, TakeRelayed, NULL, NULL, NULL, napi_default, NULL},
   };
-  napi_value constants[3];
-  napi_create_uint32(env, MAX_BATCH, &constants[0]);
-  napi_create_uint32(env, SLOT_BYTES, &constants[1]);
-  napi_create_uint32(env, META_STRIDE, &constants[2]);
-  napi_set_named_property(env, exports, "MAX_BATCH", constants[0]);
-  napi_set_named_property(env, exports, "SLOT_BYTES", constants[1]);
-  napi_set_named_property(env, exports, "META_STRIDE", constants[2]);
+  const char *names[] = {"MAX_BATCH", "SLOT_BYTES", "META_STRIDE", "MAX_RECORDS", "RECORD_STRIDE"};
+  const uint32_t values[] = {MAX_BATCH, SLOT_BYTES, META_STRIDE, MAX_RECORDS, RECORD_STRIDE};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    napi_value constant;
+    napi_create_uint32(env, values[i], &constant);
+    napi_set_named_property(env, exports, names[i], constant);
+  }
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;
 }

@@ -27,6 +27,17 @@
 /* One socket may fill at most this many slots per wake-up, so a flooded port cannot starve the rest. */
 #define PER_SOCKET 32
 #define RELAYED 0x80000000u
+/*
+ * Relayed datagrams are reported to JavaScript as records (relay.c), not one call per read: a
+ * read that only relayed calls no JavaScript. Records wait at most RECORD_FLUSH_MS, and go before
+ * any batch that has datagrams for JavaScript, so JavaScript sees every socket's datagrams in order.
+ * Record i is RECORD_STRIDE words from word 1 of the records array (word 0: how many are pending):
+ * socket token, sequence number, timestamp, SSRC (as they arrived), length, and nanoseconds from
+ * its arrival to its hand-over.
+ */
+#define MAX_RECORDS 4096
+#define RECORD_STRIDE 6
+#define RECORD_FLUSH_MS 20
 
 typedef struct {
   uint32_t peer_ip;
@@ -52,9 +63,17 @@ typedef struct {
   napi_ref on_batch;
   napi_ref arena_ref;
   napi_ref meta_ref;
+  napi_ref records_ref;
   napi_async_context async_context;
   uint8_t *arena;
   uint32_t *meta;
+  uint32_t *records;
+  int record_count;
+  uint64_t record_at[MAX_RECORDS];
+  uv_timer_t flush_timer;
+  int flush_armed;
+  /* The poll and timer handles still open at cleanup: the state is freed when the last one closes. */
+  int handles_open;
   struct mmsghdr msgs[MAX_BATCH];
   struct iovec iov[MAX_BATCH];
   struct sockaddr_in from[MAX_BATCH];
@@ -77,9 +96,17 @@ typedef struct {
 napi_value int_value(napi_env env, int64_t v);
 media_io *state_of(napi_env env);
 
+uint64_t monotonic_ns(void);
+
+/* batch.c */
+void on_readable(uv_poll_t *handle, int status, int events);
+
 /* relay.c */
 bool relay_datagram(media_io *io, const relay_rule *rule, int slot);
 const relay_rule *relay_rule_of(media_io *io, int fd);
+void record_relayed(media_io *io, uint32_t token, int slot, uint64_t at_ns);
+int take_records(media_io *io);
 napi_value Relay(napi_env env, napi_callback_info info);
+napi_value TakeRelayed(napi_env env, napi_callback_info info);
 
 #endif

@@ -5,10 +5,10 @@
  * rewrite. RTP from the socket's latched peer, with the stream's SSRC and audio payload type and a
  * payload the bridge would take, then gets its SSRC, sequence number, timestamp and payload type
  * rewritten (the other leg's sequencer offsets, RFC 3550 section 5.1) and is sent on the other
- * leg's socket at once, before JavaScript runs. It is still handed to JavaScript, marked RELAYED
- * and with its original header, for the statistics. The first datagram of a socket's read that
- * fails the rule, and everything after it in that read, goes to JavaScript alone, so the order
- * on the wire stays the order of arrival.
+ * leg's socket at once, before JavaScript runs. JavaScript still learns of it, for the statistics,
+ * from a record of its original header and arrival time (see media_io.h), handed over in bulk.
+ * The first datagram of a socket's read that fails the rule, and everything after it in that
+ * read, goes to JavaScript alone, so the order on the wire stays the order of arrival.
  */
 #include "media_io.h"
 
@@ -51,6 +51,44 @@ bool relay_datagram(media_io *io, const relay_rule *rule, int slot) {
   sendto(rule->out_fd, p, len, MSG_DONTWAIT | MSG_NOSIGNAL, (const struct sockaddr *)&rule->dest, sizeof rule->dest);
   memcpy(p, saved, RTP_HEADER);
   return true;
+}
+
+/* Notes the relayed datagram in `slot` (its header as it arrived) for JavaScript; room is kept by the caller. */
+void record_relayed(media_io *io, uint32_t token, int slot, uint64_t at_ns) {
+  const uint8_t *p = io->iov[slot].iov_base;
+  uint32_t *r = io->records + 1 + (size_t)io->record_count * RECORD_STRIDE;
+  r[0] = token;
+  r[1] = (uint32_t)p[2] << 8 | p[3];
+  r[2] = read32(p + 4);
+  r[3] = read32(p + 8);
+  r[4] = io->msgs[slot].msg_len;
+  io->record_at[io->record_count] = at_ns;
+  io->records[0] = (uint32_t)++io->record_count;
+}
+
+/* Hands the pending records over: writes their ages, empties the queue and returns how many there were. */
+int take_records(media_io *io) {
+  int count = io->record_count;
+  if (io->flush_armed) {
+    uv_timer_stop(&io->flush_timer);
+    io->flush_armed = 0;
+  }
+  if (count == 0) return 0;
+  uint64_t now = monotonic_ns();
+  for (int i = 0; i < count; i++) {
+    uint64_t age = now > io->record_at[i] ? now - io->record_at[i] : 0;
+    io->records[1 + (size_t)i * RECORD_STRIDE + 5] = age >= NO_AGE ? NO_AGE - 1 : (uint32_t)age;
+  }
+  io->record_count = 0;
+  io->records[0] = 0;
+  return count;
+}
+
+/* takeRelayed() -> how many records JavaScript is to read now (before it changes a rule or sends). */
+napi_value TakeRelayed(napi_env env, napi_callback_info info) {
+  (void)info;
+  media_io *io = state_of(env);
+  return int_value(env, io == NULL ? 0 : take_records(io));
 }
 
 /* The rule of `fd`, if it has one and the socket it sends on is still the one it was made for. */

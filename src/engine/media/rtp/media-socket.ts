@@ -15,9 +15,10 @@ export type DatagramHandler = (datagram: Buffer, address: string, port: number, 
 
 /**
  * A datagram the socket relayed itself by its {@link RelayRule}: the header fields as they
- * arrived, and the datagram's length.
+ * arrived, the datagram's length, and how long ago it arrived, in milliseconds (relayed datagrams
+ * are reported in bulk; see {@link MediaSocket.catchUp}).
  */
-export type RelayedHandler = (sequenceNumber: number, timestamp: number, ssrc: number, length: number) => void;
+export type RelayedHandler = (sequenceNumber: number, timestamp: number, ssrc: number, length: number, ageMs: number) => void;
 
 /**
  * What a socket may relay without JavaScript: RTP from `peer` with this SSRC and payload type,
@@ -47,6 +48,12 @@ export interface MediaSocket {
    * or either socket closed); the datagrams then keep coming to {@link onDatagram}.
    */
   relay(rule: RelayRule | null, via?: MediaSocket): boolean;
+  /**
+   * Reports to {@link onRelayed} (of every socket) the relayed datagrams not yet reported. Relayed
+   * datagrams are reported in bulk, within 20 ms, and before any later datagram reaches
+   * {@link onDatagram}; {@link relay} and {@link close} catch up first themselves.
+   */
+  catchUp(): void;
   /** Best effort: a datagram that cannot go is lost, never an error. `address` is an IPv4 literal. */
   send(packet: Buffer, port: number, address: string): void;
   /** Idempotent. */
@@ -77,6 +84,9 @@ class DgramMediaSocket implements MediaSocket {
   relay(): boolean {
     return false;
   }
+
+  /** Nothing is relayed, so nothing is owed. */
+  catchUp(): void {}
 
   close(): void {
     if (this.#closed) return;

@@ -156,8 +156,9 @@ t.test('an open socket keeps the process alive; closing the last one lets it exi
   const script = `
     const io = require(${JSON.stringify(addon)});
     const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
+    const records = new Uint32Array(1 + io.MAX_RECORDS * io.RECORD_STRIDE);
     let fd;
-    io.init((count) => { console.log('received ' + count); io.close(fd); }, arena, meta, false);
+    io.init((count) => { console.log('received ' + count); io.close(fd); }, arena, meta, false, records);
     fd = io.open(0x7f000001, 0, 7);
     setImmediate(() => io.send(fd, Buffer.from('x'), 0x7f000001, io.localPort(fd)));`;
   const child = spawn(process.execPath, ['-e', script]);
@@ -180,8 +181,9 @@ t.test('receive timestamps: each datagram carries how long it waited after the k
   const script = `
     const io = require(${JSON.stringify(addonPath)});
     const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
+    const records = new Uint32Array(1 + io.MAX_RECORDS * io.RECORD_STRIDE);
     let fd;
-    io.init((count) => { console.log(JSON.stringify({ count, ageNs: meta[4], length: meta[1] })); io.close(fd); }, arena, meta, true);
+    io.init((count) => { console.log(JSON.stringify({ count, ageNs: meta[4], length: meta[1] })); io.close(fd); }, arena, meta, true, records);
     fd = io.open(0x7f000001, 0, 9);
     // The kernel turns receive stamping on shortly after the first socket asks (a deferred static
     // key); until then it stamps at read time. Media sockets are open long before media flows.
@@ -208,7 +210,8 @@ t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, a
   t.teardown(() => (a.close(), b.close()));
   const toJs = collect(a);
   const relayed: number[][] = [];
-  a.onRelayed = (seq, ts, ssrc, length) => relayed.push([seq, ts, ssrc, length]);
+  const ages: number[] = [];
+  a.onRelayed = (seq, ts, ssrc, length, ageMs) => (relayed.push([seq, ts, ssrc, length]), ages.push(ageMs));
   const rule = {
     peer: { address: '127.0.0.1', port: peer.address().port }, ssrc: 0xabcdef01, payloadType: 0,
     destination: { address: '127.0.0.1', port: far.address().port }, outSsrc: 0x12345678, sequenceOffset: 10, timestampOffset: 0xfffffff0, outPayloadType: 8,
@@ -235,6 +238,7 @@ t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, a
   t.ok(out.subarray(12).equals(Buffer.alloc(160, 0x55)), 'payload untouched');
   await until(() => relayed.length === 1);
   t.same(relayed[0], [65530, 0x100, 0xabcdef01, 172], 'JavaScript learns the header as it arrived');
+  t.ok(ages[0]! >= 0 && ages[0]! < 1000, `and how long ago it arrived (${ages[0]} ms)`);
   t.equal(toJs.length, 0, 'and does not get the datagram itself');
 
   const refused: [string, Socket, Buffer][] = [
@@ -266,4 +270,78 @@ t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, a
   await send(peer, rtp({ seq: 2 }));
   await until(() => toJs.length === refused.length + 2);
   t.equal(atFar.length, 1, 'a rule whose socket closed is dead, even if the descriptor is reused');
+});
+
+t.test('relayed datagrams are reported in bulk: a read that only relays calls no JavaScript, and records come before later datagrams', { skip: io === null && 'the addon is not built' }, async (t) => {
+  // In a child, with the addon alone, so that every call into JavaScript is seen.
+  const script = `
+    const io = require(${JSON.stringify(addonPath)});
+    const dgram = require('node:dgram');
+    const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
+    const records = new Uint32Array(1 + io.MAX_RECORDS * io.RECORD_STRIDE);
+    const events = [];
+    let sentAt = 0, firstCallAfterMs = -1;
+    io.init((count, relayed) => {
+      if (firstCallAfterMs < 0) firstCallAfterMs = Date.now() - sentAt;
+      for (let i = 0; i < relayed; i++) events.push('record ' + records[1 + i * io.RECORD_STRIDE + 1]);
+      for (let i = 0; i < count; i++) if (meta[i * io.META_STRIDE + 1] < 0x80000000) events.push('datagram ' + meta[i * io.META_STRIDE + 1]);
+    }, arena, meta, false, records);
+    const a = io.open(0x7f000001, 0, 1), b = io.open(0x7f000001, 0, 2);
+    const peer = dgram.createSocket('udp4'), far = dgram.createSocket('udp4');
+    let atFar = 0;
+    far.on('message', () => atFar++);
+    const rtp = (seq, ssrc) => {
+      const p = Buffer.alloc(172);
+      p[0] = 0x80; p.writeUInt16BE(seq, 2); p.writeUInt32BE(ssrc, 8);
+      return p;
+    };
+    peer.bind(0, '127.0.0.1', () => far.bind(0, '127.0.0.1', () => {
+      const rule = Uint32Array.of(0x7f000001, peer.address().port, 0xabc, 0, b, 0x7f000001, far.address().port, 0x123, 0, 0, 0);
+      if (io.relay(a, rule) !== 0) throw new Error('rule refused');
+      sentAt = Date.now();
+      for (let seq = 1; seq <= 10; seq++) peer.send(rtp(seq, 0xabc), io.localPort(a), '127.0.0.1');
+      setTimeout(() => {
+        events.push('-');
+        for (let seq = 11; seq <= 13; seq++) peer.send(rtp(seq, 0xabc), io.localPort(a), '127.0.0.1');
+        peer.send(rtp(14, 0xdef), io.localPort(a), '127.0.0.1');
+        setTimeout(() => {
+          console.log(JSON.stringify({ events, firstCallAfterMs, atFar }));
+          io.close(a); io.close(b); peer.close(); far.close();
+        }, 300);
+      }, 300);
+    }));`;
+  const out = await runChild(script);
+  const seen = JSON.parse(out.trim()) as { events: string[]; firstCallAfterMs: number; atFar: number };
+  t.equal(seen.atFar, 13, 'thirteen datagrams relayed');
+  const first = seen.events.slice(0, seen.events.indexOf('-'));
+  t.same(first, Array.from({ length: 10 }, (_, i) => `record ${i + 1}`), 'the first ten reach JavaScript as records only, in order');
+  t.ok(seen.firstCallAfterMs >= 15, `and only when the records were due (${seen.firstCallAfterMs} ms after they were sent; they wait up to 20 ms)`);
+  t.same(seen.events.slice(first.length + 1), ['record 11', 'record 12', 'record 13', 'datagram 172'], 'records of earlier datagrams come before a datagram for JavaScript');
+});
+
+t.test('catchUp reports every relayed datagram at once (MediaSocket.catchUp)', { skip: io === null && 'addon not built' }, async (t) => {
+  const peer = await dgramPeer(t);
+  const far = await dgramPeer(t);
+  let atFar = 0;
+  far.on('message', () => atFar++);
+  const a = io!.open('127.0.0.1', 0);
+  const b = io!.open('127.0.0.1', 0);
+  t.teardown(() => (a.close(), b.close()));
+  let reported = 0;
+  a.onRelayed = () => reported++;
+  const rule = {
+    peer: { address: '127.0.0.1', port: peer.address().port }, ssrc: 0x55, payloadType: 0,
+    destination: { address: '127.0.0.1', port: far.address().port }, outSsrc: 0x66, sequenceOffset: 0, timestampOffset: 0, outPayloadType: 0,
+  };
+  t.ok(a.relay(rule, b));
+  for (let round = 1; round <= 5; round++) {
+    const packet = Buffer.alloc(172);
+    packet[0] = 0x80;
+    packet.writeUInt16BE(round, 2);
+    packet.writeUInt32BE(0x55, 8);
+    peer.send(packet, a.port, '127.0.0.1');
+    await until(() => atFar === round, 2000);
+    a.catchUp();
+    t.equal(reported, round, `round ${round}: reported as soon as it was relayed and caught up`);
+  }
 });

@@ -11,7 +11,10 @@ interface MediaIoAddon {
   readonly MAX_BATCH: number;
   readonly SLOT_BYTES: number;
   readonly META_STRIDE: number;
-  init(onBatch: (count: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean): void;
+  readonly MAX_RECORDS: number;
+  readonly RECORD_STRIDE: number;
+  /** `onBatch(count, relayed)`: `relayed` records first, then `count` slots of the arena. */
+  init(onBatch: (count: number, relayed: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean, records: Uint32Array): void;
   /** A bound socket's descriptor, or -errno. */
   open(ipv4: number, port: number, token: number): number;
   localPort(fd: number): number;
@@ -20,6 +23,8 @@ interface MediaIoAddon {
   close(fd: number): void;
   /** Sets (or with null removes) the socket's relay rule; 0, or -EBADF. */
   relay(fd: number, rule: Uint32Array | null): number;
+  /** Hands over the records not yet handed over; how many there are. */
+  takeRelayed(): number;
 }
 
 function loadAddon(): MediaIoAddon | null {
@@ -99,6 +104,7 @@ class NativeMediaSocket implements MediaSocket {
 
   relay(rule: RelayRule | null, via?: MediaSocket): boolean {
     if (this.#closed) return false;
+    this.io.catchUp();
     if (rule === null) return this.io.addon.relay(this.fd, null) === 0;
     if (!(via instanceof NativeMediaSocket) || via.#closed) return false;
     const peer = ipv4ToUint32(rule.peer.address);
@@ -112,8 +118,13 @@ class NativeMediaSocket implements MediaSocket {
     return this.io.addon.relay(this.fd, words) === 0;
   }
 
+  catchUp(): void {
+    this.io.catchUp();
+  }
+
   close(): void {
     if (this.#closed) return;
+    this.io.catchUp();
     this.#closed = true;
     this.io.forget(this.token);
     this.io.addon.close(this.fd);
@@ -129,7 +140,7 @@ export interface NativeMediaIoOptions {
 }
 
 const NO_AGE = 0xffffffff;
-/** The top bit of a datagram's length: the addon relayed it by the socket's rule. */
+/** The top bit of a datagram's length: the addon relayed it by the socket's rule (and made a record of it). */
 const RELAYED = 0x80000000;
 
 /** The addon, initialised for this thread, with the sockets it dispatches batches to. */
@@ -137,6 +148,9 @@ export class NativeMediaIo {
   readonly #sockets = new Map<number, NativeMediaSocket>();
   readonly #arena: Buffer;
   readonly #meta: Uint32Array;
+  /** Word 0: records pending in the addon; then the records handed over (see native/media-io/media_io.h). */
+  readonly #records: Uint32Array;
+  readonly #recordStride: number;
   readonly #slot: number;
   readonly #stride: number;
   readonly receiveTimestamps: boolean;
@@ -152,7 +166,9 @@ export class NativeMediaIo {
     // 16 MiB of address space, not of memory: left unfilled, a page is backed once a datagram lands in it.
     this.#arena = Buffer.allocUnsafeSlow(addon.MAX_BATCH * addon.SLOT_BYTES);
     this.#meta = new Uint32Array(addon.MAX_BATCH * addon.META_STRIDE);
-    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps);
+    this.#recordStride = addon.RECORD_STRIDE;
+    this.#records = new Uint32Array(1 + addon.MAX_RECORDS * addon.RECORD_STRIDE);
+    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps, this.#records);
   }
 
   /** Binds `address:port` (0 for any port); throws the bind error (EADDRINUSE) as node:dgram would. */
@@ -176,7 +192,27 @@ export class NativeMediaIo {
     return this.#sockets.size;
   }
 
-  readonly #onBatch = (count: number): void => {
+  /**
+   * Brings the sockets' relayed-packet bookkeeping up to date. The addon reports relayed datagrams
+   * in bulk, up to 20 ms late; whatever reads or moves what they count (statistics, a sequencer
+   * another source is about to use, a rule) calls this first. Rule changes and closing do.
+   */
+  catchUp(): void {
+    if (this.#records[0] !== 0) this.#dispatchRelayed(this.addon.takeRelayed());
+  }
+
+  #dispatchRelayed(count: number): void {
+    const records = this.#records;
+    const stride = this.#recordStride;
+    for (let i = 0, r = 1; i < count; i++, r += stride) {
+      // A socket closed since is gone from the map, and its records with it.
+      this.#sockets.get(records[r]!)?.onRelayed(records[r + 1]!, records[r + 2]!, records[r + 3]!, records[r + 4]!, records[r + 5]! / 1e6);
+    }
+  }
+
+  readonly #onBatch = (count: number, relayed: number): void => {
+    // Records first: they arrived before this batch's datagrams.
+    this.#dispatchRelayed(relayed);
     const meta = this.#meta;
     // The addon measured each datagram's age just before this call.
     const handedOverAt = this.receiveTimestamps ? performance.now() : 0;
@@ -184,16 +220,9 @@ export class NativeMediaIo {
       const m = i * this.#stride;
       // A socket closed by an earlier datagram's handler in this batch gets none of the rest.
       const socket = this.#sockets.get(meta[m]!);
-      const word = meta[m + 1]!;
-      if (socket === undefined) continue;
-      if (word >= RELAYED) {
-        const at = i * this.#slot;
-        const arena = this.#arena;
-        socket.onRelayed(arena.readUInt16BE(at + 2), arena.readUInt32BE(at + 4), arena.readUInt32BE(at + 8), word - RELAYED);
-        continue;
-      }
-      const length = word;
-      if (length > this.#slot) continue;
+      const length = meta[m + 1]!;
+      // A relayed datagram's record came with the records.
+      if (socket === undefined || length >= RELAYED || length > this.#slot) continue;
       // A copy of its own, as node:dgram gives: handlers may keep or forward the buffer.
       const datagram = Buffer.allocUnsafe(length);
       this.#arena.copy(datagram, 0, i * this.#slot, i * this.#slot + length);

@@ -135,6 +135,8 @@ export class RtpSession {
   send(packet: Buffer, source: number, advancesClock = true): void {
     const remote = this.#remote;
     if (remote === null || this.#closed) return;
+    // Packets relayed into this session moved its sequencer; they are reported in bulk.
+    this.#rtp.catchUp();
     // Another source moves the sequencer's offsets, which relay rules into this session carry.
     for (const from of this.#relayedFrom) if (from.#relay?.ssrc !== source) from.stopRelay();
     const now = this.#clock.monotonic();
@@ -144,6 +146,7 @@ export class RtpSession {
   }
 
   stats(): RtpSessionStats {
+    this.#rtp.catchUp();
     return {
       localPort: this.localPort,
       remote: this.#remote,
@@ -175,6 +178,7 @@ export class RtpSession {
     const peer = this.#remote;
     const destination = target.#remote;
     if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.#latched || peer === null || destination === null) return false;
+    this.#rtp.catchUp();
     const offsets = target.sequencer.offsetsFor(stream.ssrc);
     if (offsets === null) return false;
     const rule = {
@@ -196,6 +200,7 @@ export class RtpSession {
 
   /** RTP packets this session received that the media I/O relayed by {@link relayTo}'s rule. */
   get relayedPackets(): number {
+    this.#rtp.catchUp();
     return this.#relayedPackets;
   }
 
@@ -257,8 +262,9 @@ export class RtpSession {
   };
 
   /** A packet the media I/O relayed by this session's rule: what {@link send} and the RTP path would have counted. */
-  readonly #onRelayed = (sequenceNumber: number, timestamp: number, ssrc: number, length: number): void => {
-    const now = this.#clock.monotonic();
+  readonly #onRelayed = (sequenceNumber: number, timestamp: number, ssrc: number, length: number, ageMs: number): void => {
+    // Reported in bulk: counted as of its arrival, as the RFC 3550 jitter estimate needs.
+    const now = this.#clock.monotonic() - ageMs;
     this.#silence.heard(now);
     this.#accepted++;
     this.#relayedPackets++;
@@ -322,6 +328,7 @@ export class RtpSession {
   #sendRtcp(): void {
     const target = this.#rtcpMux ? this.#remote : this.#remoteRtcp;
     if (target === null) return;
+    this.#rtp.catchUp();
     const report = this.#reporter.buildReport(this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
     if (report === null) return;
     const packet = this.#srtp ? this.#srtp.sender.protectRtcp(report) : report;
