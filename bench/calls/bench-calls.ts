@@ -11,7 +11,8 @@
  * BENCH_CALLS_RATES (10,20,30,40,50,60,75,100), BENCH_CALLS_MEMORY_CALLS (100), BENCH_CALLS_MEMORY_AGES (5,30,65), BENCH_CALLS_WINDOW_S (10), BENCH_CALLS_API_LIVE (1000),
  * BENCH_CALLS_API_MEDIA (100), BENCH_CALLS_API_SECONDS (15), BENCH_CALLS_ECHO_SIPPS (4),
  * BENCH_CALLS_PROFILE (a folder: the gateway writes a V8 CPU profile there when it stops),
- * BENCH_CALLS_JSON (a file for the run's figures).
+ * BENCH_CALLS_JSON (a file for the run's figures), BENCH_CALLS_GATEWAY_NODE_ARGS (extra node flags for the
+ * gateway, space-separated, e.g. `--trace-gc`), BENCH_CALLS_GATEWAY_OUT (a file for the gateway's output).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -42,6 +43,8 @@ const ECHO_SIPPS = num('BENCH_CALLS_ECHO_SIPPS', 4);
 const PROFILE_DIR = process.env.BENCH_CALLS_PROFILE;
 /** Where the run's figures are saved as JSON (optional). */
 const REPORT_JSON = process.env.BENCH_CALLS_JSON;
+/** Extra node flags for the gateway process (optional). */
+const GATEWAY_NODE_ARGS = (process.env.BENCH_CALLS_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const API_RATE = 1000;
 /** Calls per second while the ramp adds calls: well under the setup rate measured, so setup is not what the ramp tests. */
 const RAMP_RATE = 25;
@@ -81,7 +84,8 @@ async function main(): Promise<void> {
   const gw = await startGatewayProcess({
     root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds),
     rtp: { min: 20000, max: 29999 },
-    nodeArgs: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+    nodeArgs: [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), ...GATEWAY_NODE_ARGS],
+    ...(process.env.BENCH_CALLS_GATEWAY_OUT ? { outputFile: process.env.BENCH_CALLS_GATEWAY_OUT } : {}),
   });
   const stopAll = async (): Promise<void> => {
     await gw.stop();

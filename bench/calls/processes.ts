@@ -4,7 +4,7 @@
  * process's CPU time and resident memory from /proc.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildProduct, REPO } from '../compiled.js';
 import type { AgentCallCounts, AgentReply, AgentRequest } from './protocol.js';
@@ -75,6 +75,8 @@ export interface GatewayProcessOptions {
   rtp: { min: number; max: number };
   /** Extra node flags for the gateway (e.g. --cpu-prof). */
   nodeArgs?: readonly string[];
+  /** A file that gets everything the gateway writes (e.g. `--trace-gc` lines); only its tail is kept otherwise. */
+  outputFile?: string;
 }
 
 export interface GatewayProcess {
@@ -131,6 +133,11 @@ export async function startGatewayProcess(o: GatewayProcessOptions): Promise<Gat
     cwd: o.root, env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logTail = tail(child);
+  if (o.outputFile) {
+    const out = createWriteStream(o.outputFile, { flags: 'a' });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+  }
   const base = `http://127.0.0.1:${o.httpPort}`;
   await waitHealthy(base, child, logTail);
   const stop = async (): Promise<void> => {
