@@ -5,19 +5,21 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,ours-dgram,naive,c-floor,rtpengine,direct; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone;
+ * BENCH_TARGETS (ours,ours-dgram,naive,c-floor,rtpengine,direct; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone,
+ * BENCH_MEDIA_JSON=FILE to save the run's figures; `--from-json FILE` writes the section from a saved run without measuring;
  * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile,
  * BENCH_RELAY_NODE_ARGS for more node flags.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { buildProduct } from '../compiled.js';
 import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
-import { writePerformanceSection, type ConfigResult, type Summary } from './report.js';
+import { writePerformanceSection, type BenchReport, type ConfigResult, type Summary } from './report.js';
 
 type Target = 'ours' | 'ours-dgram' | 'naive' | 'c-floor' | 'rtpengine' | 'direct';
 
@@ -202,6 +204,12 @@ function summarize(target: Target, runs: RunResult[]): Summary {
 }
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'from-json': { type: 'string' } } });
+  if (values['from-json']) {
+    writePerformanceSection(JSON.parse(readFileSync(values['from-json'], 'utf8')) as BenchReport);
+    return;
+  }
+  const measuredAt = new Date().toISOString();
   const configs: ConfigResult[] = [];
   for (const calls of CALL_COUNTS) {
     const runs: RunResult[] = [];
@@ -220,9 +228,9 @@ async function main(): Promise<void> {
     if (ours && theirs) console.log(`${calls} calls: CPU ratio ours/rtpengine ${(ours.cpuMsPer1000 / theirs.cpuMsPer1000).toFixed(2)}`);
     configs.push({ calls, summaries });
   }
-  if (process.env.BENCH_NO_WRITE !== '1') {
-    writePerformanceSection({ runs: RUNS, windowS: WINDOW_S, warmupS: WARMUP_S, cpuModel: cpus()[0]?.model ?? 'unknown', configs });
-  }
+  const report: BenchReport = { measuredAt, runs: RUNS, windowS: WINDOW_S, warmupS: WARMUP_S, cpuModel: cpus()[0]?.model ?? 'unknown', configs };
+  if (process.env.BENCH_MEDIA_JSON) writeFileSync(process.env.BENCH_MEDIA_JSON, JSON.stringify(report, null, 2));
+  if (process.env.BENCH_NO_WRITE !== '1') writePerformanceSection(report);
 }
 
 await main();

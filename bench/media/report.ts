@@ -29,6 +29,8 @@ export interface ConfigResult {
 }
 
 export interface BenchReport {
+  /** When the run started (ISO 8601); the section is dated by it. */
+  measuredAt: string;
   runs: number;
   windowS: number;
   warmupS: number;
@@ -87,7 +89,7 @@ export function renderSection(r: BenchReport): string {
   return [
     HEADING,
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${r.cpuModel}), Node ${process.version}, Linux loopback.`,
+    `Measured ${r.measuredAt.slice(0, 10)} on ${cpus().length} cores (${r.cpuModel}), Node ${process.version}, Linux loopback.`,
     'Load: N bridged calls, each with two endpoints sending 172-byte PCMU packets (12-byte RTP header + 160 bytes) at 50 packets/s',
     'through the relay to each other (100 packets/s in and 100 out per call). Each relay runs in its own process (ours from the compiled',
     'build, `dist/`, as `npm start` runs it) and the load generator',
