@@ -34,6 +34,12 @@ t.test('Twilio media: track inbound, chunk, timestamp and sequenceNumber are str
   const media = fake.core.jsonMessages().filter((m) => m.event === 'media');
   t.match(media[0], { sequenceNumber: '2', streamSid: session.streamSid, media: { track: 'inbound', chunk: '1', timestamp: /^\d+$/ } });
   t.match(media[1], { sequenceNumber: '3', media: { track: 'inbound', chunk: '2' } });
+  // The frame is written out by hand: it must be the text JSON.stringify gives for the message.
+  const expected = (n: number, payload: Buffer): string => JSON.stringify({
+    event: 'media', sequenceNumber: String(n + 1), streamSid: session.streamSid,
+    media: { track: 'inbound', chunk: String(n), timestamp: (media[n - 1]!.media as { timestamp: string }).timestamp, payload: payload.toString('base64') },
+  });
+  t.same(fake.core.textFrames().filter((f) => f.includes('"event":"media"')), [expected(1, Buffer.alloc(160, 0xff)), expected(2, Buffer.alloc(160, 0x7f))]);
 });
 
 t.test('Twilio dtmf: a digit is sent on the inbound track; a non-digit is refused', async (t) => {

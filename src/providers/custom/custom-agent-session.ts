@@ -79,12 +79,19 @@ export class CustomAgentSession extends SocketAgentSession {
     }
   }
 
+  /**
+   * The `media` event of {@link #send}, written out: fifty a second per call, and every field is
+   * a number, the stream id (hex) or base64, none of which JSON escapes. Same text as
+   * JSON.stringify would give (custom-agent-session.test.ts holds them equal).
+   */
   protected writeAudio(frame: Buffer): void {
     this.#chunk += 1;
+    this.#sequence += 1;
     const timestamp = Math.max(0, Math.round(this.options.clock.monotonic() - this.#startedAt));
-    this.#send('media', {
-      media: { track: 'inbound', chunk: String(this.#chunk), timestamp: String(timestamp), payload: frame.toString('base64') },
-    });
+    this.sendRaw(
+      `{"event":"media","sequenceNumber":"${this.#sequence}","streamSid":"${this.streamSid}","media":{"track":"inbound",`
+      + `"chunk":"${this.#chunk}","timestamp":"${timestamp}","payload":"${frame.toString('base64')}"}}`,
+    );
   }
 
   override sendDtmf(digit: string): boolean {

@@ -16,7 +16,7 @@ export interface RecordedHttp {
 }
 
 /** A text frame the client sent, parsed, or a binary frame. */
-export type ReceivedFrame = { kind: 'json'; message: Record<string, unknown> } | { kind: 'binary'; data: Buffer };
+export type ReceivedFrame = { kind: 'json'; message: Record<string, unknown>; text: string } | { kind: 'binary'; data: Buffer };
 
 /** REST handler: answer and return true, or return false for 404. */
 export type HttpRoute = (request: RecordedHttp, response: ServerResponse) => boolean;
@@ -102,6 +102,11 @@ export class FakeWsCore {
     this.socket?.close(code, reason);
   }
 
+  /** Every text frame as it arrived. */
+  textFrames(): string[] {
+    return this.frames.flatMap((f) => (f.kind === 'json' ? [f.text] : []));
+  }
+
   jsonMessages(): Record<string, unknown>[] {
     return this.frames.flatMap((f) => (f.kind === 'json' ? [f.message] : []));
   }
@@ -154,7 +159,7 @@ export class FakeWsCore {
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         const frame: ReceivedFrame | undefined = isBinary
           ? { kind: 'binary', data: Buffer.from(data) }
-          : { kind: 'json', message: JSON.parse(data.toString()) as Record<string, unknown> };
+          : { kind: 'json', message: JSON.parse(data.toString()) as Record<string, unknown>, text: data.toString() };
         this.frames.push(frame);
         this.onFrame(frame);
         this.#wake();
