@@ -95,8 +95,7 @@ void on_readable(uv_poll_t *handle, int status, int events) {
     count += got;
   }
   if (count == 0) return;
-  /* Room for the next read's records is kept: a read adds at most MAX_BATCH. */
-  if (for_js == 0 && io->record_count <= MAX_RECORDS - MAX_BATCH) {
+  if (for_js == 0 && io->record_count < RECORD_BATCH) {
     if (!io->flush_armed) {
       uv_timer_start(&io->flush_timer, on_records_due, RECORD_FLUSH_MS, 0);
       io->flush_armed = 1;

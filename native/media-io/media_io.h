@@ -29,15 +29,19 @@
 #define RELAYED 0x80000000u
 /*
  * Relayed datagrams are reported to JavaScript as records (relay.c), not one call per read: a
- * read that only relayed calls no JavaScript. Records wait at most RECORD_FLUSH_MS, and go before
- * any batch that has datagrams for JavaScript, so JavaScript sees every socket's datagrams in order.
+ * read that only relayed calls no JavaScript. Records go before any batch that has datagrams for
+ * JavaScript, so JavaScript sees every socket's datagrams in order; otherwise they wait until
+ * RECORD_BATCH are pending or RECORD_FLUSH_MS have passed. RECORD_BATCH bounds how long the
+ * JavaScript bookkeeping holds the loop (and with it the relay) at a time.
  * Record i is RECORD_STRIDE words from word 1 of the records array (word 0: how many are pending):
  * socket token, sequence number, timestamp, SSRC (as they arrived), length, and nanoseconds from
  * its arrival to its hand-over.
  */
-#define MAX_RECORDS 4096
-#define RECORD_STRIDE 6
+#define RECORD_BATCH 64
 #define RECORD_FLUSH_MS 20
+/* Room for a read's worth of records beyond a batch that is not yet due. */
+#define MAX_RECORDS (RECORD_BATCH + MAX_BATCH)
+#define RECORD_STRIDE 6
 
 typedef struct {
   uint32_t peer_ip;
