@@ -150,7 +150,7 @@ export function writeCallsSection(r: CallsReport): void {
     ...apiTable(r),
     '',
     ...(r.unansweredHangups > 0 ? [`${r.unansweredHangups} hang-up requests got no answer within 20 s in this run (see the last point below).`, ''] : []),
-    ...(existsSync(ANALYSIS) ? ['### What did not meet the target, and why', '', readFileSync(ANALYSIS, 'utf8').trim(), ''] : []),
+    ...(existsSync(ANALYSIS) ? ['### Reading the figures', '', readFileSync(ANALYSIS, 'utf8').trim(), ''] : []),
     'Run: `npm run bench:calls -- --write` (add `--gateway-rev HEAD` to measure a commit while the working tree changes).',
     '',
   ].join('\n');

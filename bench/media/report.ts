@@ -107,47 +107,47 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-The tables above are the run of 2026-11-23 at 03:50 UTC (commit 04168b0), on a quiet host (load
-average 0.5 to 1.7), the first with passthrough streams relayed inside the media I/O addon
-(ARCHITECTURE.md, "Relay rules") and with the C forwarder as an anchor.
+The tables above are the run of 2026-11-23 at 06:42 UTC (commit 997c77d), on a quiet host (load
+average 0.5 to 1.3), the first with relayed packets reported to JavaScript in bulk (ARCHITECTURE.md,
+"Relay rules"): a read that only relays calls no JavaScript, and the records of relayed packets
+follow 64 at a time.
 
-- **CPU per packet (target at most rtpengine's): met**, 0.71 at 100 calls and 0.85 at 400, and in
-  every run (0.78, 0.65, 0.70 and 0.85, 0.91, 0.78). The two runs of 00:17 and 00:47 UTC the same
-  night, with every packet still going through JavaScript, measured 0.87 and 0.93, then 1.08 and
-  1.06. At 400 calls our relay went from 17.2 to 13.7 ms per 1,000 packets, while rtpengine stayed
-  at 16.1 to 16.3.
+- **CPU per packet (target at most rtpengine's): met**, 0.75 at 100 calls and 0.94 at 400. At 400
+  calls ours spent 12.5 ms per 1,000 packets (10.1 to 13.3 in the three runs), against 13.7 in the
+  run of 03:50 UTC the same night, when every read that relayed also called JavaScript. rtpengine
+  measured 13.0 to 14.8 here and 14.9 to 18.1 in that run: the host, not rtpengine, changed, which
+  is why only ratios between targets of one run mean anything (targets are interleaved).
 - **Where the rest goes.** The C forwarder (\`bench/media/c-forwarder.c\`: the same system calls as the
-  addon, no RTP logic) spends 9.6 ms per 1,000 packets at 400 calls and 10.7 at 100: that is the
+  addon, no RTP logic) spends 7.7 ms per 1,000 packets at 400 calls and 9.0 at 100: that is the
   kernel's share, most of it \`sendto\`, which on loopback also carries the receiving process's
-  delivery and wake-up. Our relay spends 4 to 6 ms more. Of that, the bookkeeping of relayed packets
-  in JavaScript (statistics, sequencer, media timeout) is 1 to 2 ms: with it skipped, in alternating
-  runs at 04:10 UTC, the relay spent 11.4 and 12.7 ms against 13.7 and 13.8. The rest, 2 to 3 ms
-  by elimination, is what Node adds around each wake-up: libuv's loop and the call into JavaScript.
-- **What the media I/O addon did before the relay rules** (the gateway's default on Linux since
-  that night): the same relay code on Node's \`dgram\` sockets, where every packet goes through
-  JavaScript, spends 34.7 and 24.6 ms per 1,000 packets in this run. Node's \`dgram\`, per datagram
-  received, makes two \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and
-  an \`rinfo\` object, and calls into JavaScript with a microtask checkpoint; per datagram sent it
-  builds a \`SendWrap\` and an array and parses the address. The addon reads every ready socket with
-  one \`recvmmsg\` and calls JavaScript once per batch. On \`dgram\` at 400 calls the relay saturates
-  its event loop (0.98 of a core) and packets queue in the sockets (p50 18 ms).
-- **Latency (target p99 under 1 ms): met at 100 calls, not at 400, where no single-threaded relay
-  meets it on this host.** Arrival times come from the kernel (SO_TIMESTAMPNS through the addon), so
-  the generator's own delays are out and the floor ("no relay") is a p99 of 25 µs. At 100 calls our
-  p99 was 1.15, 0.64 and 0.48 ms in the three runs (median 0.64; 1.1 to 10.1 ms before the relay
-  rules), rtpengine's 0.28 to 1.07 and the C forwarder's 0.31 to 0.54. At 400 calls ours was 5.5
-  to 14.6 ms, rtpengine's 2.4 to 6.1 and the C forwarder's 1.5 to 5.3: the C forwarder, one thread
-  with nothing to do but the system calls, misses the target too, so the tail at that rate is the
-  host's scheduling (the generator takes 0.6 of the 2 cores). Ours is still 2 to 3 times the
-  floor: relayed packets go out as soon as the addon reads them, but it reads only when the event
-  loop is free, and the loop also runs the JavaScript bookkeeping (the run with it skipped: p99 2.9
-  and 8.3 ms against 6.4 and 8.9). Garbage collection is not it: with \`--trace-gc\` at 400 calls the
-  relay's main thread collected every 4 to 5 s, for 2 to 5 ms. What would move it: the relay on
-  a thread of its own, not waiting for JavaScript (DECISIONS.md).
+  delivery and wake-up. Ours spends 3 to 5 ms more. The JavaScript bookkeeping of relayed packets
+  (statistics, sequencer, media timeout) is now about 0.9 µs a packet, in batches of 64 (a V8
+  profile of a 400-call run at 06:41 UTC: 5.5 % of the window in JavaScript, two thirds of it
+  that bookkeeping). The rest is what Node's loop adds around each wake-up: libuv polls its own
+  epoll set, which holds the addon's, so each wake-up is two \`epoll_wait\` calls, plus timers and
+  the loop's own housekeeping.
+- **What the media I/O addon did before the relay rules** (the gateway's default on Linux): the
+  same relay code on Node's \`dgram\` sockets, where every packet goes through JavaScript, spends
+  29.3 and 22.4 ms per 1,000 packets in this run. Node's \`dgram\`, per datagram received, makes two
+  \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an \`rinfo\`
+  object, and calls into JavaScript with a microtask checkpoint; per datagram sent it builds a
+  \`SendWrap\` and an array and parses the address. The addon reads every ready socket with one
+  \`recvmmsg\` and calls JavaScript once per batch. On \`dgram\` at 400 calls the relay saturates its
+  event loop (0.89 of a core) and packets queue in the sockets (p50 3 ms, p99 94 ms).
+- **Latency (target p99 under 1 ms): met at 100 calls (0.48 ms), not at 400 (1.9 ms).** Arrival
+  times come from the kernel (SO_TIMESTAMPNS through the addon), so the generator's own delays are
+  out and the floor ("no relay") is a p99 of 25 µs. At 400 calls ours was 1.5 to 2.6 ms in the
+  three runs, down from 5.5 to 14.6 at 03:50 UTC: with records handed over every 20 ms, 800 of
+  them at a time held the loop, and the relay with it, for about 3 ms (p99 3.0 and 3.7 ms in a run
+  started at 06:21 UTC); 64 at a time hold it for well under a millisecond. On this quiet host the C
+  forwarder (0.65 to 0.70 ms) meets the target and rtpengine nearly does (0.74 to 1.18 ms); in
+  the busier run of 03:50 neither did (1.5 to 5.3 and 2.4 to 6.1 ms). Ours is still 2 to 3 times
+  the floor, because it relays only when the event loop gets to its poll, and its per-packet cost
+  is higher. What would move it: the relay on a thread of its own, reading the sockets directly
+  (DECISIONS.md).
 - **Delivery (target 100 %): met**, every packet offered at both sizes, with every relay.
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
-  wake-up; ratios mean something only between targets of one run, which is why targets are
-  interleaved. The runs of 2026-11-22, before the addon, measured 1.71 and 1.46.
+  wake-up.
 - **Not done.** \`sendmmsg\`: a relay's packets leave on as many sockets as there are legs, one or
   two per socket per wake-up at 50 packets/s, so there is next to nothing to batch per socket.
   rtpengine's kernel forwarding, used in production, is not what is compared here.
