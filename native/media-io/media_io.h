@@ -35,7 +35,7 @@
  * JavaScript bookkeeping holds the loop (and with it the relay) at a time.
  * Record i is RECORD_STRIDE words from word 1 of the records array (word 0: how many are pending):
  * socket token, sequence number, timestamp, SSRC (as they arrived), length, and nanoseconds from
- * its arrival to its hand-over.
+ * the read that relayed it to its hand-over.
  */
 #define RECORD_BATCH 64
 #define RECORD_FLUSH_MS 20
