@@ -157,9 +157,10 @@ export class FakeWsCore {
       this.socket = ws;
       this.#connection = socket;
       ws.on('message', (data: Buffer, isBinary: boolean) => {
+        const text = isBinary ? '' : data.toString();
         const frame: ReceivedFrame | undefined = isBinary
           ? { kind: 'binary', data: Buffer.from(data) }
-          : { kind: 'json', message: JSON.parse(data.toString()) as Record<string, unknown>, text: data.toString() };
+          : { kind: 'json', message: JSON.parse(text) as Record<string, unknown>, text };
         this.frames.push(frame);
         this.onFrame(frame);
         this.#wake();
