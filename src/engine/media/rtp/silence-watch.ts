@@ -41,7 +41,10 @@ export class SilenceWatch {
         this.#silent = true;
         this.onSilence();
       } else {
-        this.#arm(this.timeoutMs - silent);
+        // At least 1 ms, a timer's granularity: a packet counted in arrears (see RtpSession's
+        // relayed records) is heard at a fractional time, and `lastHeardAt + timeoutMs` can then
+        // round to a remainder of a few picoseconds, which would re-arm at the same instant forever.
+        this.#arm(Math.max(1, this.timeoutMs - silent));
       }
     }, ms);
   }
