@@ -6,7 +6,7 @@ import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
 import { SilenceWatch } from './silence-watch.js';
 
-t.test('fires once, timeoutMs after the last packet heard, and again only after a new packet', async (t) => {
+t.test('fires once, timeoutMs after the last packet heard, and again only after a new packet', (t) => {
   const clock = new FakeClock();
   let fired = 0;
   const watch = new SilenceWatch(clock, 5000, () => fired++);
@@ -22,9 +22,10 @@ t.test('fires once, timeoutMs after the last packet heard, and again only after 
   clock.advance(5000);
   t.equal(fired, 2, 'a new packet starts watching again');
   watch.stop();
+  t.end();
 });
 
-t.test('a packet heard at a fractional time in the past still ends in one timeout, not a spinning timer', async (t) => {
+t.test('a packet heard at a fractional time in the past still ends in one timeout, not a spinning timer', (t) => {
   // Heard 0.07 µs before the clock's 4,000 ms, as a relayed packet's record (counted in arrears)
   // can be. The first check, at 5,000 ms, re-arms for the rest of the timeout; in floating point
   // that lands 1e-12 ms short of it, a remainder too small to move the clock at all.
@@ -38,4 +39,5 @@ t.test('a packet heard at a fractional time in the past still ends in one timeou
   clock.advance(6000); // would never return if the watch re-armed at the same instant
   t.equal(fired, 1, 'the timeout fired once');
   watch.stop();
+  t.end();
 });
