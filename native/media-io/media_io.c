@@ -8,6 +8,7 @@
  * it does. Here every media socket sits in one private epoll set, which libuv polls as a single
  * descriptor: when it turns readable, ready sockets are drained with recvmmsg(2) into one
  * arena shared with JavaScript, and JavaScript is called once for the whole batch (batch.c).
+ * Sockets with relay rules move to a relay thread of their own (relay_thread.c, relay.c).
  * Sends are a plain sendto(2) on the caller's thread. IPv4 only, as the media path is. This file
  * is the addon's surface: set-up, sockets, sends.
  *
@@ -49,9 +50,13 @@ static void track_open(media_io *io, int delta) {
 static void free_after_close(uv_handle_t *handle) {
   media_io *io = handle->data;
   if (--io->handles_open > 0) return;
+  relay_thread_free(io);
   for (int fd = 0; fd < io->table_len; fd++) free(io->rules[fd]);
   free(io->rules);
   free(io->tokens);
+  free(io->reader_of);
+  pthread_cond_destroy(&io->room);
+  pthread_mutex_destroy(&io->lock);
   free(io);
 }
 
@@ -63,15 +68,19 @@ static bool cover(media_io *io, int fd) {
   if (tokens != NULL) io->tokens = tokens;
   relay_rule **rules = realloc(io->rules, (size_t)len * sizeof *rules);
   if (rules != NULL) io->rules = rules;
-  if (tokens == NULL || rules == NULL) return false;
+  uint8_t *reader_of = realloc(io->reader_of, (size_t)len * sizeof *reader_of);
+  if (reader_of != NULL) io->reader_of = reader_of;
+  if (tokens == NULL || rules == NULL || reader_of == NULL) return false;
   memset(io->tokens + io->table_len, 0, (size_t)(len - io->table_len) * sizeof *tokens);
   memset(io->rules + io->table_len, 0, (size_t)(len - io->table_len) * sizeof *rules);
+  memset(io->reader_of + io->table_len, ON_LOOP, (size_t)(len - io->table_len) * sizeof *reader_of);
   io->table_len = len;
   return true;
 }
 
 static void cleanup(void *arg) {
   media_io *io = (media_io *)arg;
+  relay_thread_stop(io);
   if (io->polling) uv_poll_stop(&io->poll);
   uv_timer_stop(&io->flush_timer);
   close(io->epfd);
@@ -82,16 +91,19 @@ static void cleanup(void *arg) {
   napi_async_destroy(io->env, io->async_context);
   uv_close((uv_handle_t *)&io->poll, free_after_close);
   uv_close((uv_handle_t *)&io->flush_timer, free_after_close);
+  uv_close((uv_handle_t *)&io->wake, free_after_close);
 }
 
 /*
  * init(onBatch(count, relayed), arena: Buffer, meta: Uint32Array, timestamps: boolean, records:
- * Uint32Array): once per Node environment.
+ * Uint32Array, relayThread = true): once per Node environment. Without the relay thread, the
+ * loop relays every socket itself.
  */
 static napi_value Init(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
+  size_t argc = 6;
+  napi_value argv[6];
   bool timestamps = false;
+  bool relay_thread = true;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (state_of(env) != NULL) {
     napi_throw_error(env, NULL, "media_io: already initialised");
@@ -109,6 +121,9 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   size_t records_len;
   void *records;
   CHECK(env, napi_get_typedarray_info(env, argv[4], &records_type, &records_len, &records, NULL, NULL));
+  napi_valuetype kind = napi_undefined;
+  if (argc >= 6) CHECK(env, napi_typeof(env, argv[5], &kind));
+  if (kind == napi_boolean) CHECK(env, napi_get_value_bool(env, argv[5], &relay_thread));
   if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * META_STRIDE ||
       records_type != napi_uint32_array || records_len < 1 + (size_t)MAX_RECORDS * RECORD_STRIDE) {
     napi_throw_range_error(env, NULL, "media_io: arena, meta or records too small");
@@ -120,34 +135,36 @@ static napi_value Init(napi_env env, napi_callback_info info) {
     return NULL;
   }
   io->env = env;
+  io->thread_epfd = io->thread_wake_fd = -1;
   io->arena = arena;
   io->meta = meta;
   io->records = records;
   io->records[0] = 0;
   io->timestamps = timestamps;
+  io->relay_thread = relay_thread;
   /* Each slot's header points at its own part of the arena and its own source address, for good. */
-  for (int slot = 0; slot < MAX_BATCH; slot++) {
-    io->iov[slot].iov_base = io->arena + (size_t)slot * SLOT_BYTES;
-    io->iov[slot].iov_len = SLOT_BYTES;
-    io->msgs[slot].msg_hdr.msg_iov = &io->iov[slot];
-    io->msgs[slot].msg_hdr.msg_iovlen = 1;
-    io->msgs[slot].msg_hdr.msg_name = &io->from[slot];
-    if (timestamps) io->msgs[slot].msg_hdr.msg_control = io->control[slot];
-  }
+  io->loop_reader = (reader){.msgs = io->msgs, .iov = io->iov, .from = io->from, .control = io->control};
+  reader_init(&io->loop_reader, MAX_BATCH, io->arena, timestamps);
   io->epfd = epoll_create1(EPOLL_CLOEXEC);
   uv_loop_t *loop;
   napi_value name;
-  if (io->epfd < 0 || napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &io->poll, io->epfd) != 0) {
+  if (io->epfd < 0 || !relay_thread_init(io) || napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &io->poll, io->epfd) != 0) {
     if (io->epfd >= 0) close(io->epfd);
+    relay_thread_free(io);
     free(io);
-    napi_throw_error(env, NULL, "media_io: cannot create the epoll set");
+    napi_throw_error(env, NULL, "media_io: cannot create the epoll sets");
     return NULL;
   }
+  pthread_mutex_init(&io->lock, NULL);
+  pthread_cond_init(&io->room, NULL);
   io->poll.data = io;
   uv_timer_init(loop, &io->flush_timer);
   io->flush_timer.data = io;
   uv_unref((uv_handle_t *)&io->flush_timer);
-  io->handles_open = 2;
+  uv_async_init(loop, &io->wake, on_wake);
+  io->wake.data = io;
+  uv_unref((uv_handle_t *)&io->wake);
+  io->handles_open = 3;
   CHECK(env, napi_create_reference(env, argv[0], 1, &io->on_batch));
   CHECK(env, napi_create_reference(env, argv[1], 1, &io->arena_ref));
   CHECK(env, napi_create_reference(env, argv[2], 1, &io->meta_ref));
@@ -184,11 +201,17 @@ static napi_value Open(napi_env env, napi_callback_info info) {
     close(fd);
     return int_value(env, -err);
   }
-  if (!cover(io, fd)) {
+  pthread_mutex_lock(&io->lock);
+  bool covered = cover(io, fd);
+  if (covered) {
+    io->tokens[fd] = token;
+    io->reader_of[fd] = ON_LOOP;
+  }
+  pthread_mutex_unlock(&io->lock);
+  if (!covered) {
     close(fd);
     return int_value(env, -ENOMEM);
   }
-  io->tokens[fd] = token;
   track_open(io, 1);
   return int_value(env, fd);
 }
@@ -230,19 +253,25 @@ static napi_value Send(napi_env env, napi_callback_info info) {
   return int_value(env, sent < 0 ? -errno : sent);
 }
 
-/* close(fd): leaves the epoll set and closes; datagrams already in a batch are dropped by JavaScript. */
+/* close(fd): leaves its epoll set and closes; datagrams already in a batch or handed back are dropped by JavaScript. */
 static napi_value Close(napi_env env, napi_callback_info info) {
   int32_t fd;
   if (!fd_argument(env, info, &fd)) return NULL;
   media_io *io = state_of(env);
   if (io == NULL || fd < 0) return NULL;
+  /* Under the lock: the relay thread may be reading this socket, or sending on it by another's rule. */
+  pthread_mutex_lock(&io->lock);
   epoll_ctl(io->epfd, EPOLL_CTL_DEL, fd, NULL);
+  epoll_ctl(io->thread_epfd, EPOLL_CTL_DEL, fd, NULL);
   if (fd < io->table_len) {
     io->tokens[fd] = 0;
     free(io->rules[fd]);
     io->rules[fd] = NULL;
+    io->reader_of[fd] = ON_LOOP;
   }
-  if (close(fd) == 0) track_open(io, -1);
+  int closed = close(fd);
+  pthread_mutex_unlock(&io->lock);
+  if (closed == 0) track_open(io, -1);
   return NULL;
 }
 

@@ -1,5 +1,5 @@
 /*
- * Relay rules of the media I/O addon (media_io.c reads the sockets; this file relays).
+ * Relay rules of the media I/O addon (batch.c and relay_thread.c read the sockets; this file relays).
  *
  * JavaScript may give a socket one rule for a passthrough bridge that needs nothing but a header
  * rewrite. RTP from the socket's latched peer, with the stream's SSRC and audio payload type and a
@@ -9,6 +9,9 @@
  * from a record of its original header and arrival time (see media_io.h), handed over in bulk.
  * The first datagram of a socket's read that fails the rule, and everything after it in that
  * read, goes to JavaScript alone, so the order on the wire stays the order of arrival.
+ *
+ * A socket with a rule is read by the relay thread (relay_thread.c) once the loop has relayed a
+ * whole read of it, and goes back to the loop when its rule goes or a datagram fails it.
  */
 #include "media_io.h"
 
@@ -20,17 +23,15 @@ static uint32_t read32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32
 static void write32(uint8_t *p, uint32_t v) { p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v; }
 
 /*
- * Relays the datagram in `slot` by `rule` if it is RTP the bridge would pass through unchanged
- * but for the header: version 2, not RTCP (RFC 5761 section 4), from the latched peer, with the
- * rule's SSRC and payload type, a well-formed header and at most MAX_PAYLOAD octets of payload.
- * The header is restored afterwards, so JavaScript reads what arrived.
+ * Relays the datagram `p` of `len` octets from `from` by `rule` if it is RTP the bridge would pass
+ * through unchanged but for the header: version 2, not RTCP (RFC 5761 section 4), from the latched
+ * peer, with the rule's SSRC and payload type, a well-formed header and at most MAX_PAYLOAD octets
+ * of payload. The header is restored afterwards, so JavaScript reads what arrived.
  */
-bool relay_datagram(media_io *io, const relay_rule *rule, int slot) {
-  uint8_t *p = io->iov[slot].iov_base;
-  uint32_t len = io->msgs[slot].msg_len;
+bool relay_datagram(const relay_rule *rule, uint8_t *p, uint32_t len, const struct sockaddr_in *from) {
   if (len < RTP_HEADER || p[0] >> 6 != 2 || (p[1] >= 192 && p[1] <= 223)) return false;
   if ((uint32_t)(p[1] & 0x7f) != rule->payload_type || read32(p + 8) != rule->ssrc) return false;
-  if (ntohl(io->from[slot].sin_addr.s_addr) != rule->peer_ip || ntohs(io->from[slot].sin_port) != rule->peer_port) return false;
+  if (ntohl(from->sin_addr.s_addr) != rule->peer_ip || ntohs(from->sin_port) != rule->peer_port) return false;
   uint32_t offset = RTP_HEADER + (p[0] & 0x0f) * 4u;
   if (p[0] & 0x10) {
     if (len < offset + 4) return false;
@@ -53,22 +54,18 @@ bool relay_datagram(media_io *io, const relay_rule *rule, int slot) {
   return true;
 }
 
-/* Notes the relayed datagram in `slot` (its header as it arrived) for JavaScript; room is kept by the caller. */
-void record_relayed(media_io *io, uint32_t token, int slot, uint64_t at_ns) {
-  const uint8_t *p = io->iov[slot].iov_base;
-  uint32_t *r = io->records + 1 + (size_t)io->record_count * RECORD_STRIDE;
-  r[0] = token;
-  r[1] = (uint32_t)p[2] << 8 | p[3];
-  r[2] = read32(p + 4);
-  r[3] = read32(p + 8);
-  r[4] = io->msgs[slot].msg_len;
-  io->record_at[io->record_count] = at_ns;
-  io->records[0] = (uint32_t)++io->record_count;
+/* Notes a relayed datagram (its header as it arrived) for JavaScript; room is kept by the caller. */
+void record_relayed(media_io *io, uint32_t token, const uint8_t *p, uint32_t len, uint64_t at_ns) {
+  io->pending[io->pending_count++] = (record){
+      .token = token, .sequence = (uint32_t)p[2] << 8 | p[3], .timestamp = read32(p + 4), .ssrc = read32(p + 8), .length = len, .at_ns = at_ns,
+  };
+  /* Word 0 is read by JavaScript without the lock, to skip a call when nothing waits. */
+  __atomic_store_n(&io->records[0], (uint32_t)io->pending_count, __ATOMIC_RELAXED);
 }
 
-/* Hands the pending records over: writes their ages, empties the queue and returns how many there were. */
+/* Hands the pending records over into JavaScript's array, with their ages; returns how many. */
 int take_records(media_io *io) {
-  int count = io->record_count;
+  int count = io->pending_count;
   if (io->flush_armed) {
     uv_timer_stop(&io->flush_timer);
     io->flush_armed = 0;
@@ -76,19 +73,44 @@ int take_records(media_io *io) {
   if (count == 0) return 0;
   uint64_t now = monotonic_ns();
   for (int i = 0; i < count; i++) {
-    uint64_t age = now > io->record_at[i] ? now - io->record_at[i] : 0;
-    io->records[1 + (size_t)i * RECORD_STRIDE + 5] = age >= NO_AGE ? NO_AGE - 1 : (uint32_t)age;
+    const record *from = &io->pending[i];
+    uint32_t *r = io->records + 1 + (size_t)i * RECORD_STRIDE;
+    uint64_t age = now > from->at_ns ? now - from->at_ns : 0;
+    r[0] = from->token;
+    r[1] = from->sequence;
+    r[2] = from->timestamp;
+    r[3] = from->ssrc;
+    r[4] = from->length;
+    r[5] = age >= NO_AGE ? NO_AGE - 1 : (uint32_t)age;
   }
-  io->record_count = 0;
-  io->records[0] = 0;
+  io->pending_count = 0;
+  io->records_signalled = 0;
+  __atomic_store_n(&io->records[0], 0u, __ATOMIC_RELAXED);
+  pthread_cond_signal(&io->room);
   return count;
+}
+
+/*
+ * Moves socket `fd` (token `token`) to the reader `to` (ON_LOOP or ON_THREAD): out of one epoll
+ * set, into the other. Level-triggered, so datagrams already waiting are seen by the new reader.
+ */
+void set_reader(media_io *io, int fd, uint32_t token, int to) {
+  if (io->reader_of[fd] == to) return;
+  struct epoll_event ev = {.events = EPOLLIN, .data = {.u64 = ((uint64_t)token << 32) | (uint32_t)fd}};
+  epoll_ctl(to == ON_THREAD ? io->epfd : io->thread_epfd, EPOLL_CTL_DEL, fd, NULL);
+  epoll_ctl(to == ON_THREAD ? io->thread_epfd : io->epfd, EPOLL_CTL_ADD, fd, &ev);
+  io->reader_of[fd] = (uint8_t)to;
 }
 
 /* takeRelayed() -> how many records JavaScript is to read now (before it changes a rule or sends). */
 napi_value TakeRelayed(napi_env env, napi_callback_info info) {
   (void)info;
   media_io *io = state_of(env);
-  return int_value(env, io == NULL ? 0 : take_records(io));
+  if (io == NULL) return int_value(env, 0);
+  pthread_mutex_lock(&io->lock);
+  int count = take_records(io);
+  pthread_mutex_unlock(&io->lock);
+  return int_value(env, count);
 }
 
 /* The rule of `fd`, if it has one and the socket it sends on is still the one it was made for. */
@@ -96,6 +118,39 @@ const relay_rule *relay_rule_of(media_io *io, int fd) {
   const relay_rule *rule = fd < io->table_len ? io->rules[fd] : NULL;
   if (rule == NULL || rule->out_fd >= io->table_len || io->tokens[rule->out_fd] != rule->out_token) return NULL;
   return rule;
+}
+
+/*
+ * Replaces the rule of `fd` with `r` (the words of relay()), or removes it when `r` is NULL;
+ * 0, -EBADF or -ENOMEM. A socket whose rule goes is read by the loop again. One that gets a rule
+ * stays with the loop until the loop has relayed a whole read of it (batch.c): datagrams already
+ * handed to JavaScript in the current batch must reach it before any later one is relayed.
+ */
+static int set_rule(media_io *io, int fd, const uint32_t *r) {
+  free(io->rules[fd]);
+  io->rules[fd] = NULL;
+  if (r == NULL) {
+    set_reader(io, fd, io->tokens[fd], ON_LOOP);
+    return 0;
+  }
+  int out_fd = (int)r[4];
+  if (out_fd < 0 || out_fd >= io->table_len || io->tokens[out_fd] == 0) {
+    set_reader(io, fd, io->tokens[fd], ON_LOOP);
+    return -EBADF;
+  }
+  relay_rule *rule = malloc(sizeof *rule);
+  if (rule == NULL) {
+    set_reader(io, fd, io->tokens[fd], ON_LOOP);
+    return -ENOMEM;
+  }
+  *rule = (relay_rule){
+      .peer_ip = r[0], .peer_port = r[1], .ssrc = r[2], .payload_type = r[3],
+      .out_fd = out_fd, .out_token = io->tokens[out_fd],
+      .dest = {.sin_family = AF_INET, .sin_port = htons((uint16_t)r[6]), .sin_addr = {htonl(r[5])}},
+      .out_ssrc = r[7], .seq_offset = r[8], .ts_offset = r[9], .out_payload_type = r[10] & 0x7f,
+  };
+  io->rules[fd] = rule;
+  return 0;
 }
 
 /*
@@ -112,31 +167,23 @@ napi_value Relay(napi_env env, napi_callback_info info) {
   CHECK(env, napi_get_value_int32(env, argv[0], &fd));
   media_io *io = state_of(env);
   if (io == NULL || fd < 0 || fd >= io->table_len || io->tokens[fd] == 0) return int_value(env, -EBADF);
-  free(io->rules[fd]);
-  io->rules[fd] = NULL;
   napi_valuetype kind;
   CHECK(env, napi_typeof(env, argv[1], &kind));
-  if (kind == napi_null || kind == napi_undefined) return int_value(env, 0);
-  napi_typedarray_type type;
-  size_t length;
-  void *data;
-  CHECK(env, napi_get_typedarray_info(env, argv[1], &type, &length, &data, NULL, NULL));
-  const uint32_t *r = data;
-  if (type != napi_uint32_array || length < 11) {
-    napi_throw_type_error(env, NULL, "media_io: a relay rule is a Uint32Array of 11");
-    return NULL;
+  const uint32_t *r = NULL;
+  if (kind != napi_null && kind != napi_undefined) {
+    napi_typedarray_type type;
+    size_t length;
+    void *data;
+    CHECK(env, napi_get_typedarray_info(env, argv[1], &type, &length, &data, NULL, NULL));
+    if (type != napi_uint32_array || length < 11) {
+      napi_throw_type_error(env, NULL, "media_io: a relay rule is a Uint32Array of 11");
+      return NULL;
+    }
+    r = data;
   }
-  int out_fd = (int)r[4];
-  if (out_fd < 0 || out_fd >= io->table_len || io->tokens[out_fd] == 0) return int_value(env, -EBADF);
-  relay_rule *rule = malloc(sizeof *rule);
-  if (rule == NULL) return int_value(env, -ENOMEM);
-  *rule = (relay_rule){
-      .peer_ip = r[0], .peer_port = r[1], .ssrc = r[2], .payload_type = r[3],
-      .out_fd = out_fd, .out_token = io->tokens[out_fd],
-      .dest = {.sin_family = AF_INET, .sin_port = htons((uint16_t)r[6]), .sin_addr = {htonl(r[5])}},
-      .out_ssrc = r[7], .seq_offset = r[8], .ts_offset = r[9], .out_payload_type = r[10] & 0x7f,
-  };
-  io->rules[fd] = rule;
-  return int_value(env, 0);
+  /* Under the lock, so the relay thread is not between reading and relaying this socket. */
+  pthread_mutex_lock(&io->lock);
+  int result = set_rule(io, fd, r);
+  pthread_mutex_unlock(&io->lock);
+  return int_value(env, result);
 }
-

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { mediaIoAddonPath, runChild } from '../../../../test/support/child-node.js';
 import type { MediaSocket } from './media-socket.js';
 import { ipv4ToUint32, nativeMediaIo, uint32ToIpv4, type NativeMediaIo } from './native-udp.js';
 
@@ -33,19 +33,7 @@ async function until(check: () => boolean, ms = 2000): Promise<void> {
 }
 
 const io = nativeMediaIo();
-const addonPath = fileURLToPath(new URL('../../../../native/media-io/build/Release/media_io.node', import.meta.url));
-
-/** Runs plain JavaScript in a child Node and resolves with its stdout once it exits (killed after 5 s). */
-async function runChild(script: string): Promise<string> {
-  const child = spawn(process.execPath, ['-e', script]);
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill(), 5000);
-    child.on('exit', () => (clearTimeout(timer), resolve()));
-  });
-  return out;
-}
+const addonPath = mediaIoAddonPath;
 
 t.test('the media I/O addon is built and loads on Linux (npm run build:native)', { skip: process.platform !== 'linux' && 'the addon is Linux only' }, (t) => {
   t.ok(io, 'nativeMediaIo() returns the addon');

@@ -14,7 +14,7 @@ interface MediaIoAddon {
   readonly MAX_RECORDS: number;
   readonly RECORD_STRIDE: number;
   /** `onBatch(count, relayed)`: `relayed` records first, then `count` slots of the arena. */
-  init(onBatch: (count: number, relayed: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean, records: Uint32Array): void;
+  init(onBatch: (count: number, relayed: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean, records: Uint32Array, relayThread: boolean): void;
   /** A bound socket's descriptor, or -errno. */
   open(ipv4: number, port: number, token: number): number;
   localPort(fd: number): number;
@@ -105,17 +105,23 @@ class NativeMediaSocket implements MediaSocket {
   relay(rule: RelayRule | null, via?: MediaSocket): boolean {
     if (this.#closed) return false;
     this.io.catchUp();
-    if (rule === null) return this.io.addon.relay(this.fd, null) === 0;
-    if (!(via instanceof NativeMediaSocket) || via.#closed) return false;
-    const peer = ipv4ToUint32(rule.peer.address);
-    const destination = ipv4ToUint32(rule.destination.address);
-    if (peer < 0 || destination < 0) return false;
-    const words = Uint32Array.of(
-      peer, rule.peer.port, rule.ssrc, rule.payloadType,
-      via.fd, destination, rule.destination.port,
-      rule.outSsrc, rule.sequenceOffset, rule.timestampOffset, rule.outPayloadType,
-    );
-    return this.io.addon.relay(this.fd, words) === 0;
+    let words: Uint32Array | null = null;
+    if (rule !== null) {
+      if (!(via instanceof NativeMediaSocket) || via.#closed) return false;
+      const peer = ipv4ToUint32(rule.peer.address);
+      const destination = ipv4ToUint32(rule.destination.address);
+      if (peer < 0 || destination < 0) return false;
+      words = Uint32Array.of(
+        peer, rule.peer.port, rule.ssrc, rule.payloadType,
+        via.fd, destination, rule.destination.port,
+        rule.outSsrc, rule.sequenceOffset, rule.timestampOffset, rule.outPayloadType,
+      );
+    }
+    const done = this.io.addon.relay(this.fd, words) === 0;
+    // The relay thread may have relayed by the old rule until the swap: those records are the
+    // old rule's, and the caller's bookkeeping moves to the new one when this returns.
+    this.io.catchUp();
+    return done;
   }
 
   catchUp(): void {
@@ -137,6 +143,11 @@ export interface NativeMediaIoOptions {
    * `receivedAt`, on the `performance.now()` clock: how long datagrams wait before they are read.
    */
   receiveTimestamps?: boolean;
+  /**
+   * Relay the sockets with relay rules on a thread of the addon's own, away from the event loop
+   * (native/media-io/relay_thread.c). On by default; off, the event loop relays them itself.
+   */
+  relayThread?: boolean;
 }
 
 const NO_AGE = 0xffffffff;
@@ -154,6 +165,7 @@ export class NativeMediaIo {
   readonly #slot: number;
   readonly #stride: number;
   readonly receiveTimestamps: boolean;
+  readonly relayThread: boolean;
   #nextToken = 1;
 
   constructor(
@@ -163,12 +175,13 @@ export class NativeMediaIo {
     this.#slot = addon.SLOT_BYTES;
     this.#stride = addon.META_STRIDE;
     this.receiveTimestamps = options.receiveTimestamps ?? false;
+    this.relayThread = options.relayThread ?? true;
     // 16 MiB of address space, not of memory: left unfilled, a page is backed once a datagram lands in it.
     this.#arena = Buffer.allocUnsafeSlow(addon.MAX_BATCH * addon.SLOT_BYTES);
     this.#meta = new Uint32Array(addon.MAX_BATCH * addon.META_STRIDE);
     this.#recordStride = addon.RECORD_STRIDE;
     this.#records = new Uint32Array(1 + addon.MAX_RECORDS * addon.RECORD_STRIDE);
-    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps, this.#records);
+    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps, this.#records, this.relayThread);
   }
 
   /** Binds `address:port` (0 for any port); throws the bind error (EADDRINUSE) as node:dgram would. */
@@ -194,7 +207,7 @@ export class NativeMediaIo {
 
   /**
    * Brings the sockets' relayed-packet bookkeeping up to date. The addon reports relayed datagrams
-   * in bulk, up to 20 ms late; whatever reads or moves what they count (statistics, a sequencer
+   * in bulk, up to 20 ms late (and the relay thread goes on relaying meanwhile); whatever reads or moves what they count (statistics, a sequencer
    * another source is about to use, a rule) calls this first. Rule changes and closing do.
    */
   catchUp(): void {
@@ -245,6 +258,8 @@ export function nativeMediaIo(options: NativeMediaIoOptions = {}): NativeMediaIo
     instance = addon === null ? null : new NativeMediaIo(addon, options);
   } else if (instance !== null && options.receiveTimestamps !== undefined && options.receiveTimestamps !== instance.receiveTimestamps) {
     throw new Error('media I/O is already set up with other receive timestamps');
+  } else if (instance !== null && options.relayThread !== undefined && options.relayThread !== instance.relayThread) {
+    throw new Error('media I/O is already set up with the relay thread ' + (instance.relayThread ? 'on' : 'off'));
   }
   return instance;
 }
