@@ -12,6 +12,7 @@ t.test('contract 8: defaults fill every setting and the result is frozen', (t) =
   t.equal(config.data_dir, '/srv/vgw/data');
   t.equal(config.calls.allow_private_agent_urls, false);
   t.equal(config.rtp.socket_io, 'auto');
+  t.equal(config.rtp.relay_thread, true, 'passthrough streams are relayed off the event loop by default');
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.http));
   t.end();
 });
@@ -32,6 +33,7 @@ t.test('a bad value names the key and the variable that set it', (t) => {
   t.throws(() => loadConfig({ env: { VGW_LOG_LEVEL: 'loud' } }), { message: /log_level must be one of/ });
   t.throws(() => loadConfig({ env: { VGW_RTP_SOCKET_IO: 'io_uring' } }), { message: /rtp\.socket_io must be one of .*\(VGW_RTP_SOCKET_IO\)/ });
   t.equal(loadConfig({ env: { VGW_RTP_SOCKET_IO: 'dgram' } }).rtp.socket_io, 'dgram');
+  t.equal(loadConfig({ env: { VGW_RTP_RELAY_THREAD: 'false' } }).rtp.relay_thread, false);
   t.end();
 });
 

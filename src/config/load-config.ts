@@ -25,6 +25,7 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_RTP_PORT_MIN: { path: ['rtp', 'port_min'], kind: 'int' },
   VGW_RTP_PORT_MAX: { path: ['rtp', 'port_max'], kind: 'int' },
   VGW_RTP_SOCKET_IO: { path: ['rtp', 'socket_io'], kind: 'string' },
+  VGW_RTP_RELAY_THREAD: { path: ['rtp', 'relay_thread'], kind: 'bool' },
   VGW_DATA_DIR: { path: ['data_dir'], kind: 'string' },
   VGW_CARRIERS_FILE: { path: ['carriers_file'], kind: 'string' },
   VGW_SECRET_KEY: { path: ['secret_key'], kind: 'string' },

@@ -89,6 +89,11 @@ export const ConfigSchema = Type.Object(
          * one epoll set); `dgram`, Node's own sockets; `auto`, the addon where it is built.
          */
         socket_io: StringEnum(['auto', 'native', 'dgram'], { default: 'auto' }),
+        /**
+         * With the addon: relay passthrough streams on a thread of the addon's own, so that
+         * relayed packets never wait for JavaScript. Off, the event loop relays them itself.
+         */
+        relay_thread: Type.Boolean({ default: true }),
       },
       { ...strict, default: {} },
     ),

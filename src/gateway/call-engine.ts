@@ -149,7 +149,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const announcement = await loadAnnouncement(config.sandbox.announcement);
   await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
 
-  const mediaIo = useMediaIo(config.rtp.socket_io);
+  const mediaIo = useMediaIo(config.rtp.socket_io, { relayThread: config.rtp.relay_thread });
   if (mediaIo === null) throw new ConfigError('config: rtp.socket_io is native, but the media I/O addon is not built (npm run build:native)');
   const ports = new PortPool({ min: config.rtp.port_min, max: config.rtp.port_max });
   const rtpBindAddress = config.rtp.bind_address ?? config.sip.host;
@@ -243,7 +243,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   });
   const udp = transport.localAddress('UDP');
   const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port, tlsPort: tls ? transport.localAddress('TLS').port : null };
-  logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, media_io: mediaIo, sandbox: sandbox.uri }, 'SIP and media listening');
+  logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, media_io: mediaIo, relay_thread: mediaIo === 'native' && config.rtp.relay_thread, sandbox: sandbox.uri }, 'SIP and media listening');
 
   // From here on calls may be live: the heartbeat dates them if the process dies (see recovery).
   const heartbeat = new Heartbeat(config.data_dir, clock, (err) => logger.warn({ err }, 'cannot write the engine heartbeat; calls cut off by a crash will end at the restart'));

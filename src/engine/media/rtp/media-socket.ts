@@ -103,11 +103,11 @@ let selected: MediaIoKind | undefined;
 /**
  * Chooses the I/O of the sockets opened from now on and says which it is, or null (choosing
  * nothing) when `native` is asked for and the addon is not built. Without a call, the first
- * socket chooses `auto`.
+ * socket chooses `auto`. `relayThread` (`rtp.relay_thread`) is the addon's, set once per thread.
  */
-export function useMediaIo(choice: MediaIoChoice): MediaIoKind | null {
+export function useMediaIo(choice: MediaIoChoice, options: { relayThread?: boolean } = {}): MediaIoKind | null {
   if (choice === 'dgram') return (selected = 'dgram');
-  if (nativeMediaIo() !== null) return (selected = 'native');
+  if (nativeMediaIo({ relayThread: options.relayThread }) !== null) return (selected = 'native');
   return choice === 'native' ? null : (selected = 'dgram');
 }
 
