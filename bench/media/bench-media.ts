@@ -5,7 +5,7 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,ours-dgram,naive,c-floor,rtpengine,direct; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone,
+ * BENCH_TARGETS (ours,ours-loop,ours-dgram,naive,c-floor,rtpengine,direct; ours-loop is ours without the relay thread; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone,
  * BENCH_MEDIA_JSON=FILE to save the run's figures; `--from-json FILE` writes the section from a saved run without measuring;
  * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile,
  * BENCH_RELAY_NODE_ARGS for more node flags.
@@ -21,13 +21,13 @@ import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 import { writePerformanceSection, type BenchReport, type ConfigResult, type Summary } from './report.js';
 
-type Target = 'ours' | 'ours-dgram' | 'naive' | 'c-floor' | 'rtpengine' | 'direct';
+type Target = 'ours' | 'ours-loop' | 'ours-dgram' | 'naive' | 'c-floor' | 'rtpengine' | 'direct';
 
 const CALL_COUNTS = (process.env.BENCH_CALLS ?? '100,400').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-dgram,naive,c-floor,rtpengine,direct').split(',') as Target[];
+const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-loop,ours-dgram,naive,c-floor,rtpengine,direct').split(',') as Target[];
 const NG_PORT = 22222;
 const CLK_TCK = 100;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -150,6 +150,7 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const { endpoints } = await opened;
   const started =
     target === 'ours' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native' })
+      : target === 'ours-loop' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native', BENCH_RELAY_THREAD: '0' })
       : target === 'ours-dgram' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'dgram' })
       : target === 'naive' ? await startOurs(endpoints, './naive-relay-worker.ts')
       : target === 'c-floor' ? await startCFloor(endpoints)
@@ -167,7 +168,7 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const relayCpuMs = pid ? cpuMs(pid) - relay0 : 0;
   const genCpuMs = cpuMs(gen.pid!) - gen0;
   const window = (await result).result;
-  if ((target === 'ours' || target === 'ours-dgram') && started.child) {
+  if ((target === 'ours' || target === 'ours-loop' || target === 'ours-dgram') && started.child) {
     const stats = nextMessage<{ totals: Record<string, number> }>(started.child, 'stats');
     started.child.send({ type: 'stats' });
     console.log(`  relay counters: ${JSON.stringify((await stats).totals)}`);

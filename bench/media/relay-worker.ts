@@ -13,9 +13,10 @@ import type { CallEndpoints, RelayPorts } from './protocol.js';
 const { systemClock } = await compiled<typeof ClockModule>('common/clock.js');
 const { isPortsExhausted, MediaBridge: Bridge, PortPool, RtpSession: Session, useMediaIo } = await compiled<typeof MediaModule>('engine/media/index.js');
 
-// BENCH_MEDIA_IO: native (the batched I/O addon, as the gateway runs by default on Linux) or dgram.
+// BENCH_MEDIA_IO: native (the batched I/O addon, as the gateway runs by default on Linux) or dgram;
+// BENCH_RELAY_THREAD=0: the addon without its relay thread (rtp.relay_thread false).
 const mediaIo = (process.env.BENCH_MEDIA_IO ?? 'native') as MediaIoChoice;
-if (useMediaIo(mediaIo) !== mediaIo) throw new Error(`relay: media I/O ${mediaIo} is not available (npm run build:native)`);
+if (useMediaIo(mediaIo, { relayThread: process.env.BENCH_RELAY_THREAD !== '0' }) !== mediaIo) throw new Error(`relay: media I/O ${mediaIo} is not available (npm run build:native)`);
 
 const ports = new PortPool({ min: 20000, max: 27999 });
 const bridges: MediaBridge[] = [];

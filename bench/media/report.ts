@@ -42,6 +42,7 @@ const f = (n: number, digits = 3): string => n.toFixed(digits);
 
 const NAMES: Record<string, string> = {
   ours: 'voice-gateway relay (Node, media I/O addon)',
+  'ours-loop': 'voice-gateway relay, addon without its relay thread',
   'ours-dgram': 'voice-gateway relay on node:dgram',
   naive: 'naive Node forwarder (no RTP logic)',
   'c-floor': 'C forwarder (no RTP logic; the kernel\'s floor)',
