@@ -7,7 +7,7 @@
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
  * BENCH_TARGETS (ours,ours-loop,ours-dgram,naive,c-floor,rtpengine,direct; ours-loop is ours without the relay thread; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone,
  * BENCH_MEDIA_JSON=FILE to save the run's figures; `--from-json FILE` writes the section from a saved run without measuring;
- * for the relay worker BENCH_RTCP_MS (5000) and BENCH_MUX_ONLY=1; BENCH_PROFILE=DIR for a CPU profile,
+ * for the relay worker BENCH_RTCP_MS (5000), BENCH_MUX_ONLY=1 and BENCH_LOOP_BUSY_MS (N ms of JavaScript every 20 ms on its loop); BENCH_PROFILE=DIR for a CPU profile,
  * BENCH_RELAY_NODE_ARGS for more node flags.
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';

@@ -74,6 +74,15 @@ process.on('message', (msg: { type: 'setup'; calls: CallEndpoints[] } | { type: 
     (err: Error) => process.send?.({ type: 'error', message: err.message }),
   );
 });
+// BENCH_LOOP_BUSY_MS=N: the event loop also runs N ms of JavaScript every 20 ms, standing in for
+// what shares it in the gateway (the API, SIP, agent audio, garbage collection).
+const busyMs = Number(process.env.BENCH_LOOP_BUSY_MS ?? 0);
+if (busyMs > 0) {
+  setInterval(() => {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until);
+  }, 20);
+}
 // Exit normally on SIGTERM so that --cpu-prof can write its profile.
 process.on('SIGTERM', () => process.exit(0));
 process.send?.({ type: 'started' });

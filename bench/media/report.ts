@@ -108,50 +108,66 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-The tables above are the run of 2026-11-23 at 06:42 UTC (commit 997c77d), on a quiet host (load
-average 0.5 to 1.3), the first with relayed packets reported to JavaScript in bulk (ARCHITECTURE.md,
-"Relay rules"): a read that only relays calls no JavaScript, and the records of relayed packets
-follow 64 at a time.
+The tables above are the run of 2026-11-23 at 08:44 UTC (working tree at 3dfd82e), the first with
+the relay thread (ARCHITECTURE.md, "The relay thread"): sockets whose streams the addon relays
+are read by a thread of the addon's own, and JavaScript gets the records of relayed packets every
+20 ms. "ours-loop" is the same build with \`rtp.relay_thread: false\`: the event loop relays, and
+hands the records over 64 at a time.
 
-- **CPU per packet (target at most rtpengine's): met**, 0.75 at 100 calls and 0.94 at 400. At 400
-  calls ours spent 12.5 ms per 1,000 packets (10.1 to 13.3 in the three runs), against 13.7 in the
-  run of 03:50 UTC the same night, when every read that relayed also called JavaScript. rtpengine
-  measured 13.0 to 14.8 here and 14.9 to 18.1 in that run: the host, not rtpengine, changed, which
-  is why only ratios between targets of one run mean anything (targets are interleaved).
+- **CPU per packet (target at most rtpengine's): met**, 0.69 at 100 calls and 0.78 at 400 (12.3
+  ms per 1,000 packets at 400, rtpengine 15.7). Only ratios between targets of one run mean
+  anything: the host's load moves every figure (rtpengine measured 13.0 to 18.1 ms at 400 calls
+  over the night), which is why the targets are interleaved.
 - **Where the rest goes.** The C forwarder (\`bench/media/c-forwarder.c\`: the same system calls as the
-  addon, no RTP logic) spends 7.7 ms per 1,000 packets at 400 calls and 9.0 at 100: that is the
-  kernel's share, most of it \`sendto\`, which on loopback also carries the receiving process's
-  delivery and wake-up. Ours spends 3 to 5 ms more. The JavaScript bookkeeping of relayed packets
-  (statistics, sequencer, media timeout) is now about 0.9 µs a packet, in batches of 64 (a V8
-  profile of a 400-call run at 06:41 UTC: 5.5 % of the window in JavaScript, two thirds of it
-  that bookkeeping). The rest is what Node's loop adds around each wake-up: libuv polls its own
-  epoll set, which holds the addon's, so each wake-up is two \`epoll_wait\` calls, plus timers and
-  the loop's own housekeeping.
+  addon, no RTP logic) spends 8.6 ms per 1,000 packets at 400 calls: that is the kernel's share,
+  most of it \`sendto\`, which on loopback also carries the receiving process's delivery and
+  wake-up. Ours spends 3 to 4 ms more: the JavaScript bookkeeping of the records (statistics,
+  sequencer, media timeout; about 0.9 µs a packet), RTCP, and Node's own loop.
+- **Latency (target p99 under 1 ms): met at 100 calls (0.28 ms, from 0.48 the night before), not
+  at 400.** Arrival times come from the kernel (SO_TIMESTAMPNS through the addon), so the
+  generator's own delays are out and the floor ("no relay") is a p99 of 25 µs. At 400 calls:
+  - in this run ours measured 1.8 to 2.4 ms, the loop variant 1.0 to 1.4, rtpengine 1.4 to 2.7 and
+    the C forwarder 0.55 to 0.79;
+  - in five more interleaved pairs at 09:11 UTC (\`BENCH_TARGETS=ours,ours-loop,c-floor\`) ours
+    measured 0.97 to 2.6 ms (median 1.36) and the loop variant 1.56 to 3.0 (median 2.30), lower
+    in every pair; the C forwarder 0.50 to 0.72;
+  - so on an otherwise idle loop the thread's p99 is within the host's noise of the loop's, while
+    its p50 is half (0.075 against 0.125 to 0.185 ms in every run).
+- **Why the p99 is still over 1 ms: the host's two cores.** The generator takes half a core, the
+  relay thread about 0.37 and the loop's bookkeeping about 0.08, in bursts. Counters read inside
+  the relay thread during a 400-call run (09:31 UTC, not kept in the code) showed about 40
+  involuntary context switches a second and 66 wake-ups a second that took over 300 µs (up to
+  2 ms), while the lock it shares with the loop was never held against it for more than 50 µs:
+  the thread is pre-empted, not blocked. Renicing the thread to -10 moved its p99 to 1.0 to 1.4 ms
+  (median 1.1). The single-threaded C forwarder has one fewer thing to share the cores with.
+- **Why the relay thread is on by default anyway: the gateway's loop is never idle.** With the
+  relay worker's loop also running 5 ms of JavaScript every 20 ms (\`BENCH_LOOP_BUSY_MS=5\`, 09:32
+  UTC, three pairs, standing in for the API, SIP, agent audio and garbage collection), ours
+  measured p50 0.12 to 0.20 ms and p99 3.2 to 3.8 ms; the loop variant p50 1.2 to 1.5 ms and p99 7
+  to 10 ms, and it spent about 9 % more CPU. A blocked loop no longer holds relayed audio at all (the
+  test \`relay-thread.test.ts\`: 600 ms of a blocked loop, relayed packets still through in 10 ms).
 - **What the media I/O addon did before the relay rules** (the gateway's default on Linux): the
   same relay code on Node's \`dgram\` sockets, where every packet goes through JavaScript, spends
-  29.3 and 22.4 ms per 1,000 packets in this run. Node's \`dgram\`, per datagram received, makes two
+  30.6 and 23.6 ms per 1,000 packets in this run. Node's \`dgram\`, per datagram received, makes two
   \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an \`rinfo\`
   object, and calls into JavaScript with a microtask checkpoint; per datagram sent it builds a
   \`SendWrap\` and an array and parses the address. The addon reads every ready socket with one
   \`recvmmsg\` and calls JavaScript once per batch. On \`dgram\` at 400 calls the relay saturates its
-  event loop (0.89 of a core) and packets queue in the sockets (p50 3 ms, p99 94 ms).
-- **Latency (target p99 under 1 ms): met at 100 calls (0.48 ms), not at 400 (1.9 ms).** Arrival
-  times come from the kernel (SO_TIMESTAMPNS through the addon), so the generator's own delays are
-  out and the floor ("no relay") is a p99 of 25 µs. At 400 calls ours was 1.5 to 2.6 ms in the
-  three runs, down from 5.5 to 14.6 at 03:50 UTC: with records handed over every 20 ms, 800 of
-  them at a time held the loop, and the relay with it, for about 3 ms (p99 3.0 and 3.7 ms in a run
-  started at 06:21 UTC); 64 at a time hold it for well under a millisecond. On this quiet host the C
-  forwarder (0.65 to 0.70 ms) meets the target and rtpengine nearly does (0.74 to 1.18 ms); in
-  the busier run of 03:50 neither did (1.5 to 5.3 and 2.4 to 6.1 ms). Ours is still 2 to 3 times
-  the floor, because it relays only when the event loop gets to its poll, and its per-packet cost
-  is higher. What would move it: the relay on a thread of its own, reading the sockets directly
-  (DECISIONS.md).
-- **Delivery (target 100 %): met**, every packet offered at both sizes, with every relay.
+  event loop (0.94 of a core) and packets queue in the sockets (p50 8.8 ms, p99 213 ms).
+- **Delivery (target 100 %): met**, every packet offered at both sizes, by ours with and without
+  the thread and by every other relay but the \`dgram\` one, which lost 0.3 % in one run at 400.
+- **The relay thread's records go every 20 ms, not 64 at a time:** their hand-over no longer holds
+  the relay, and each wake-up of the loop competes with the thread for a core. Two pairs of quick
+  runs at 400 calls (08:38 to 08:42 UTC) measured a p99 of 1.06 and 1.17 ms with hand-overs of
+  256 and 0.91 and 0.95 with 1,024 (which at 40,000 records a second the 20 ms flush precedes).
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
   wake-up.
 - **Not done.** \`sendmmsg\`: a relay's packets leave on as many sockets as there are legs, one or
   two per socket per wake-up at 50 packets/s, so there is next to nothing to batch per socket.
   rtpengine's kernel forwarding, used in production, is not what is compared here.
+- **Tried and not adopted: V8's single-threaded garbage collector** (\`--single-threaded-gc\`, so
+  that its helper threads do not take the relay thread's core): p99 1.3 to 1.8 ms in four runs
+  at 400 calls (09:18 UTC), no better.
 - **Tried and not adopted: connected UDP sockets.** A variant of the naive forwarder whose sockets
   were \`connect()\`ed to their peer (so the kernel skips the per-packet route lookup of \`sendto\`)
   spent 5 to 15 % less (2026-11-22). But a connected UDP socket receives only from its peer, and a

@@ -170,6 +170,8 @@ bool relay_thread_start(media_io *io) {
     if (io->thread_arena == NULL || !reader_init(&io->thread_reader, PER_SOCKET, io->thread_arena, io->timestamps)) return false;
   }
   if (pthread_create(&io->thread, NULL, relay_main, io) != 0) return false;
+  /* Named for top -H, ps -L and perf: an operator can see (and prioritise) the relay apart from the loop. */
+  pthread_setname_np(io->thread, "media-relay");
   io->thread_started = 1;
   return true;
 }
