@@ -6,31 +6,30 @@
  */
 #include "media_io.h"
 
-/* Nanoseconds from `at` (CLOCK_REALTIME) to `now`, as a meta age. */
-static uint32_t age_of(const struct timespec *now, const struct timespec *at) {
-  int64_t ns = (int64_t)(now->tv_sec - at->tv_sec) * 1000000000 + (now->tv_nsec - at->tv_nsec);
-  return ns < 0 ? 0 : ns >= NO_AGE ? NO_AGE - 1 : (uint32_t)ns;
+/* The kernel's receive time of a datagram (SO_TIMESTAMPNS, CLOCK_REALTIME) in nanoseconds, or 0. */
+uint64_t received_ns(struct msghdr *hdr) {
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(hdr); c != NULL; c = CMSG_NXTHDR(hdr, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    struct timespec at;
+    memcpy(&at, CMSG_DATA(c), sizeof at);
+    return (uint64_t)at.tv_sec * 1000000000u + (uint64_t)at.tv_nsec;
+  }
+  return 0;
 }
 
-/* Writes each datagram's age, from the kernel's receive timestamp to now, into its meta. */
+/*
+ * Writes each datagram's age, from the kernel's receive timestamp to now, into its meta: the
+ * first `handed_back` slots came from the relay thread with their receive times, the rest from
+ * this read's control messages.
+ */
 static void stamp_ages(media_io *io, const uint64_t *handed_back_at, int handed_back, int count) {
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
+  int64_t now_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
   for (int slot = 0; slot < count; slot++) {
-    uint32_t age = NO_AGE;
-    if (slot < handed_back) {
-      struct timespec at = {.tv_sec = (time_t)(handed_back_at[slot] / 1000000000u), .tv_nsec = (long)(handed_back_at[slot] % 1000000000u)};
-      if (handed_back_at[slot] != 0) age = age_of(&now, &at);
-    } else {
-      struct msghdr *hdr = &io->msgs[slot].msg_hdr;
-      for (struct cmsghdr *c = CMSG_FIRSTHDR(hdr); c != NULL; c = CMSG_NXTHDR(hdr, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
-        struct timespec at;
-        memcpy(&at, CMSG_DATA(c), sizeof at);
-        age = age_of(&now, &at);
-      }
-    }
-    io->meta[(size_t)slot * META_STRIDE + 4] = age;
+    uint64_t at = slot < handed_back ? handed_back_at[slot] : received_ns(&io->msgs[slot].msg_hdr);
+    int64_t age = now_ns - (int64_t)at;
+    io->meta[(size_t)slot * META_STRIDE + 4] = at == 0 ? NO_AGE : age < 0 ? 0 : age >= NO_AGE ? NO_AGE - 1 : (uint32_t)age;
   }
 }
 

@@ -166,6 +166,7 @@ media_io *state_of(napi_env env);
 uint64_t monotonic_ns(void);
 
 /* batch.c */
+uint64_t received_ns(struct msghdr *hdr);
 void on_readable(uv_poll_t *handle, int status, int events);
 void on_wake(uv_async_t *handle);
 

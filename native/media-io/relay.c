@@ -120,28 +120,17 @@ const relay_rule *relay_rule_of(media_io *io, int fd) {
   return rule;
 }
 
-/*
- * Replaces the rule of `fd` with `r` (the words of relay()), or removes it when `r` is NULL;
- * 0, -EBADF or -ENOMEM. A socket whose rule goes is read by the loop again. One that gets a rule
- * stays with the loop until the loop has relayed a whole read of it (batch.c): datagrams already
- * handed to JavaScript in the current batch must reach it before any later one is relayed.
- */
-static int set_rule(media_io *io, int fd, const uint32_t *r) {
-  free(io->rules[fd]);
-  io->rules[fd] = NULL;
-  if (r == NULL) {
-    set_reader(io, fd, io->tokens[fd], ON_LOOP);
-    return 0;
-  }
+/* A rule from the words of relay(), or NULL with -EBADF or -ENOMEM in `error`. */
+static relay_rule *new_rule(media_io *io, const uint32_t *r, int *error) {
   int out_fd = (int)r[4];
   if (out_fd < 0 || out_fd >= io->table_len || io->tokens[out_fd] == 0) {
-    set_reader(io, fd, io->tokens[fd], ON_LOOP);
-    return -EBADF;
+    *error = -EBADF;
+    return NULL;
   }
   relay_rule *rule = malloc(sizeof *rule);
   if (rule == NULL) {
-    set_reader(io, fd, io->tokens[fd], ON_LOOP);
-    return -ENOMEM;
+    *error = -ENOMEM;
+    return NULL;
   }
   *rule = (relay_rule){
       .peer_ip = r[0], .peer_port = r[1], .ssrc = r[2], .payload_type = r[3],
@@ -149,8 +138,21 @@ static int set_rule(media_io *io, int fd, const uint32_t *r) {
       .dest = {.sin_family = AF_INET, .sin_port = htons((uint16_t)r[6]), .sin_addr = {htonl(r[5])}},
       .out_ssrc = r[7], .seq_offset = r[8], .ts_offset = r[9], .out_payload_type = r[10] & 0x7f,
   };
-  io->rules[fd] = rule;
-  return 0;
+  return rule;
+}
+
+/*
+ * Replaces the rule of `fd` with `r` (the words of relay()), or removes it when `r` is NULL;
+ * 0, -EBADF or -ENOMEM. A socket left without a rule is read by the loop again. One that gets a
+ * rule stays with the loop until the loop has relayed a whole read of it (batch.c): datagrams
+ * already handed to JavaScript in the current batch must reach it before any later one is relayed.
+ */
+static int set_rule(media_io *io, int fd, const uint32_t *r) {
+  free(io->rules[fd]);
+  int error = 0;
+  io->rules[fd] = r == NULL ? NULL : new_rule(io, r, &error);
+  if (io->rules[fd] == NULL) set_reader(io, fd, io->tokens[fd], ON_LOOP);
+  return error;
 }
 
 /*

@@ -51,17 +51,6 @@ void reader_reset(reader *r, int first, int count, bool timestamps) {
   }
 }
 
-/* The kernel's receive time of a datagram (SO_TIMESTAMPNS) in nanoseconds, or 0. */
-static uint64_t received_ns(struct msghdr *hdr) {
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(hdr); c != NULL; c = CMSG_NXTHDR(hdr, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
-    struct timespec at;
-    memcpy(&at, CMSG_DATA(c), sizeof at);
-    return (uint64_t)at.tv_sec * 1000000000u + (uint64_t)at.tv_nsec;
-  }
-  return 0;
-}
-
 /* Queues datagram `slot` of the thread's read of `fd` for the loop, as it arrived. */
 static void hand_back(media_io *io, int fd, uint32_t token, int slot) {
   reader *r = &io->thread_reader;
