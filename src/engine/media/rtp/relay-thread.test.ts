@@ -104,3 +104,94 @@ t.test('without it (relayThread false), the same packets wait for the loop: the 
   t.ok(Math.min(...seen.latencies) >= 200, `the earliest waited ${Math.min(...seen.latencies).toFixed(1)} ms`);
   t.equal(seen.records, 11, 'every relayed packet recorded');
 });
+
+t.test('when JavaScript falls behind by more records than the addon keeps, the relay thread waits: no record is lost or repeated', { skip: !built && 'the addon is not built' }, async (t) => {
+  // The loop is blocked for 1.5 s while the caller sends 17,000 packets, at 20,000 a second: more
+  // than the 16,384 records the addon keeps. The thread must stop relaying once they are full (the
+  // kernel's buffer then holds, or drops, what arrives) and go on once the loop takes them. The
+  // far end is a worker of its own, so that it reads as fast as the relay sends.
+  const script = `
+    const io = require(${JSON.stringify(mediaIoAddonPath)});
+    const { Worker } = require('node:worker_threads');
+    const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
+    const records = new Uint32Array(1 + io.MAX_RECORDS * io.RECORD_STRIDE);
+    let recordCount = 0, increasing = true, last = 0, largest = 0;
+    io.init((count, relayed) => {
+      largest = Math.max(largest, relayed);
+      for (let i = 0; i < relayed; i++) {
+        const seq = records[1 + i * io.RECORD_STRIDE + 1];
+        if (seq <= last) increasing = false;
+        last = seq;
+      }
+      recordCount += relayed;
+    }, arena, meta, false, records, true);
+    const a = io.open(0x7f000001, 0, 1), b = io.open(0x7f000001, 0, 2);
+    const far = new Worker(\`
+      const { parentPort } = require('node:worker_threads');
+      const far = require('node:dgram').createSocket('udp4');
+      let atFar = 0, afterUnblock = 0, unblocked = false;
+      far.on('message', () => {
+        if (++atFar === 1) parentPort.postMessage({ first: true });
+        if (unblocked) afterUnblock++;
+      });
+      parentPort.on('message', (m) => {
+        if (m.unblocked) unblocked = true;
+        if (m.report) { parentPort.postMessage({ atFar, afterUnblock }); far.close(); }
+      });
+      far.bind(0, '127.0.0.1', () => parentPort.postMessage({ far: far.address().port }));
+    \`, { eval: true });
+    const caller = new Worker(\`
+      const { parentPort } = require('node:worker_threads');
+      const caller = require('node:dgram').createSocket('udp4');
+      const rtp = (seq) => { const p = Buffer.alloc(32); p[0] = 0x80; p.writeUInt16BE(seq, 2); p.writeUInt32BE(0xabc, 8); return p; };
+      parentPort.on('message', (m) => {
+        if (m.first) caller.send(rtp(1), m.to, '127.0.0.1');
+        if (m.rest) {
+          let seq = 2;
+          const timer = setInterval(() => {
+            for (let i = 0; i < 20 && seq <= 17000; i++) caller.send(rtp(seq++), m.to, '127.0.0.1');
+            if (seq > 17000) { clearInterval(timer); parentPort.postMessage({ sent: true }); caller.close(); }
+          }, 1);
+        }
+      });
+      caller.bind(0, '127.0.0.1', () => parentPort.postMessage({ caller: caller.address().port }));
+    \`, { eval: true });
+    let farPort = 0, callerPort = 0, sentAll = false;
+    const ready = () => {
+      if (!farPort || !callerPort) return;
+      const rule = Uint32Array.of(0x7f000001, callerPort, 0xabc, 0, b, 0x7f000001, farPort, 0x123, 0, 0, 0);
+      if (io.relay(a, rule) !== 0) throw new Error('rule refused');
+      caller.postMessage({ first: true, to: io.localPort(a) });
+    };
+    caller.on('message', (m) => {
+      if (m.caller) { callerPort = m.caller; ready(); }
+      if (m.sent) sentAll = true;
+    });
+    far.on('message', (m) => {
+      if (m.far) { farPort = m.far; ready(); }
+      if (m.first) {
+        // The first packet went through the loop, which gave the socket to the thread; block the loop.
+        setTimeout(() => {
+          caller.postMessage({ rest: true, to: io.localPort(a) });
+          const from = Date.now();
+          while (Date.now() - from < 1500);
+          far.postMessage({ unblocked: true });
+          setTimeout(() => far.postMessage({ report: true }), 500);
+        }, 50);
+      }
+      if (m.atFar !== undefined) {
+        io.takeRelayed(); // (any records not yet handed over come with this call's next batch)
+        setTimeout(() => {
+          console.log(JSON.stringify({ atFar: m.atFar, afterUnblock: m.afterUnblock, recordCount, increasing, largest, sentAll }));
+          io.close(a); io.close(b); caller.terminate(); far.terminate();
+        }, 100);
+      }
+    });`;
+  const seen = JSON.parse(await runChild(script, 20_000)) as { atFar: number; afterUnblock: number; recordCount: number; increasing: boolean; largest: number; sentAll: boolean };
+  t.ok(seen.sentAll, 'the caller sent all 17,000');
+  t.ok(seen.atFar > 16_384, `more packets were relayed (${seen.atFar}) than the addon keeps records`);
+  t.ok(seen.afterUnblock > 0, `the thread went on relaying once the loop took the records (${seen.afterUnblock} after)`);
+  t.equal(seen.recordCount, seen.atFar, 'one record for every packet relayed, none lost or repeated');
+  t.ok(seen.increasing, 'records in the order the packets arrived');
+  t.ok(seen.largest <= 16_384, `no hand-over beyond the records array (${seen.largest})`);
+});
