@@ -205,7 +205,8 @@ async function main(): Promise<void> {
   const result = await runAiPathBench();
   const section = aiPathMarkdown(result);
   process.stdout.write(`${section}\n`);
-  if (process.argv.includes('--write')) {
+  // BENCH_NO_WRITE=1 holds for the whole of `npm run bench:media`, which passes --write.
+  if (process.argv.includes('--write') && process.env.BENCH_NO_WRITE !== '1') {
     writeSection(AI_PATH_HEADING, section);
   }
 }

@@ -5,7 +5,9 @@
  * window. Results go to stdout and to docs/PERFORMANCE.md.
  *
  * Environment: BENCH_CALLS (a list, 100,400), BENCH_RUNS (3), BENCH_WINDOW_S (20), BENCH_WARMUP_S (5),
- * BENCH_TARGETS (ours,ours-loop,ours-dgram,naive,c-floor,rtpengine,direct; ours-loop is ours without the relay thread; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone,
+ * BENCH_TARGETS (ours,ours-rt,ours-loop,ours-dgram,naive,c-floor,rtpengine,rtpengine-rt,direct; ours-rt is ours with its relay thread
+ * in SCHED_RR 10 (rtp.relay_thread_priority), rtpengine-rt rtpengine with --scheduling=rr --priority=10, ours-loop ours without the
+ * relay thread; c-floor is bench/media/c-forwarder.c), BENCH_NO_WRITE=1 to leave the docs alone,
  * BENCH_MEDIA_JSON=FILE to save the run's figures; `--from-json FILE` writes the section from a saved run without measuring;
  * for the relay worker BENCH_RTCP_MS (5000), BENCH_MUX_ONLY=1 and BENCH_LOOP_BUSY_MS (N ms of JavaScript every 20 ms on its loop); BENCH_PROFILE=DIR for a CPU profile,
  * BENCH_RELAY_NODE_ARGS for more node flags.
@@ -21,13 +23,13 @@ import { NgClient } from './ng-client.js';
 import type { CallEndpoints, RelayPorts, WindowResult } from './protocol.js';
 import { writePerformanceSection, type BenchReport, type ConfigResult, type Summary } from './report.js';
 
-type Target = 'ours' | 'ours-loop' | 'ours-dgram' | 'naive' | 'c-floor' | 'rtpengine' | 'direct';
+type Target = 'ours' | 'ours-rt' | 'ours-loop' | 'ours-dgram' | 'naive' | 'c-floor' | 'rtpengine' | 'rtpengine-rt' | 'direct';
 
 const CALL_COUNTS = (process.env.BENCH_CALLS ?? '100,400').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-loop,ours-dgram,naive,c-floor,rtpengine,direct').split(',') as Target[];
+const TARGETS = (process.env.BENCH_TARGETS ?? 'ours,ours-rt,ours-loop,ours-dgram,naive,c-floor,rtpengine,rtpengine-rt,direct').split(',') as Target[];
 const NG_PORT = 22222;
 const CLK_TCK = 100;
 const here = (file: string): string => fileURLToPath(new URL(file, import.meta.url));
@@ -90,11 +92,14 @@ const sdpFor = (port: number): string =>
 const asString = (v: unknown): string => (typeof v === 'string' ? v : '');
 const portOf = (sdp: string): number => Number(/m=audio (\d+)/.exec(sdp)?.[1]);
 
+/** The real-time priority of ours-rt's relay thread and rtpengine-rt's threads. */
+const RT_PRIORITY = 10;
+
 /** Starts rtpengine userspace (recipe in engine-notes.md) and sets every call up over ng. */
-async function startRtpengine(endpoints: CallEndpoints[]): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
+async function startRtpengine(endpoints: CallEndpoints[], extra: string[] = []): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
   const child = spawn('rtpengine', [
     '--config-file=none', '--table=-1', '--interface=127.0.0.1', `--listen-ng=127.0.0.1:${NG_PORT}`,
-    '--foreground', '--log-stderr', '--log-level=3', '--port-min=28000', '--port-max=31999',
+    '--foreground', '--log-stderr', '--log-level=3', '--port-min=28000', '--port-max=31999', ...extra,
   ], { stdio: 'ignore' });
   const ng = await NgClient.open(NG_PORT);
   for (let i = 0; ; i++) {
@@ -150,11 +155,13 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const { endpoints } = await opened;
   const started =
     target === 'ours' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native' })
+      : target === 'ours-rt' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native', BENCH_RELAY_PRIORITY: String(RT_PRIORITY) })
       : target === 'ours-loop' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'native', BENCH_RELAY_THREAD: '0' })
       : target === 'ours-dgram' ? await startOurs(endpoints, './relay-worker.ts', { BENCH_MEDIA_IO: 'dgram' })
       : target === 'naive' ? await startOurs(endpoints, './naive-relay-worker.ts')
       : target === 'c-floor' ? await startCFloor(endpoints)
       : target === 'rtpengine' ? await startRtpengine(endpoints)
+      : target === 'rtpengine-rt' ? await startRtpengine(endpoints, ['--scheduling=rr', `--priority=${RT_PRIORITY}`])
         : { child: null, relay: endpoints.map((e) => ({ callerTarget: e.callee, calleeTarget: e.caller })) };
   gen.send({ type: 'start', relay: started.relay });
   await nextMessage(gen, 'started');
@@ -168,7 +175,7 @@ async function runOnce(target: Target, calls: number): Promise<RunResult> {
   const relayCpuMs = pid ? cpuMs(pid) - relay0 : 0;
   const genCpuMs = cpuMs(gen.pid!) - gen0;
   const window = (await result).result;
-  if ((target === 'ours' || target === 'ours-loop' || target === 'ours-dgram') && started.child) {
+  if (target.startsWith('ours') && started.child) {
     const stats = nextMessage<{ totals: Record<string, number> }>(started.child, 'stats');
     started.child.send({ type: 'stats' });
     console.log(`  relay counters: ${JSON.stringify((await stats).totals)}`);

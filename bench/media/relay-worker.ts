@@ -11,12 +11,17 @@ import type { CallEndpoints, RelayPorts } from './protocol.js';
 
 // The build, as `npm start` runs it (bench/compiled.ts); bench-media.ts built it before forking.
 const { systemClock } = await compiled<typeof ClockModule>('common/clock.js');
-const { isPortsExhausted, MediaBridge: Bridge, PortPool, RtpSession: Session, useMediaIo } = await compiled<typeof MediaModule>('engine/media/index.js');
+const { isPortsExhausted, MediaBridge: Bridge, PortPool, relayThreadPriorityOutcome, RtpSession: Session, useMediaIo } = await compiled<typeof MediaModule>('engine/media/index.js');
 
 // BENCH_MEDIA_IO: native (the batched I/O addon, as the gateway runs by default on Linux) or dgram;
-// BENCH_RELAY_THREAD=0: the addon without its relay thread (rtp.relay_thread false).
+// BENCH_RELAY_THREAD=0: the addon without its relay thread (rtp.relay_thread false);
+// BENCH_RELAY_PRIORITY=N: the relay thread in SCHED_RR at N (rtp.relay_thread_priority).
 const mediaIo = (process.env.BENCH_MEDIA_IO ?? 'native') as MediaIoChoice;
-if (useMediaIo(mediaIo, { relayThread: process.env.BENCH_RELAY_THREAD !== '0' }) !== mediaIo) throw new Error(`relay: media I/O ${mediaIo} is not available (npm run build:native)`);
+const relayThreadPriority = Number(process.env.BENCH_RELAY_PRIORITY ?? 0);
+if (useMediaIo(mediaIo, { relayThread: process.env.BENCH_RELAY_THREAD !== '0', relayThreadPriority }) !== mediaIo) throw new Error(`relay: media I/O ${mediaIo} is not available (npm run build:native)`);
+const outcome = relayThreadPriorityOutcome();
+// A refused priority would measure the time-sharing relay under the real-time name.
+if (outcome !== null && outcome !== 'granted') throw new Error(`relay: the kernel refused SCHED_RR ${relayThreadPriority} (${outcome})`);
 
 const ports = new PortPool({ min: 20000, max: 27999 });
 const bridges: MediaBridge[] = [];

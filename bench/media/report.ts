@@ -42,17 +42,20 @@ const f = (n: number, digits = 3): string => n.toFixed(digits);
 
 const NAMES: Record<string, string> = {
   ours: 'voice-gateway relay (Node, media I/O addon)',
+  'ours-rt': 'voice-gateway relay, relay thread in SCHED_RR 10',
   'ours-loop': 'voice-gateway relay, addon without its relay thread',
   'ours-dgram': 'voice-gateway relay on node:dgram',
   naive: 'naive Node forwarder (no RTP logic)',
   'c-floor': 'C forwarder (no RTP logic; the kernel\'s floor)',
   rtpengine: 'rtpengine 10.5 userspace',
+  'rtpengine-rt': 'rtpengine 10.5 userspace, threads in SCHED_RR 10',
   direct: 'no relay (generator to itself)',
 };
 
 function renderConfig(c: ConfigResult): string[] {
   const ours = c.summaries.find((s) => s.target === 'ours');
   const theirs = c.summaries.find((s) => s.target === 'rtpengine');
+  const realtime = c.summaries.find((s) => s.target === 'ours-rt');
   const ratio = ours && theirs ? ours.cpuMsPer1000 / theirs.cpuMsPer1000 : null;
   const rows = c.summaries.map((s) =>
     `| ${NAMES[s.target] ?? s.target} | ${s.target === 'direct' ? '-' : f(s.cpuMsPer1000)} | ${s.target === 'direct' ? '-' : f(s.relayCores, 2)} | ${f(s.deliveredPct, 2)} % | ${f(s.skippedPct, 1)} % | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max, 1)} | ${f(s.generatorCores, 2)} | ${f(s.load, 1)} |`,
@@ -69,6 +72,7 @@ function renderConfig(c: ConfigResult): string[] {
             `(${f(ours.skippedPct, 0)} % and ${f(theirs.skippedPct, 0)} % of packets skipped), so the relays saw different rates, and a saturated relay batches more reads per wake-up and spends less CPU per packet.`,
         `- Delivered through our relay: ${f(ours.deliveredPct, 2)} % (target 100 %: ${ours.deliveredPct >= 99.995 ? 'met' : 'not met'}).`,
         `- p99 one-way latency through our relay: ${f(ours.p99)} ms (target under 1 ms: ${ours.p99 < 1 ? 'met' : 'not met'}).`,
+        ...(realtime ? [`- The same with its relay thread in SCHED_RR 10 (\`rtp.relay_thread_priority: 10\`): ${f(realtime.p99)} ms (${realtime.p99 < 1 ? 'met' : 'not met'}), ${f(realtime.deliveredPct, 2)} % delivered.`] : []),
       ]
     : ['- rtpengine was not measured in this run, so there is no ratio.'];
   return [

@@ -96,14 +96,16 @@ static void cleanup(void *arg) {
 
 /*
  * init(onBatch(count, relayed), arena: Buffer, meta: Uint32Array, timestamps: boolean, records:
- * Uint32Array, relayThread = true): once per Node environment. Without the relay thread, the
- * loop relays every socket itself.
+ * Uint32Array, relayThread = true, relayPriority = 0): once per Node environment. Without the
+ * relay thread, the loop relays every socket itself. relayPriority 1 to 99 runs the relay thread
+ * in SCHED_RR at that priority (relay_thread.c); 0 leaves it in the ordinary time-sharing class.
  */
 static napi_value Init(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
+  size_t argc = 7;
+  napi_value argv[7];
   bool timestamps = false;
   bool relay_thread = true;
+  int32_t relay_priority = 0;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (state_of(env) != NULL) {
     napi_throw_error(env, NULL, "media_io: already initialised");
@@ -124,6 +126,13 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   napi_valuetype kind = napi_undefined;
   if (argc >= 6) CHECK(env, napi_typeof(env, argv[5], &kind));
   if (kind == napi_boolean) CHECK(env, napi_get_value_bool(env, argv[5], &relay_thread));
+  kind = napi_undefined;
+  if (argc >= 7) CHECK(env, napi_typeof(env, argv[6], &kind));
+  if (kind == napi_number) CHECK(env, napi_get_value_int32(env, argv[6], &relay_priority));
+  if (relay_priority < 0 || relay_priority > RELAY_PRIORITY_MAX) {
+    napi_throw_range_error(env, NULL, "media_io: relayPriority is 0 to 99");
+    return NULL;
+  }
   if (arena_len < (size_t)MAX_BATCH * SLOT_BYTES || type != napi_uint32_array || meta_len < (size_t)MAX_BATCH * META_STRIDE ||
       records_type != napi_uint32_array || records_len < 1 + (size_t)MAX_RECORDS * RECORD_STRIDE) {
     napi_throw_range_error(env, NULL, "media_io: arena, meta or records too small");
@@ -142,6 +151,7 @@ static napi_value Init(napi_env env, napi_callback_info info) {
   io->records[0] = 0;
   io->timestamps = timestamps;
   io->relay_thread = relay_thread;
+  io->relay_priority = relay_priority;
   /* Each slot's header points at its own part of the arena and its own source address, for good. */
   io->loop_reader = (reader){.msgs = io->msgs, .iov = io->iov, .from = io->from, .control = io->control};
   reader_init(&io->loop_reader, MAX_BATCH, io->arena, timestamps);
@@ -284,6 +294,7 @@ static napi_value Register(napi_env env, napi_value exports) {
       {"close", NULL, Close, NULL, NULL, NULL, napi_default, NULL},
       {"relay", NULL, Relay, NULL, NULL, NULL, napi_default, NULL},
       {"takeRelayed", NULL, TakeRelayed, NULL, NULL, NULL, napi_default, NULL},
+      {"probeRelayPriority", NULL, ProbeRelayPriority, NULL, NULL, NULL, napi_default, NULL},
   };
   const char *names[] = {"MAX_BATCH", "SLOT_BYTES", "META_STRIDE", "MAX_RECORDS", "RECORD_STRIDE"};
   const uint32_t values[] = {MAX_BATCH, SLOT_BYTES, META_STRIDE, MAX_RECORDS, RECORD_STRIDE};

@@ -56,6 +56,9 @@
 /* Datagrams the relay thread read but may not relay, waiting for the loop (relay_thread.c). */
 #define MAX_DEFERRED MAX_BATCH
 
+/* The highest SCHED_RR priority (sched_get_priority_max(SCHED_RR) on Linux). */
+#define RELAY_PRIORITY_MAX 99
+
 /* Which reader a socket's datagrams go to: the event loop's epoll set, or the relay thread's. */
 #define ON_LOOP 0
 #define ON_THREAD 1
@@ -76,7 +79,6 @@ typedef struct {
 
 /* Receive buffers for recvmmsg(2): one set for the event loop (over the shared arena), one for the relay thread. */
 typedef struct {
-  int slots;
   struct mmsghdr *msgs;
   struct iovec *iov;
   struct sockaddr_in *from;
@@ -141,6 +143,8 @@ typedef struct {
   int table_len;
   /* The relay thread (relay_thread.c), started with the first socket it takes over. */
   int relay_thread;
+  /* The relay thread's SCHED_RR priority, or 0 for the ordinary time-sharing class. */
+  int relay_priority;
   int thread_epfd;
   int thread_wake_fd;
   int thread_started;
@@ -186,5 +190,6 @@ bool relay_thread_init(media_io *io);
 bool relay_thread_start(media_io *io);
 void relay_thread_stop(media_io *io);
 void relay_thread_free(media_io *io);
+napi_value ProbeRelayPriority(napi_env env, napi_callback_info info);
 
 #endif

@@ -18,6 +18,7 @@
  * what arrives. Everything it shares with the loop is under the lock, taken per socket read, so
  * that the loop waits at most one socket's read (a recvmmsg and the sends) for a rule change.
  */
+#include <sched.h>
 #include <sys/eventfd.h>
 
 #include "media_io.h"
@@ -31,7 +32,6 @@ bool reader_init(reader *r, int slots, uint8_t *arena, bool timestamps) {
     r->control = calloc((size_t)slots, sizeof *r->control);
     if (r->msgs == NULL || r->iov == NULL || r->from == NULL || r->control == NULL) return false;
   }
-  r->slots = slots;
   for (int slot = 0; slot < slots; slot++) {
     r->iov[slot].iov_base = arena + (size_t)slot * SLOT_BYTES;
     r->iov[slot].iov_len = SLOT_BYTES;
@@ -149,6 +149,48 @@ static void *relay_main(void *arg) {
   }
 }
 
+/*
+ * Real-time priority for the relay thread (rtp.relay_thread_priority). In the time-sharing class a
+ * woken relay thread often waits behind whatever runs on its core (the loop's JavaScript, another
+ * process) for a millisecond or more, and the packets that arrived meanwhile wait with it: that
+ * wait is most of the relay's p99 latency on a busy host (PERFORMANCE.md). In SCHED_RR it runs as
+ * soon as a datagram wakes it. It needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least the priority
+ * (systemd: LimitRTPRIO=); the kernel's real-time throttling (sched_rt_runtime_us) still leaves
+ * the other threads their share if a flood keeps it busy. The event loop is never real-time.
+ * Starts `start` in SCHED_RR at `priority`; pthread_create's result.
+ */
+static int create_realtime(pthread_t *thread, void *(*start)(void *), void *arg, int priority) {
+  pthread_attr_t attr;
+  struct sched_param param = {.sched_priority = priority};
+  int error = pthread_attr_init(&attr);
+  if (error != 0) return error;
+  if ((error = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED)) == 0 && (error = pthread_attr_setschedpolicy(&attr, SCHED_RR)) == 0 &&
+      (error = pthread_attr_setschedparam(&attr, &param)) == 0)
+    error = pthread_create(thread, &attr, start, arg);
+  pthread_attr_destroy(&attr);
+  return error;
+}
+
+static void *probe_main(void *arg) { return arg; }
+
+/*
+ * probeRelayPriority(priority) -> 0 if a thread may run in SCHED_RR at `priority` here, else the
+ * errno that refuses it (EPERM without CAP_SYS_NICE or RLIMIT_RTPRIO, or in a cgroup without a
+ * real-time budget). It starts and joins a thread with those attributes, as relay_thread_start would.
+ */
+napi_value ProbeRelayPriority(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t priority;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  CHECK(env, napi_get_value_int32(env, argv[0], &priority));
+  if (priority < 1 || priority > RELAY_PRIORITY_MAX) return int_value(env, EINVAL);
+  pthread_t probe;
+  int error = create_realtime(&probe, probe_main, NULL, priority);
+  if (error == 0) pthread_join(probe, NULL);
+  return int_value(env, error);
+}
+
 /* Starts the relay thread if it is not running; false if it cannot be started. Called with the lock held. */
 bool relay_thread_start(media_io *io) {
   if (io->thread_started) return true;
@@ -158,7 +200,9 @@ bool relay_thread_start(media_io *io) {
     io->thread_arena = malloc((size_t)PER_SOCKET * SLOT_BYTES);
     if (io->thread_arena == NULL || !reader_init(&io->thread_reader, PER_SOCKET, io->thread_arena, io->timestamps)) return false;
   }
-  if (pthread_create(&io->thread, NULL, relay_main, io) != 0) return false;
+  bool started = io->relay_priority > 0 && create_realtime(&io->thread, relay_main, io, io->relay_priority) == 0;
+  /* Refused (probeRelayPriority said so at start-up, or the limits changed since): time-sharing, as without. */
+  if (!started && pthread_create(&io->thread, NULL, relay_main, io) != 0) return false;
   /* Named for top -H, ps -L and perf: an operator can see (and prioritise) the relay apart from the loop. */
   pthread_setname_np(io->thread, "media-relay");
   io->thread_started = 1;

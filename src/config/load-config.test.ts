@@ -13,6 +13,7 @@ t.test('contract 8: defaults fill every setting and the result is frozen', (t) =
   t.equal(config.calls.allow_private_agent_urls, false);
   t.equal(config.rtp.socket_io, 'auto');
   t.equal(config.rtp.relay_thread, true, 'passthrough streams are relayed off the event loop by default');
+  t.equal(config.rtp.relay_thread_priority, 0, 'the relay thread is time-sharing unless real-time is granted on purpose');
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.http));
   t.end();
 });
@@ -34,6 +35,8 @@ t.test('a bad value names the key and the variable that set it', (t) => {
   t.throws(() => loadConfig({ env: { VGW_RTP_SOCKET_IO: 'io_uring' } }), { message: /rtp\.socket_io must be one of .*\(VGW_RTP_SOCKET_IO\)/ });
   t.equal(loadConfig({ env: { VGW_RTP_SOCKET_IO: 'dgram' } }).rtp.socket_io, 'dgram');
   t.equal(loadConfig({ env: { VGW_RTP_RELAY_THREAD: 'false' } }).rtp.relay_thread, false);
+  t.equal(loadConfig({ env: { VGW_RTP_RELAY_THREAD_PRIORITY: '10' } }).rtp.relay_thread_priority, 10);
+  t.throws(() => loadConfig({ env: { VGW_RTP_RELAY_THREAD_PRIORITY: '100' } }), { message: /rtp\.relay_thread_priority must be <= 99 \(VGW_RTP_RELAY_THREAD_PRIORITY\)/ });
   t.end();
 });
 

@@ -94,6 +94,11 @@ export const ConfigSchema = Type.Object(
          * relayed packets never wait for JavaScript. Off, the event loop relays them itself.
          */
         relay_thread: Type.Boolean({ default: true }),
+        /**
+         * 1 to 99: the relay thread runs in SCHED_RR at that priority, so a relayed packet never
+         * waits for it to get a core; needs CAP_SYS_NICE or LimitRTPRIO. 0: time-sharing.
+         */
+        relay_thread_priority: Type.Integer({ minimum: 0, maximum: 99, default: 0 }),
       },
       { ...strict, default: {} },
     ),

@@ -17,7 +17,7 @@ import {
   CallService, Heartbeat, loadAnnouncement, loadWavPcm8k, recoverUnfinishedCalls, SandboxFarEnd, type CallEngineContext, type CarrierProfile,
 } from '../engine/calls/index.js';
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
-import { LoopingPcmSource, PortPool, useMediaIo } from '../engine/media/index.js';
+import { LoopingPcmSource, PortPool, relayThreadPriorityOutcome, useMediaIo } from '../engine/media/index.js';
 import {
   DigestServer, hopUri, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipSource,
 } from '../engine/sip/index.js';
@@ -149,8 +149,13 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const announcement = await loadAnnouncement(config.sandbox.announcement);
   await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
 
-  const mediaIo = useMediaIo(config.rtp.socket_io, { relayThread: config.rtp.relay_thread });
+  const mediaIo = useMediaIo(config.rtp.socket_io, { relayThread: config.rtp.relay_thread, relayThreadPriority: config.rtp.relay_thread_priority });
   if (mediaIo === null) throw new ConfigError('config: rtp.socket_io is native, but the media I/O addon is not built (npm run build:native)');
+  const priorityOutcome = relayThreadPriorityOutcome();
+  if (priorityOutcome !== null && priorityOutcome !== 'granted') {
+    // Not fatal: the relay works time-sharing, only its tail latency is worse on a busy host.
+    logger.warn({ relay_thread_priority: config.rtp.relay_thread_priority, error: priorityOutcome }, 'rtp.relay_thread_priority refused by the kernel; the relay thread runs time-sharing (grant CAP_SYS_NICE or LimitRTPRIO)');
+  }
   const ports = new PortPool({ min: config.rtp.port_min, max: config.rtp.port_max });
   const rtpBindAddress = config.rtp.bind_address ?? config.sip.host;
   const advertised = config.sip.public_ip ?? (isUnspecified(config.sip.host) ? firstExternalIpv4() : config.sip.host);
@@ -243,7 +248,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   });
   const udp = transport.localAddress('UDP');
   const sip = { host: udp.host, udpPort: udp.port, tcpPort: transport.localAddress('TCP').port, tlsPort: tls ? transport.localAddress('TLS').port : null };
-  logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, media_io: mediaIo, relay_thread: mediaIo === 'native' && config.rtp.relay_thread, sandbox: sandbox.uri }, 'SIP and media listening');
+  logger.info({ sip, media_address: advertised, rtp_ports: `${config.rtp.port_min}-${config.rtp.port_max}`, media_io: mediaIo, relay_thread: mediaIo === 'native' && config.rtp.relay_thread, relay_thread_priority: priorityOutcome === 'granted' ? config.rtp.relay_thread_priority : 0, sandbox: sandbox.uri }, 'SIP and media listening');
 
   // From here on calls may be live: the heartbeat dates them if the process dies (see recovery).
   const heartbeat = new Heartbeat(config.data_dir, clock, (err) => logger.warn({ err }, 'cannot write the engine heartbeat; calls cut off by a crash will end at the restart'));

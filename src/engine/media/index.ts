@@ -7,7 +7,7 @@ export * from './rtp/reception-stats.js';
 export * from './rtp/rtcp.js';
 export * from './rtp/rtcp-reporter.js';
 export * from './rtp/rtp-session.js';
-export { useMediaIo, type MediaIoChoice, type MediaIoKind } from './rtp/media-socket.js';
+export { useMediaIo, relayThreadPriorityOutcome, type MediaIoChoice, type MediaIoKind } from './rtp/media-socket.js';
 export * from './sdp/codecs.js';
 export * from './sdp/sdp-description.js';
 export * from './sdp/offer-answer.js';

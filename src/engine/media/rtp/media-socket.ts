@@ -103,12 +103,24 @@ let selected: MediaIoKind | undefined;
 /**
  * Chooses the I/O of the sockets opened from now on and says which it is, or null (choosing
  * nothing) when `native` is asked for and the addon is not built. Without a call, the first
- * socket chooses `auto`. `relayThread` (`rtp.relay_thread`) is the addon's, set once per thread.
+ * socket chooses `auto`. `relayThread` and `relayThreadPriority` (`rtp.relay_thread`,
+ * `rtp.relay_thread_priority`) are the addon's, set once per thread.
  */
-export function useMediaIo(choice: MediaIoChoice, options: { relayThread?: boolean } = {}): MediaIoKind | null {
+export function useMediaIo(choice: MediaIoChoice, options: { relayThread?: boolean; relayThreadPriority?: number } = {}): MediaIoKind | null {
   if (choice === 'dgram') return (selected = 'dgram');
-  if (nativeMediaIo({ relayThread: options.relayThread }) !== null) return (selected = 'native');
+  if (nativeMediaIo({ relayThread: options.relayThread, relayThreadPriority: options.relayThreadPriority }) !== null) return (selected = 'native');
   return choice === 'native' ? null : (selected = 'dgram');
+}
+
+/**
+ * Whether the relay thread got the real-time priority asked of {@link useMediaIo}: null when it
+ * was not asked for (or media uses node:dgram), else the errno name the kernel refused it with, or
+ * 'granted'.
+ */
+export function relayThreadPriorityOutcome(): string | null {
+  const io = selected === 'native' ? nativeMediaIo() : null;
+  if (io === null || !io.relayThread || io.relayThreadPriority === 0) return null;
+  return io.relayPriorityRefused ?? 'granted';
 }
 
 /** Binds a media socket to `address:port` (0 for any port); rejects with the bind error (EADDRINUSE). */

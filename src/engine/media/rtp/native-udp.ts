@@ -14,7 +14,9 @@ interface MediaIoAddon {
   readonly MAX_RECORDS: number;
   readonly RECORD_STRIDE: number;
   /** `onBatch(count, relayed)`: `relayed` records first, then `count` slots of the arena. */
-  init(onBatch: (count: number, relayed: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean, records: Uint32Array, relayThread: boolean): void;
+  init(onBatch: (count: number, relayed: number) => void, arena: Buffer, meta: Uint32Array, timestamps: boolean, records: Uint32Array, relayThread: boolean, relayPriority: number): void;
+  /** 0 if a thread may run in SCHED_RR at `priority` here, else the errno that refuses it. */
+  probeRelayPriority(priority: number): number;
   /** A bound socket's descriptor, or -errno. */
   open(ipv4: number, port: number, token: number): number;
   localPort(fd: number): number;
@@ -148,6 +150,13 @@ export interface NativeMediaIoOptions {
    * (native/media-io/relay_thread.c). On by default; off, the event loop relays them itself.
    */
   relayThread?: boolean;
+  /**
+   * 1 to 99: run the relay thread in SCHED_RR at that priority, so that a datagram never waits for
+   * the thread to get a core (needs CAP_SYS_NICE or RLIMIT_RTPRIO). 0, the default: the ordinary
+   * time-sharing class. Refused by the kernel, the thread runs time-sharing and
+   * {@link NativeMediaIo.relayPriorityRefused} says why.
+   */
+  relayThreadPriority?: number;
 }
 
 const NO_AGE = 0xffffffff;
@@ -166,6 +175,10 @@ export class NativeMediaIo {
   readonly #stride: number;
   readonly receiveTimestamps: boolean;
   readonly relayThread: boolean;
+  /** The relay thread's SCHED_RR priority as asked for (0: time-sharing). */
+  readonly relayThreadPriority: number;
+  /** The errno (EPERM) with which the kernel refused {@link relayThreadPriority}, or null. */
+  readonly relayPriorityRefused: string | null;
   #nextToken = 1;
 
   constructor(
@@ -176,12 +189,17 @@ export class NativeMediaIo {
     this.#stride = addon.META_STRIDE;
     this.receiveTimestamps = options.receiveTimestamps ?? false;
     this.relayThread = options.relayThread ?? true;
+    this.relayThreadPriority = options.relayThreadPriority ?? 0;
+    if (!Number.isInteger(this.relayThreadPriority) || this.relayThreadPriority < 0 || this.relayThreadPriority > 99) throw new RangeError('media I/O: relayThreadPriority is an integer from 0 to 99');
+    // Asked once, up front, so that the gateway can say so at start-up rather than at the first relayed call.
+    const refused = this.relayThread && this.relayThreadPriority > 0 ? addon.probeRelayPriority(this.relayThreadPriority) : 0;
+    this.relayPriorityRefused = refused === 0 ? null : (ERRNO_NAMES.get(refused) ?? `errno ${refused}`);
     // 16 MiB of address space, not of memory: left unfilled, a page is backed once a datagram lands in it.
     this.#arena = Buffer.allocUnsafeSlow(addon.MAX_BATCH * addon.SLOT_BYTES);
     this.#meta = new Uint32Array(addon.MAX_BATCH * addon.META_STRIDE);
     this.#recordStride = addon.RECORD_STRIDE;
     this.#records = new Uint32Array(1 + addon.MAX_RECORDS * addon.RECORD_STRIDE);
-    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps, this.#records, this.relayThread);
+    addon.init(this.#onBatch, this.#arena, this.#meta, this.receiveTimestamps, this.#records, this.relayThread, refused === 0 ? this.relayThreadPriority : 0);
   }
 
   /** Binds `address:port` (0 for any port); throws the bind error (EADDRINUSE) as node:dgram would. */
@@ -260,6 +278,8 @@ export function nativeMediaIo(options: NativeMediaIoOptions = {}): NativeMediaIo
     throw new Error('media I/O is already set up with other receive timestamps');
   } else if (instance !== null && options.relayThread !== undefined && options.relayThread !== instance.relayThread) {
     throw new Error('media I/O is already set up with the relay thread ' + (instance.relayThread ? 'on' : 'off'));
+  } else if (instance !== null && options.relayThreadPriority !== undefined && options.relayThreadPriority !== instance.relayThreadPriority) {
+    throw new Error(`media I/O is already set up with relay thread priority ${instance.relayThreadPriority}`);
   }
   return instance;
 }
