@@ -72,7 +72,10 @@ function renderConfig(c: ConfigResult): string[] {
             `(${f(ours.skippedPct, 0)} % and ${f(theirs.skippedPct, 0)} % of packets skipped), so the relays saw different rates, and a saturated relay batches more reads per wake-up and spends less CPU per packet.`,
         `- Delivered through our relay: ${f(ours.deliveredPct, 2)} % (target 100 %: ${ours.deliveredPct >= 99.995 ? 'met' : 'not met'}).`,
         `- p99 one-way latency through our relay: ${f(ours.p99)} ms (target under 1 ms: ${ours.p99 < 1 ? 'met' : 'not met'}).`,
-        ...(realtime ? [`- The same with its relay thread in SCHED_RR 10 (\`rtp.relay_thread_priority: 10\`): ${f(realtime.p99)} ms (${realtime.p99 < 1 ? 'met' : 'not met'}), ${f(realtime.deliveredPct, 2)} % delivered.`] : []),
+        ...(realtime
+          ? [`- The same with its relay thread in SCHED_RR 10 (\`rtp.relay_thread_priority: 10\`): p99 ${f(realtime.p99)} ms (${realtime.p99 < 1 ? 'met' : 'not met'}), ` +
+              `${f(realtime.deliveredPct, 2)} % delivered, CPU ratio to rtpengine ${f(realtime.cpuMsPer1000 / theirs.cpuMsPer1000, 2)}.`]
+          : []),
       ]
     : ['- rtpengine was not measured in this run, so there is no ratio.'];
   return [
@@ -112,38 +115,45 @@ export function renderSection(r: BenchReport): string {
 export const NOTES = `
 #### Reading the figures
 
-The tables above are the run of 2026-11-23 at 08:44 UTC (working tree at 3dfd82e), the first with
-the relay thread (ARCHITECTURE.md, "The relay thread"): sockets whose streams the addon relays
-are read by a thread of the addon's own, and JavaScript gets the records of relayed packets every
-20 ms. "ours-loop" is the same build with \`rtp.relay_thread: false\`: the event loop relays, and
-hands the records over 64 at a time.
+The tables above are the run of 2026-11-23 at 12:07 UTC (build at acd558e). "ours" is the
+gateway's default: passthrough streams relayed by the addon's relay thread (ARCHITECTURE.md, "The
+relay thread") in the ordinary time-sharing class. "ours-rt" is the same with
+\`rtp.relay_thread_priority: 10\`: the relay thread (and only it) in \`SCHED_RR\` at priority 10.
+"ours-loop" is \`rtp.relay_thread: false\`: the event loop relays. "rtpengine-rt" is rtpengine
+with its own equivalent, \`--scheduling=rr --priority=10\`.
 
-- **CPU per packet (target at most rtpengine's): met**, 0.69 at 100 calls and 0.78 at 400 (12.3
-  ms per 1,000 packets at 400, rtpengine 15.7). Only ratios between targets of one run mean
-  anything: the host's load moves every figure (rtpengine measured 13.0 to 18.1 ms at 400 calls
-  over the night), which is why the targets are interleaved.
+- **CPU per packet (target at most rtpengine's): met**, 0.62 at 100 calls and 0.76 at 400 (11.9
+  ms per 1,000 packets at 400, rtpengine 15.6); with the real-time relay thread 0.67 and 0.71.
+  Only ratios between targets of one run mean anything: the host's load moves every figure
+  (rtpengine measured 13.0 to 18.1 ms at 400 calls over a night), which is why the targets are
+  interleaved.
 - **Where the rest goes.** The C forwarder (\`bench/media/c-forwarder.c\`: the same system calls as the
-  addon, no RTP logic) spends 8.6 ms per 1,000 packets at 400 calls: that is the kernel's share,
+  addon, no RTP logic) spends 8.8 ms per 1,000 packets at 400 calls: that is the kernel's share,
   most of it \`sendto\`, which on loopback also carries the receiving process's delivery and
-  wake-up. Ours spends 3 to 4 ms more: the JavaScript bookkeeping of the records (statistics,
-  sequencer, media timeout; about 0.9 µs a packet), RTCP, and Node's own loop.
-- **Latency (target p99 under 1 ms): met at 100 calls (0.28 ms, from 0.48 the night before), not
-  at 400.** Arrival times come from the kernel (SO_TIMESTAMPNS through the addon), so the
-  generator's own delays are out and the floor ("no relay") is a p99 of 25 µs. At 400 calls:
-  - in this run ours measured 1.8 to 2.4 ms, the loop variant 1.0 to 1.4, rtpengine 1.4 to 2.7 and
-    the C forwarder 0.55 to 0.79;
-  - in five more interleaved pairs at 09:11 UTC (\`BENCH_TARGETS=ours,ours-loop,c-floor\`) ours
-    measured 0.97 to 2.6 ms (median 1.36) and the loop variant 1.56 to 3.0 (median 2.30), lower
-    in every pair; the C forwarder 0.50 to 0.72;
-  - so on an otherwise idle loop the thread's p99 is within the host's noise of the loop's, while
-    its p50 is half (0.075 against 0.125 to 0.185 ms in every run).
-- **Why the p99 is still over 1 ms: the host's two cores.** The generator takes half a core, the
-  relay thread about 0.37 and the loop's bookkeeping about 0.08, in bursts. Counters read inside
-  the relay thread during a 400-call run (09:31 UTC, not kept in the code) showed about 40
-  involuntary context switches a second and 66 wake-ups a second that took over 300 µs (up to
-  2 ms), while the lock it shares with the loop was never held against it for more than 50 µs:
-  the thread is pre-empted, not blocked. Renicing the thread to -10 moved its p99 to 1.0 to 1.4 ms
-  (median 1.1). The single-threaded C forwarder has one fewer thing to share the cores with.
+  wake-up. \`perf\` puts 93 % of the relay thread's own time in the kernel. Ours spends about 3 ms
+  more: the JavaScript bookkeeping of the records (statistics, sequencer, media timeout; about
+  0.7 µs a packet), RTCP, and Node's own loop.
+- **Latency (target p99 under 1 ms): met at 100 calls by default (0.26 to 0.29 ms), and at 400
+  with the real-time relay thread (0.31 to 0.40 ms, p50 0.06), not at 400 by default (1.4 to
+  2.3 ms).** Arrival times come from the kernel (SO_TIMESTAMPNS through the addon), so the
+  generator's own delays are out and the floor ("no relay") is a p99 of 25 µs. At 400 calls
+  rtpengine measured 1.4 to 1.7 ms and the C forwarder 0.55 to 0.73.
+- **Why time-sharing misses it at 400: the wait for a core.** \`perf sched\` during a 400-call run
+  (11:40 UTC) showed the relay thread runnable but not running for over 0.3 ms (up to 2.4 ms)
+  36 times in 4 s: woken by a datagram onto the core where the load generator or the gateway's
+  own event loop (the records' bookkeeping, about 1 ms every 20 ms) was running, it waited for
+  that thread's time slice, about half of that time behind each, at times with the other core
+  idle; the packets arriving meanwhile waited with it. On this kernel (6.18, EEVDF, 250 Hz) a
+  woken thread pre-empts the running one only while it has not had more than its share. What did not fix it: a shorter
+  slice requested with \`sched_setattr\` (1.20 to 1.31 ms against 1.26 to 1.47 in the same
+  hour), the loop doing no bookkeeping at all (0.89 to 1.38), nice -10 (median 1.1, earlier). In
+  \`SCHED_RR\` the thread runs as soon as it is woken: 0.31 to 0.40 ms in every run here, and
+  0.36 to 0.51 in five earlier runs (11:50 to 12:05 UTC).
+- **rtpengine in \`SCHED_RR\` lost packets at 400 calls**: 40 to 54 % delivered, with the
+  generator skipping 13 to 23 % of its sends for want of CPU, and more than 1 % of those
+  delivered took over a second. At 100 calls it was the fastest relay measured (p99 0.065 to 0.075 ms against ours-rt
+  0.095 to 0.115). Ours in \`SCHED_RR\` delivered every packet at both sizes and left the generator
+  its share: only the relay thread is real-time, and it waits on the loop when the records pile up.
 - **Why the relay thread is on by default anyway: the gateway's loop is never idle.** With the
   relay worker's loop also running 5 ms of JavaScript every 20 ms (\`BENCH_LOOP_BUSY_MS=5\`, 09:32
   UTC, three pairs, standing in for the API, SIP, agent audio and garbage collection), ours
@@ -152,17 +162,17 @@ hands the records over 64 at a time.
   test \`relay-thread.test.ts\`: 600 ms of a blocked loop, relayed packets still through in 10 ms).
 - **What the media I/O addon did before the relay rules** (the gateway's default on Linux): the
   same relay code on Node's \`dgram\` sockets, where every packet goes through JavaScript, spends
-  30.6 and 23.6 ms per 1,000 packets in this run. Node's \`dgram\`, per datagram received, makes two
+  30.6 and 23.6 ms per 1,000 packets (the run of 08:44 UTC, the last to measure it). Node's \`dgram\`, per datagram received, makes two
   \`recvmsg\` calls (the second returns \`EAGAIN\`), allocates an \`ArrayBuffer\` and an \`rinfo\`
   object, and calls into JavaScript with a microtask checkpoint; per datagram sent it builds a
   \`SendWrap\` and an array and parses the address. The addon reads every ready socket with one
   \`recvmmsg\` and calls JavaScript once per batch. On \`dgram\` at 400 calls the relay saturates its
   event loop (0.94 of a core) and packets queue in the sockets (p50 8.8 ms, p99 213 ms).
-- **Delivery (target 100 %): met**, every packet offered at both sizes, by ours with and without
-  the thread and by every other relay but the \`dgram\` one, which lost 0.3 % in one run at 400.
+- **Delivery (target 100 %): met**, every packet offered at both sizes, by ours in all three
+  forms; of the others only rtpengine in \`SCHED_RR\` lost any (above).
 - **The relay thread's records go every 20 ms, not 64 at a time:** their hand-over no longer holds
   the relay, and each wake-up of the loop competes with the thread for a core. Two pairs of quick
-  runs at 400 calls (08:38 to 08:42 UTC) measured a p99 of 1.06 and 1.17 ms with hand-overs of
+  runs at 400 calls (08:38 to 08:42 UTC, time-sharing) measured a p99 of 1.06 and 1.17 ms with hand-overs of
   256 and 0.91 and 0.95 with 1,024 (which at 40,000 records a second the 20 ms flush precedes).
 - Per-packet CPU falls as the rate rises, for every relay, because more datagrams are handled per
   wake-up.
