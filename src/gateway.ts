@@ -66,6 +66,8 @@ function webhookOptions(config: Readonly<Config>): WebhookOptions {
     downloadMaxBytes: webhooks.download_max_bytes,
     downloadTimeoutMs: webhooks.download_timeout_seconds * 1000,
     downloadMaxRedirects: webhooks.download_max_redirects,
+    maxRawBytesPerCall: webhooks.max_raw_bytes_per_call,
+    maxRawBytesTotal: webhooks.max_raw_bytes_total,
     dataDir: config.data_dir,
     bodyLimitBytes: config.http.webhook_body_limit_bytes,
   };

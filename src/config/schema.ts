@@ -152,6 +152,12 @@ export const ConfigSchema = Type.Object(
         /** The webhook answer waits for the download, so this also bounds the provider's wait. */
         download_timeout_seconds: Type.Integer({ minimum: 1, default: 30 }),
         download_max_redirects: Type.Integer({ minimum: 0, maximum: 10, default: 3 }),
+        /**
+         * Raw bodies kept for audit (docs/WEBHOOKS.md "Raw payload caps"): beyond either cap a
+         * delivery is still applied, but its body is not kept (`payload_omitted` says which cap).
+         */
+        max_raw_bytes_per_call: Type.Integer({ minimum: 0, default: 4_194_304 }),
+        max_raw_bytes_total: Type.Integer({ minimum: 0, default: 268_435_456 }),
       },
       { ...strict, default: {} },
     ),

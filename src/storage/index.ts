@@ -26,7 +26,9 @@ export { SipCredentialRepository, type SipCredentialRecord } from './sip-credent
 export { CallRepository, type CallRecord, type CallListFilter, type CallDirection, type CallRecordState } from './call-repository.js';
 export type { CallListItem } from './live-call-index.js';
 export { TranscriptRepository, type TranscriptTurn, type TranscriptSource } from './transcript-repository.js';
-export { WebhookRepository, type WebhookDelivery, type AttributionCandidate, type RoutedCallQuery } from './webhook-repository.js';
+export {
+  WebhookRepository, type WebhookDelivery, type AttributionCandidate, type RoutedCallQuery, type CallDeliveries, type ConversationBinding,
+} from './webhook-repository.js';
 export { RecordingRepository, type RecordingRecord, type RecordingSource } from './recording-repository.js';
 export { IdempotencyRepository, IDEMPOTENCY_TTL_MS, type IdempotencyReservation } from './idempotency-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';

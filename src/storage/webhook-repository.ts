@@ -1,24 +1,56 @@
 /**
- * @module Post-call webhook deliveries: the duplicate key, the raw payload kept for audit, and the
- * reads attribution needs (routed DIDs with their calls, and conversation ids already seen).
+ * @module Post-call webhook deliveries: the duplicate key (per tenant), the raw payload kept for
+ * audit under its caps, what a call's first attribution stored, and the reads attribution needs
+ * (routed DIDs with their calls, and conversation ids already seen).
  */
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import { isoNow } from '../common/time.js';
 import type { Db } from './database.js';
 
-/** An accepted delivery, as stored. */
+/**
+ * A delivery as stored: `accepted` (applied to its call) or `conflict` (kept for audit, applied
+ * to nothing; docs/WEBHOOKS.md "First attribution wins"). A conflict between tenants has no
+ * tenant and no call.
+ */
 export interface WebhookDelivery {
   delivery_key: string;
+  status: 'accepted' | 'conflict';
+  conflict_reason: string | null;
   provider: string;
   event: string;
   conversation_id: string | null;
   agent_id: string | null;
+  tenant_id: TenantId | null;
+  call_id: string | null;
+  body_sha256: string;
+  /** Size of the body as received. */
+  body_bytes: number;
+  /** The audit copy, or null when a raw-body cap left it out (`payload_omitted` says which). */
+  payload_json: string | null;
+  payload_omitted: 'per_call_cap' | 'total_cap' | null;
+  /** `inline:<sha256 of the audio>` or `url:<sha256 of the URL without its query>`. */
+  recording_ref: string | null;
+  received_at: string;
+}
+
+/** What earlier applied deliveries stored for one call (first attribution wins). */
+export interface CallDeliveries {
+  /** Conversation ids of the call's applied deliveries, oldest first. */
+  conversationIds: string[];
+  /** The recording the first delivery with one brought. */
+  recordingRef: string | null;
+}
+
+/** A call bound to a conversation id, by an applied delivery or by the gateway itself (media_bridge). */
+export interface ConversationBinding {
   tenant_id: TenantId;
   call_id: string;
-  body_sha256: string;
-  payload_json: string;
-  received_at: string;
+  /** Null for a call not ended yet (never attributable). */
+  ended_at: string | null;
+  conversation_id: string | null;
+  /** The agent id the binding was made with (null: the delivery named none). */
+  agent_id: string | null;
 }
 
 /** A call that attribution may tie a payload to. */
@@ -50,6 +82,11 @@ export class WebhookRepository {
   readonly #clock: Clock;
   readonly #insert;
   readonly #exists;
+  readonly #repeatedConflict;
+  readonly #callConversations;
+  readonly #callRecording;
+  readonly #keptForCall;
+  readonly #keptTotal;
   readonly #byConversation;
   readonly #routedCalls;
   readonly #bridgeCalls;
@@ -58,13 +95,33 @@ export class WebhookRepository {
   constructor(db: Db, clock: Clock) {
     this.#clock = clock;
     this.#insert = db.prepare(
-      `INSERT OR IGNORE INTO webhook_deliveries (delivery_key, provider, event, conversation_id, agent_id, tenant_id, call_id, body_sha256, payload_json, received_at)
-       VALUES (@delivery_key, @provider, @event, @conversation_id, @agent_id, @tenant_id, @call_id, @body_sha256, @payload_json, @received_at)`,
+      `INSERT OR IGNORE INTO webhook_deliveries (delivery_key, status, conflict_reason, provider, event, conversation_id, agent_id, tenant_id, call_id,
+         body_sha256, body_bytes, payload_json, payload_omitted, kept_bytes, recording_ref, received_at)
+       VALUES (@delivery_key, @status, @conflict_reason, @provider, @event, @conversation_id, @agent_id, @tenant_id, @call_id,
+         @body_sha256, @body_bytes, @payload_json, @payload_omitted, @kept_bytes, @recording_ref, @received_at)`,
     );
-    this.#exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM webhook_deliveries WHERE delivery_key = ?');
-    this.#byConversation = db.prepare<[string, string], { tenant_id: TenantId; call_id: string; agent_id: string | null; ended_at: string | null; conversation_id: string | null }>(
-      `SELECT d.tenant_id, d.call_id, d.agent_id, c.ended_at, c.conversation_id FROM webhook_deliveries d JOIN calls c ON c.id = d.call_id AND c.tenant_id = d.tenant_id
-        WHERE d.provider = ? AND d.conversation_id = ? ORDER BY d.received_at LIMIT 1`,
+    this.#exists = db.prepare<[string, string], { one: number }>(
+      "SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id = ? AND delivery_key = ? AND status = 'accepted'",
+    );
+    this.#repeatedConflict = db.prepare<[string | null, string | null, string, string], { one: number }>(
+      "SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id IS ? AND call_id IS ? AND delivery_key = ? AND body_sha256 = ? AND status = 'conflict'",
+    );
+    this.#callConversations = db.prepare<[string, string], string>(
+      `SELECT conversation_id FROM webhook_deliveries WHERE tenant_id = ? AND call_id = ? AND status = 'accepted' AND conversation_id IS NOT NULL
+        ORDER BY id`,
+    ).pluck();
+    this.#callRecording = db.prepare<[string, string], string>(
+      `SELECT recording_ref FROM webhook_deliveries WHERE tenant_id = ? AND call_id = ? AND status = 'accepted' AND recording_ref IS NOT NULL
+        ORDER BY id LIMIT 1`,
+    ).pluck();
+    this.#keptForCall = db.prepare<[string | null, string | null], number>(
+      'SELECT coalesce(sum(kept_bytes), 0) FROM webhook_deliveries WHERE tenant_id IS ? AND call_id IS ?',
+    ).pluck();
+    this.#keptTotal = db.prepare<[], number>('SELECT bytes FROM webhook_raw_usage WHERE id = 1').pluck();
+    this.#byConversation = db.prepare<[string, string], ConversationBinding>(
+      `SELECT DISTINCT d.tenant_id, d.call_id, d.agent_id, c.ended_at, c.conversation_id
+         FROM webhook_deliveries d JOIN calls c ON c.id = d.call_id AND c.tenant_id = d.tenant_id
+        WHERE d.provider = ? AND d.conversation_id = ? AND d.status = 'accepted' LIMIT ${MAX_CANDIDATES}`,
     );
     // A route serves the call when it existed at the call's start and was not deleted before it:
     // routes are soft-deleted so a route deleted after the call still attributes.
@@ -83,8 +140,8 @@ export class WebhookRepository {
           AND r.created_at <= c.created_at AND (r.deleted_at IS NULL OR r.deleted_at >= c.created_at)
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
     );
-    this.#bridgeCalls = db.prepare<[string, string, string, string], AttributionCandidate & { provider: string; external_agent_id: string }>(
-      `SELECT c.tenant_id, c.id AS call_id, c.ended_at, c.conversation_id, a.provider, a.external_agent_id
+    this.#bridgeCalls = db.prepare<[string, string, string, string], ConversationBinding>(
+      `SELECT c.tenant_id, c.id AS call_id, c.ended_at, c.conversation_id, a.external_agent_id AS agent_id
          FROM calls c JOIN agents a ON a.id = c.agent_id AND a.tenant_id = c.tenant_id
         WHERE c.conversation_id = ? AND c.state = 'ended' AND c.ended_at >= ? AND c.ended_at <= ? AND a.provider = ?
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
@@ -94,19 +151,35 @@ export class WebhookRepository {
     );
   }
 
-  /** Whether a delivery with this key was accepted before. */
-  isDelivered(deliveryKey: string): boolean {
-    return this.#exists.get(deliveryKey) !== undefined;
+  /** Whether an applied delivery of this tenant has this key. */
+  isDelivered(tenantId: TenantId, deliveryKey: string): boolean {
+    return this.#exists.get(tenantId, deliveryKey) !== undefined;
   }
 
-  /** Stores an accepted delivery; false when the key was already there (a duplicate). */
+  /** Whether the same body under the same key was already kept as a conflict for this call (or for no call). */
+  isRepeatedConflict(tenantId: TenantId | null, callId: string | null, deliveryKey: string, bodySha256: string): boolean {
+    return this.#repeatedConflict.get(tenantId, callId, deliveryKey, bodySha256) !== undefined;
+  }
+
+  /** Stores a delivery; false when an applied one of the tenant had the key already (a duplicate). */
   record(delivery: Omit<WebhookDelivery, 'received_at'>): boolean {
-    return this.#insert.run({ ...delivery, received_at: isoNow(this.#clock) }).changes === 1;
+    const kept = delivery.payload_json === null ? 0 : Buffer.byteLength(delivery.payload_json, 'utf8');
+    return this.#insert.run({ ...delivery, kept_bytes: kept, received_at: isoNow(this.#clock) }).changes === 1;
   }
 
-  /** The call an earlier delivery of this conversation was attributed to. */
-  attributedConversation(provider: string, conversationId: string) {
-    return this.#byConversation.get(provider, conversationId);
+  /** What the call's applied deliveries stored first. */
+  callDeliveries(tenantId: TenantId, callId: string): CallDeliveries {
+    return { conversationIds: this.#callConversations.all(tenantId, callId), recordingRef: this.#callRecording.get(tenantId, callId) ?? null };
+  }
+
+  /** Raw bytes kept for one call (both null: for conflicts between tenants), and for all deliveries. */
+  keptRawBytes(tenantId: TenantId | null, callId: string | null): { call: number; total: number } {
+    return { call: this.#keptForCall.get(tenantId, callId) ?? 0, total: this.#keptTotal.get() ?? 0 };
+  }
+
+  /** Calls that applied deliveries of this provider and conversation id were attributed to, in any tenant. */
+  attributedConversation(provider: string, conversationId: string): ConversationBinding[] {
+    return this.#byConversation.all(provider, conversationId);
   }
 
   /** Ended calls on a DID routed to an agent of the provider, with the remote party, in the window. */
@@ -118,7 +191,7 @@ export class WebhookRepository {
   }
 
   /** Ended calls of an imported agent of the provider that saw this conversation id (media_bridge), in the window. */
-  callsWithConversation(provider: string, conversationId: string, endedFrom: string, endedTo: string) {
+  callsWithConversation(provider: string, conversationId: string, endedFrom: string, endedTo: string): ConversationBinding[] {
     return this.#bridgeCalls.all(conversationId, endedFrom, endedTo, provider);
   }
 

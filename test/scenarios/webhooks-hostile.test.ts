@@ -31,12 +31,12 @@ function seed(h: AppHarness) {
   return { acme, call, endMs: now - 60_000 };
 }
 
-/** A Retell `call_ended` for the seeded call; `id` keeps deliveries distinct. */
-function callEnded(endMs: number, id: string, recordingUrl?: string) {
+/** A Retell `call_ended` for the seeded call (or another caller's); `id` keeps deliveries distinct. */
+function callEnded(endMs: number, id: string, recordingUrl?: string, caller = CALLER) {
   return {
     event: 'call_ended',
     call: {
-      call_id: id, agent_id: RETELL_AGENT, direction: 'inbound', from_number: CALLER, to_number: DID,
+      call_id: id, agent_id: RETELL_AGENT, direction: 'inbound', from_number: caller, to_number: DID,
       start_timestamp: endMs - 30_000, end_timestamp: endMs, disconnection_reason: 'user_hangup',
       transcript_object: [{ role: 'agent', content: 'Hi, this is the front desk.', words: [{ word: 'Hi', start: 0.4, end: 0.6 }] }],
       ...(recordingUrl ? { recording_url: recordingUrl } : {}),
@@ -118,14 +118,24 @@ t.test('contract 7: recording URLs aimed at internal addresses or off the allow-
     fx.url('/ok.wav', 'media.other.test'),
     fx.url('/ok.wav').replace('https:', 'http:'),
   ];
+  // One call per URL: the first delivery of a call is the one applied (docs/WEBHOOKS.md "First attribution wins").
+  const calls = [call, ...hostile.slice(1).map((_, i) => {
+    const other = callRecord(acme.tenant.id, isoTime(endMs - 30_000), {
+      direction: 'inbound', state: 'ended', from_number: `+1213777${2000 + i}`, to_number: DID, ended_at: isoTime(endMs), end_reason: 'completed',
+    });
+    h.store.calls.insert(other);
+    return other;
+  })];
   for (const [i, url] of hostile.entries()) {
-    const res = await post(h, 'retell', JSON.stringify(callEnded(endMs, `hostile-${i}`, url)));
+    const res = await post(h, 'retell', JSON.stringify(callEnded(endMs, `hostile-${i}`, url, calls[i]!.from_number)));
     t.equal(res.statusCode, 200, url);
     t.same(JSON.parse(res.body), { status: 'accepted' }, `${url}: the transcript is still accepted`);
   }
   t.same(fx.requests, [], 'no request reached the server');
-  t.equal(h.store.recordings.get(acme.tenant.id, call.id, 'provider'), undefined, 'no recording archived');
-  t.same(h.store.transcripts.sources(acme.tenant.id, call.id), ['provider']);
+  for (const c of calls) {
+    t.equal(h.store.recordings.get(acme.tenant.id, c.id, 'provider'), undefined, 'no recording archived');
+    t.same(h.store.transcripts.sources(acme.tenant.id, c.id), ['provider']);
+  }
   const detail = JSON.parse((await h.request({ method: 'GET', url: `/v1/calls/${call.id}`, headers: acme.auth })).body);
   t.same(detail.recording, { available: false });
   t.equal((await h.request({ method: 'GET', url: `/v1/calls/${call.id}/recording`, headers: acme.auth })).statusCode, 404);

@@ -87,6 +87,7 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
   const webhookOptions: WebhookOptions = {
     attributionWindowMs: 120 * 60_000, secrets: {}, recordingHosts: { elevenlabs: [], retell: [], vapi: ['storage.vapi.ai'] },
     downloadMaxBytes: 1024 * 1024, downloadTimeoutMs: 5_000, downloadMaxRedirects: 3, dataDir, bodyLimitBytes: 256 * 1024,
+    maxRawBytesPerCall: 4 * 1024 * 1024, maxRawBytesTotal: 256 * 1024 * 1024,
     ...overrides.webhooks,
   };
   const api = createApp({

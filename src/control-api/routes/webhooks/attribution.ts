@@ -1,11 +1,12 @@
 /**
  * @module Strict attribution of a post-call payload to one tenant's call (contract section 7):
- * a conversation id the gateway already knows, or a DID routed to the provider's agent plus a
- * recently ended call with the payload's other party. Anything else attributes to nothing.
+ * a DID routed to the provider's agent plus a recently ended call with the payload's other party,
+ * or else a conversation id the gateway already knows in exactly one tenant. Anything else
+ * attributes to nothing.
  */
 import { isoTime } from '../../../common/time.js';
 import type { TenantId } from '../../../common/ids.js';
-import type { AttributionCandidate, WebhookRepository } from '../../../storage/index.js';
+import type { AttributionCandidate, ConversationBinding, WebhookRepository } from '../../../storage/index.js';
 import type { PostCallEvent } from './webhook-ports.js';
 
 export interface Attribution {
@@ -14,6 +15,11 @@ export interface Attribution {
   /** The call's conversation id before this payload (null: set it from the payload). */
   knownConversationId: string | null;
   via: 'conversation' | 'routed_did';
+}
+
+/** The conversation id is bound to calls of several tenants (or several calls): attributed to none. */
+export interface Contested {
+  contested: true;
 }
 
 export interface AttributionInput {
@@ -40,26 +46,35 @@ export function closestCall(candidates: readonly AttributionCandidate[], endedAt
   return best;
 }
 
-/** A conversation attributed by an earlier delivery, or seen by the gateway on a media_bridge call. */
-function byConversation(repo: WebhookRepository, input: AttributionInput, endedFrom: string, endedTo: string): Attribution | undefined {
-  const { payload } = input;
-  const earlier = repo.attributedConversation(payload.provider, payload.conversationId);
-  if (earlier) {
-    // The conversation's call must still be within the window, as for a first delivery.
-    if (earlier.ended_at === null || earlier.ended_at < endedFrom) return undefined;
-    // A later event of the same conversation must name the same agent when both name one.
-    if (payload.agentId !== null && earlier.agent_id !== null && payload.agentId !== earlier.agent_id) return undefined;
-    return { tenantId: earlier.tenant_id, callId: earlier.call_id, knownConversationId: earlier.conversation_id, via: 'conversation' };
-  }
-  const seen = repo.callsWithConversation(payload.provider, payload.conversationId, endedFrom, endedTo)
-    .filter((c) => payload.agentId === null || c.external_agent_id === payload.agentId);
-  // Two tenants' calls claiming one conversation id is not something to guess between.
-  if (new Set(seen.map((c) => c.tenant_id)).size !== 1) return undefined;
-  const call = closestCall(seen, payload.endedAt);
-  return call && { tenantId: call.tenant_id, callId: call.call_id, knownConversationId: call.conversation_id, via: 'conversation' };
+/**
+ * The conversation-id rule, for payloads the DID rule cannot place (ElevenLabs `post_call_audio`
+ * carries no numbers): calls that applied deliveries of this conversation were attributed to, or
+ * that the gateway saw it on (media_bridge), in any tenant. A binding leads only to its own
+ * tenant's call: when calls of several tenants hold the id (after the agent check), the payload
+ * is contested and attributes to none (docs/WEBHOOKS.md "Attribution across tenants").
+ */
+function byConversation(repo: WebhookRepository, payload: PostCallEvent, endedFrom: string, endedTo: string): Attribution | Contested | undefined {
+  // A later event of the same conversation must name the same agent when both name one.
+  const sameAgent = (b: ConversationBinding): boolean => payload.agentId === null || b.agent_id === null || b.agent_id === payload.agentId;
+  const bindings = [
+    ...repo.attributedConversation(payload.provider, payload.conversationId)
+      .filter((b) => b.ended_at !== null && b.ended_at >= endedFrom && b.ended_at <= endedTo),
+    ...repo.callsWithConversation(payload.provider, payload.conversationId, endedFrom, endedTo),
+  ].filter(sameAgent);
+  const calls = new Map(bindings.map((b) => [`${b.tenant_id}/${b.call_id}`, b]));
+  if (calls.size === 0) return undefined;
+  // One conversation is one call: two calls holding it (in one tenant or several) is not guessed between.
+  if (calls.size > 1) return { contested: true };
+  const [call] = calls.values();
+  return { tenantId: call!.tenant_id, callId: call!.call_id, knownConversationId: call!.conversation_id, via: 'conversation' };
 }
 
-/** The DID rule: agent-side number routed (then or now) to the provider's agent, and a matching call. */
+/**
+ * The DID rule: agent-side number routed (then or now) to the provider's agent, and a matching
+ * call. The route is the tenant's own, so another tenant's claim on the conversation id does not
+ * move the payload elsewhere. Among several matching calls, the one already bound to the payload's
+ * conversation id wins; else the closest end.
+ */
 function byRoutedDid(repo: WebhookRepository, payload: PostCallEvent, endedFrom: string, endedTo: string): Attribution | undefined {
   if (payload.agentNumber === null || payload.remoteNumber === null) return undefined;
   const candidates = repo.routedCalls({
@@ -67,13 +82,18 @@ function byRoutedDid(repo: WebhookRepository, payload: PostCallEvent, endedFrom:
     externalAgentId: payload.agentId, direction: payload.direction, endedFrom, endedTo,
   });
   if (new Set(candidates.map((c) => c.tenant_id)).size > 1) return undefined;
-  const call = closestCall(candidates, payload.endedAt);
+  const call = candidates.find((c) => c.conversation_id !== null && c.conversation_id === payload.conversationId) ?? closestCall(candidates, payload.endedAt);
   return call && { tenantId: call.tenant_id, callId: call.call_id, knownConversationId: call.conversation_id, via: 'routed_did' };
 }
 
-/** The call a payload belongs to, or undefined (the payload is then ignored and nothing is stored). */
-export function attribute(repo: WebhookRepository, input: AttributionInput): Attribution | undefined {
+/**
+ * The call a payload belongs to; `contested` when its conversation id is bound to calls of more
+ * than one tenant (or to several calls); undefined when it attributes to nothing. The payload's
+ * numbers, when it has them, decide through the route; the conversation id only places payloads
+ * they do not (docs/WEBHOOKS.md "Attribution").
+ */
+export function attribute(repo: WebhookRepository, input: AttributionInput): Attribution | Contested | undefined {
   const endedFrom = isoTime(input.nowMs - input.windowMs);
   const endedTo = isoTime(input.nowMs);
-  return byConversation(repo, input, endedFrom, endedTo) ?? byRoutedDid(repo, input.payload, endedFrom, endedTo);
+  return byRoutedDid(repo, input.payload, endedFrom, endedTo) ?? byConversation(repo, input.payload, endedFrom, endedTo);
 }

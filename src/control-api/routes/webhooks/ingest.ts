@@ -1,15 +1,19 @@
 /**
- * @module Ingesting one post-call payload: parse, attribute, deduplicate, then store transcript,
- * audit copy, conversation id and inline recording in one transaction; a recording URL is
- * downloaded afterwards (contract section 7).
+ * @module Ingesting one post-call payload: parse, attribute, deduplicate per tenant, check it
+ * against what the call's first attribution stored, then store transcript, audit copy,
+ * conversation id and inline recording in one transaction; a recording URL is downloaded
+ * afterwards (contract section 7, docs/WEBHOOKS.md).
  */
-import { createHash } from 'node:crypto';
 import type { Clock } from '../../../common/clock.js';
+import type { TenantId } from '../../../common/ids.js';
 import type { Logger } from '../../../common/logger.js';
 import type { Store, TranscriptTurn } from '../../../storage/index.js';
 import { attribute, type Attribution } from './attribution.js';
+import { auditCopy, cappedCopy, deliveryKey, recordingRef, sha256Hex } from './delivery-audit.js';
 import { archiveFromUrl, writeRecording } from './recording-archive.js';
 import type { PostCallEvent, WebhookOptions, WebhookPorts, WebhookProvider } from './webhook-ports.js';
+
+export { deliveryKey } from './delivery-audit.js';
 
 export type IngestStatus = 'accepted' | 'duplicate' | 'ignored';
 
@@ -21,12 +25,8 @@ export interface IngestDeps {
   logger: Logger;
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** Provider + event + conversation id: a repeat of one event is a duplicate, another event of the call is not. */
-export function deliveryKey(payload: PostCallEvent, bodySha256: string): string {
-  return payload.conversationId === '' ? `${payload.provider}:sha256:${bodySha256}` : `${payload.provider}:${payload.event}:${payload.conversationId}`;
-}
+/** Why a delivery was kept for audit instead of applied (docs/WEBHOOKS.md "First attribution wins"). */
+export type ConflictReason = 'conversation_id' | 'transcript' | 'recording' | 'contested_conversation';
 
 /** Turns as the transcripts table keeps them: an unknown offset repeats the previous one (0 at the start). */
 export function toStoredTurns(turns: PostCallEvent['turns']): TranscriptTurn[] {
@@ -37,51 +37,94 @@ export function toStoredTurns(turns: PostCallEvent['turns']): TranscriptTurn[] {
   });
 }
 
-/** Long base64 strings (inline audio) are already archived as the recording; the audit copy names it instead. */
-const INLINE_AUDIO = /^[A-Za-z0-9+/]{4096,}={0,2}$/;
-
-function withoutInlineAudio(value: unknown, marker: string): unknown {
-  // Parsers refuse payloads nested deeper than 64 levels, so this recursion is bounded.
-  if (typeof value === 'string') return value.length >= 4096 && INLINE_AUDIO.test(value) ? marker : value;
-  if (Array.isArray(value)) return value.map((v: unknown) => withoutInlineAudio(v, marker));
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutInlineAudio(v, marker)]));
+/**
+ * First attribution wins: once a delivery gave the call its conversation id, transcript or
+ * provider recording, a later one with another conversation id, other turns or another recording
+ * changes nothing. Null when the payload agrees with everything stored (or nothing is stored yet).
+ */
+function conflictWith(deps: IngestDeps, payload: PostCallEvent, target: Attribution, ref: string | null): ConflictReason | null {
+  const { tenantId, callId } = target;
+  const earlier = deps.store.webhooks.callDeliveries(tenantId, callId);
+  const id = payload.conversationId;
+  if (id !== '' && ((target.knownConversationId !== null && target.knownConversationId !== id) || earlier.conversationIds.some((c) => c !== id))) {
+    return 'conversation_id';
+  }
+  const transcript = deps.store.transcripts.get(tenantId, callId, 'provider');
+  if (payload.turns.length > 0 && transcript && JSON.stringify(transcript) !== JSON.stringify(toStoredTurns(payload.turns))) return 'transcript';
+  if (ref !== null) {
+    // Rows stored before recording_ref existed: an inline recording is still known by its checksum.
+    const archived = deps.store.recordings.get(tenantId, callId, 'provider');
+    const claimed = earlier.recordingRef ?? (archived?.origin === 'inline' ? `inline:${archived.sha256}` : null);
+    if (claimed !== null && claimed !== ref) return 'recording';
+  }
+  return null;
 }
 
-function auditCopy(payload: PostCallEvent, rawBody: string, inlineSha256: string | undefined): string {
-  if (inlineSha256 === undefined) return rawBody;
-  return JSON.stringify(withoutInlineAudio(payload.raw, `[inline audio archived as the provider recording, sha256 ${inlineSha256}]`));
+/** Keeps a delivery for audit without applying it; the same body again under the same key is not kept twice. */
+function keepConflict(deps: IngestDeps, payload: PostCallEvent, rawBody: string, owner: Attribution | null, reason: ConflictReason): void {
+  const bodySha256 = sha256Hex(rawBody);
+  const key = deliveryKey(payload, bodySha256);
+  const tenantId: TenantId | null = owner?.tenantId ?? null;
+  const callId = owner?.callId ?? null;
+  // A conflict between tenants is logged and kept under neither: naming them would tell one about the other.
+  const log = { provider: payload.provider, event: payload.event, status: 'conflict', reason, ...(owner ? { call_id: callId, tenant_id: tenantId } : {}) };
+  if (deps.store.webhooks.isRepeatedConflict(tenantId, callId, key, bodySha256)) {
+    deps.logger.info(log, 'post-call webhook not applied: the same conflicting delivery again');
+    return;
+  }
+  const omitted = deps.store.transaction(() => {
+    const copy = cappedCopy(deps.store.webhooks, deps.options, { tenantId, callId }, auditCopy(payload, rawBody, false));
+    deps.store.webhooks.record({
+      delivery_key: key, status: 'conflict', conflict_reason: reason, provider: payload.provider, event: payload.event,
+      conversation_id: payload.conversationId || null, agent_id: payload.agentId, tenant_id: tenantId, call_id: callId,
+      body_sha256: bodySha256, body_bytes: Buffer.byteLength(rawBody, 'utf8'), recording_ref: recordingRef(payload.recording), ...copy,
+    });
+    return copy.payload_omitted;
+  });
+  deps.logger.warn({ ...log, payload_omitted: omitted }, 'post-call webhook not applied: it conflicts with what an earlier delivery stored');
 }
 
-/** Stores an attributed payload; false when the same delivery was stored first (a duplicate). */
-function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): boolean {
-  const bodySha256 = sha256(rawBody);
+type Stored = { status: 'accepted'; payloadOmitted: string | null } | { status: 'duplicate' } | { status: 'conflict'; reason: ConflictReason };
+
+/** Stores an attributed payload, unless the tenant had it already (duplicate) or it conflicts with the call's first attribution. */
+function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): Stored {
+  const { webhooks, transcripts, recordings } = deps.store;
+  const bodySha256 = sha256Hex(rawBody);
   const key = deliveryKey(payload, bodySha256);
   // Checked before any file is written, so a duplicate never replaces an archived recording.
-  if (deps.store.webhooks.isDelivered(key)) return false;
-  const inline = payload.recording?.inline
+  if (webhooks.isDelivered(target.tenantId, key)) return { status: 'duplicate' };
+  const ref = recordingRef(payload.recording);
+  const reason = conflictWith(deps, payload, target, ref);
+  if (reason !== null) return { status: 'conflict', reason };
+  // The same recording again (another event of the call) is not archived twice.
+  const inline = payload.recording?.inline && !recordings.get(target.tenantId, target.callId, 'provider')
     ? writeRecording(deps.options.dataDir, target, { bytes: payload.recording.inline, mediaType: payload.recording.mediaType, origin: 'inline' })
     : undefined;
-  return deps.store.transaction(() => {
-    const fresh = deps.store.webhooks.record({
-      delivery_key: key, provider: payload.provider, event: payload.event, conversation_id: payload.conversationId || null,
-      agent_id: payload.agentId, tenant_id: target.tenantId, call_id: target.callId, body_sha256: bodySha256,
-      payload_json: auditCopy(payload, rawBody, inline?.sha256),
+  return deps.store.transaction((): Stored => {
+    const copy = cappedCopy(webhooks, deps.options, target, auditCopy(payload, rawBody, true));
+    const fresh = webhooks.record({
+      delivery_key: key, status: 'accepted', conflict_reason: null, provider: payload.provider, event: payload.event,
+      conversation_id: payload.conversationId || null, agent_id: payload.agentId, tenant_id: target.tenantId, call_id: target.callId,
+      body_sha256: bodySha256, body_bytes: Buffer.byteLength(rawBody, 'utf8'), recording_ref: ref, ...copy,
     });
-    if (!fresh) return false;
-    if (payload.turns.length > 0) deps.store.transcripts.save(target.callId, 'provider', toStoredTurns(payload.turns));
-    if (target.knownConversationId === null && payload.conversationId !== '') {
-      deps.store.webhooks.setConversationId(target.tenantId, target.callId, payload.conversationId);
+    if (!fresh) return { status: 'duplicate' };
+    if (payload.turns.length > 0 && !transcripts.get(target.tenantId, target.callId, 'provider')) {
+      transcripts.save(target.callId, 'provider', toStoredTurns(payload.turns));
     }
-    if (inline) deps.store.recordings.save(inline);
-    return true;
+    if (target.knownConversationId === null && payload.conversationId !== '') {
+      webhooks.setConversationId(target.tenantId, target.callId, payload.conversationId);
+    }
+    if (inline) recordings.save(inline);
+    return { status: 'accepted', payloadOmitted: copy.payload_omitted };
   });
 }
 
 /**
  * Ingests one well-formed JSON body for `provider`. The recording download, when there is one,
  * is awaited here (bounded by the downloader's time cap) after everything else is stored, so its
- * failure can never turn an accepted payload into an error.
+ * failure can never turn an accepted payload into an error. A delivery kept as a conflict is
+ * answered `ignored`, like one that attributes to nothing, so the answer tells a poster nothing
+ * about calls it does not know.
  */
 export async function ingestPostCall(deps: IngestDeps, provider: WebhookProvider, body: unknown, rawBody: string): Promise<IngestStatus> {
   const parsed = deps.ports.parsers[provider](body);
@@ -94,8 +137,19 @@ export async function ingestPostCall(deps: IngestDeps, provider: WebhookProvider
     deps.logger.info({ provider, event: parsed.event }, 'post-call webhook ignored: not attributable to a call');
     return 'ignored';
   }
-  if (!storeAccepted(deps, parsed, target, rawBody)) return 'duplicate';
-  deps.logger.info({ provider, event: parsed.event, call_id: target.callId, tenant_id: target.tenantId, via: target.via }, 'post-call webhook accepted');
+  if ('contested' in target) {
+    keepConflict(deps, parsed, rawBody, null, 'contested_conversation');
+    return 'ignored';
+  }
+  const stored = storeAccepted(deps, parsed, target, rawBody);
+  if (stored.status === 'conflict') {
+    keepConflict(deps, parsed, rawBody, target, stored.reason);
+    return 'ignored';
+  }
+  if (stored.status === 'duplicate') return 'duplicate';
+  deps.logger.info({
+    provider, event: parsed.event, status: 'accepted', call_id: target.callId, tenant_id: target.tenantId, via: target.via, payload_omitted: stored.payloadOmitted,
+  }, 'post-call webhook accepted');
   const url = parsed.recording?.inline ? undefined : parsed.recording?.url;
   if (url !== undefined) await archiveFromUrl(deps, provider, target, url);
   return 'accepted';

@@ -77,6 +77,11 @@ export async function archiveFromUrl(
   url: string,
 ): Promise<void> {
   const log = { provider, call_id: target.callId, tenant_id: target.tenantId, host: hostOf(url) };
+  // First attribution wins (docs/WEBHOOKS.md): a provider recording already archived stays.
+  if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) {
+    deps.logger.info(log, 'recording URL not fetched: the call has its provider recording already');
+    return;
+  }
   const allowedHosts = deps.options.recordingHosts[provider];
   if (allowedHosts.length === 0) {
     deps.logger.info(log, 'recording URL not fetched: no recording hosts allowed for this provider');
@@ -90,6 +95,8 @@ export async function archiveFromUrl(
     return;
   }
   try {
+    // Another event of the same call may have archived it while this download ran.
+    if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) return;
     deps.store.recordings.save(writeRecording(deps.options.dataDir, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
     deps.logger.info({ ...log, bytes: result.bytes.length, sha256: result.sha256 }, 'provider recording archived');
   } catch (err) {

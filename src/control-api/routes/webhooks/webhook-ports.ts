@@ -66,6 +66,9 @@ export interface WebhookOptions {
   downloadMaxBytes: number;
   downloadTimeoutMs: number;
   downloadMaxRedirects: number;
+  /** Raw bodies kept for audit: per call (conflicts between tenants share one allowance) and in all. */
+  maxRawBytesPerCall: number;
+  maxRawBytesTotal: number;
   /** The data folder; recordings go under `<dataDir>/recordings/<tenant>/`. */
   dataDir: string;
   bodyLimitBytes: number;

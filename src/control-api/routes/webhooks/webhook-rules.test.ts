@@ -2,6 +2,7 @@ import t from 'tap';
 import type { TenantId } from '../../../common/ids.js';
 import type { AttributionCandidate } from '../../../storage/index.js';
 import { closestCall } from './attribution.js';
+import { recordingRef } from './delivery-audit.js';
 import { deliveryKey, toStoredTurns } from './ingest.js';
 import { normalizeMediaType, providerRecordingPath } from './recording-archive.js';
 import type { PostCallEvent } from './webhook-ports.js';
@@ -51,5 +52,18 @@ t.test('recording paths: media types normalized, only the gateway ids become pat
   t.equal(providerRecordingPath(tenant, 'call_1', 'application/octet-stream'), 'recordings/ten_a/call_1.provider.bin');
   t.throws(() => providerRecordingPath('../x' as TenantId, 'call_1', 'audio/mpeg'));
   t.throws(() => providerRecordingPath(tenant, 'call_1/../../etc', 'audio/mpeg'));
+  t.end();
+});
+
+t.test('WEBHOOKS first attribution wins: recordings compare by audio checksum, or by URL origin and path (not the signed query)', (t) => {
+  const url = (u: string) => recordingRef({ url: u, mediaType: 'audio/wav' });
+  t.equal(url('https://storage.vapi.ai/r/1.wav?sig=a&exp=1'), url('https://storage.vapi.ai/r/1.wav?sig=b&exp=2'), 'another signature, same recording');
+  t.not(url('https://storage.vapi.ai/r/1.wav'), url('https://storage.vapi.ai/r/2.wav'));
+  t.not(url('https://storage.vapi.ai/r/1.wav'), url('https://evil.example/r/1.wav'));
+  t.notMatch(url('https://storage.vapi.ai/r/1.wav?sig=secret') ?? '', /secret|storage/, 'the URL itself is not kept');
+  const inline = (b: Buffer) => recordingRef({ inline: b, mediaType: 'audio/mpeg' });
+  t.equal(inline(Buffer.from('abc')), inline(Buffer.from('abc')));
+  t.not(inline(Buffer.from('abc')), inline(Buffer.from('abd')));
+  t.equal(recordingRef(null), null);
   t.end();
 });

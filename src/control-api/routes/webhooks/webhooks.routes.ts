@@ -42,8 +42,9 @@ function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRou
     method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
     summary: `Ingest a post-call payload from ${DISPLAY_NAME[provider]} (transcript, recording)`,
     description: 'No credentials. Any well-formed JSON answers 200: `accepted` when attributed to a recent call on a DID this '
-      + 'gateway routes to the provider\'s agent (or to a known conversation id), `duplicate` for a repeated delivery, '
-      + '`ignored` otherwise (nothing is stored). A signature is required only when a secret is configured for the provider.',
+      + 'gateway routes to the provider\'s agent (or to a known conversation id), `duplicate` for a delivery the same tenant '
+      + 'had already, `ignored` otherwise: nothing is applied, and nothing is stored except an audit row for a delivery that '
+      + 'conflicts with what the call\'s first delivery stored. A signature is required only when a secret is configured for the provider.',
     body: Type.Unknown(),
     rawBody: true,
     bodyLimitBytes: deps.options.bodyLimitBytes,

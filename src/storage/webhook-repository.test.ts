@@ -1,0 +1,67 @@
+import t from 'tap';
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FakeClock } from '../common/clock.js';
+import { newCallControlId, newCallId } from '../common/ids.js';
+import { CallRepository } from './call-repository.js';
+import { migrate } from './database.js';
+import { TenantRepository } from './tenant-repository.js';
+import { WebhookRepository } from './webhook-repository.js';
+
+const MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+/** A database migrated up to (not including) `version`, as a gateway of that release left it. */
+function databaseBefore(version: number): Database.Database {
+  const dir = mkdtempSync(join(tmpdir(), 'vgw-migrations-'));
+  for (const f of readdirSync(MIGRATIONS).filter((name) => Number(name.slice(0, 3)) < version)) copyFileSync(join(MIGRATIONS, f), join(dir, f));
+  const db = new Database(':memory:');
+  db.pragma('foreign_keys = ON');
+  migrate(db, dir);
+  rmSync(dir, { recursive: true, force: true });
+  return db;
+}
+
+t.test('migration 010: deliveries stored before keep deduplicating and attributing, now per tenant', (t) => {
+  const db = databaseBefore(10);
+  t.teardown(() => db.close());
+  const clock = new FakeClock(Date.parse('2026-11-22T10:00:00.000Z'));
+  const tenants = new TenantRepository(db, clock);
+  const acme = tenants.create('Acme');
+  const bravo = tenants.create('Bravo');
+  const callId = newCallId();
+  new CallRepository(db).insert({
+    id: callId, tenant_id: acme.id, call_control_id: newCallControlId(), direction: 'inbound', state: 'ended', on_hold: false,
+    from_number: '+15550199', to_number: '+15550100', carrier: 'sandbox', record: false, agent_type: 'imported', agent_url: null, agent_id: null,
+    created_at: '2026-11-22T09:58:00.000Z', ringing_at: null, answered_at: null, ended_at: '2026-11-22T09:59:00.000Z', end_reason: 'completed',
+    sip_status: null, hangup_by: 'caller', transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: 'conv_old', recording_path: null,
+  });
+  const body = '{"type":"post_call_transcription","data":{"conversation_id":"conv_old","note":"é"}}';
+  db.prepare(`INSERT INTO webhook_deliveries (delivery_key, provider, event, conversation_id, agent_id, tenant_id, call_id, body_sha256, payload_json, received_at)
+              VALUES ('elevenlabs:post_call_transcription:conv_old', 'elevenlabs', 'post_call_transcription', 'conv_old', 'agent_1', ?, ?, 'ab', ?, ?)`)
+    .run(acme.id, callId, body, '2026-11-22T09:59:30.000Z');
+
+  t.same(migrate(db), [10], 'only migration 010 was pending');
+  const repo = new WebhookRepository(db, clock);
+  const key = 'elevenlabs:post_call_transcription:conv_old';
+  t.ok(repo.isDelivered(acme.id, key), 'the old row still answers duplicate for its tenant');
+  t.notOk(repo.isDelivered(bravo.id, key), 'and for no other tenant');
+  t.same(repo.attributedConversation('elevenlabs', 'conv_old').map((b) => [b.tenant_id, b.call_id, b.agent_id]), [[acme.id, callId, 'agent_1']]);
+  t.same(repo.callDeliveries(acme.id, callId), { conversationIds: ['conv_old'], recordingRef: null });
+  const bytes = Buffer.byteLength(body, 'utf8');
+  t.same(repo.keptRawBytes(acme.id, callId), { call: bytes, total: bytes }, 'kept bytes counted in UTF-8 bytes');
+
+  const row = {
+    delivery_key: key, status: 'accepted' as const, conflict_reason: null, provider: 'elevenlabs', event: 'post_call_transcription',
+    conversation_id: 'conv_old', agent_id: 'agent_1', call_id: null, body_sha256: 'cd', body_bytes: 2, payload_json: '{}', payload_omitted: null, recording_ref: null,
+  };
+  t.notOk(repo.record({ ...row, tenant_id: acme.id }), 'the same key in the same tenant is refused');
+  t.ok(repo.record({ ...row, tenant_id: bravo.id }), 'the same key in another tenant is its own delivery');
+  t.ok(repo.record({ ...row, tenant_id: acme.id, status: 'conflict', conflict_reason: 'transcript' }), 'a conflict reserves no key');
+  t.equal(repo.keptRawBytes(null, null).total, bytes + 4, 'the total follows every insert');
+  db.prepare("DELETE FROM webhook_deliveries WHERE status = 'conflict'").run();
+  t.equal(repo.keptRawBytes(null, null).total, bytes + 2, 'and every delete');
+  t.end();
+});
