@@ -75,6 +75,22 @@ export const ConfigSchema = Type.Object(
         tls: Type.Optional(Type.Object({ port: Port, cert_file: Type.String(), key_file: Type.String(), ca_file: Type.Optional(Type.String()) }, strict)),
         /** What happens to an INVITE from an address that matches no carrier. */
         unknown_source: StringEnum(['reject', 'drop'], { default: 'reject' }),
+        /**
+         * Inbound SIP TCP and TLS connections (docs/RELIABILITY.md, "Descriptor budget"): caps for
+         * addresses that are no carrier's, together and each; a cap per carrier source address,
+         * outside the overall one; closing after no SIP message either way, or no valid request
+         * since the accept (keep-alives count for neither).
+         */
+        tcp: Type.Object(
+          {
+            max_connections: Type.Integer({ minimum: 1, default: 256 }),
+            max_connections_per_source: Type.Integer({ minimum: 1, default: 16 }),
+            max_connections_per_carrier_source: Type.Integer({ minimum: 1, default: 64 }),
+            idle_timeout_seconds: Type.Integer({ minimum: 1, default: 300 }),
+            first_message_timeout_seconds: Type.Integer({ minimum: 1, default: 20 }),
+          },
+          { ...strict, default: {} },
+        ),
       },
       { ...strict, default: {} },
     ),

@@ -29,6 +29,7 @@ import { createAgentConnector } from './agent-connector.js';
 import { createCallMetrics, type CallMetrics } from './call-metrics.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
 import { sourceMatches } from './carrier-sources.js';
+import { descriptorBudget, softNofileLimit } from './descriptor-budget.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -161,20 +162,33 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const advertised = config.sip.public_ip ?? (isUnspecified(config.sip.host) ? firstExternalIpv4() : config.sip.host);
   const up: { ua?: SipUserAgent; service?: CallService } = {};
   // The live-call gauge reads the service at scrape time, once it exists.
-  const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry);
+  const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry, () => transport.inboundConnections);
+  const carrierConfigFor = (address: string): CarrierConfig | undefined => o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
+  const softLimit = softNofileLimit();
+  const budget = softLimit === null ? null : descriptorBudget(config.sip, o.carriers, softLimit);
+  if (budget && budget.leftForCalls < 0) logger.warn(budget, 'the SIP TCP/TLS connection caps exceed the open-file limit (RLIMIT_NOFILE): raise it or lower sip.tcp.max_connections (docs/RELIABILITY.md, "Descriptor budget")');
+  const tcp = config.sip.tcp;
   const transport = new TransportLayer({
     listen: [
       { protocol: 'UDP', host: config.sip.host, port: config.sip.port }, { protocol: 'TCP', host: config.sip.host, port: config.sip.port },
       ...(tls && config.sip.tls ? [{ protocol: 'TLS' as const, host: config.sip.host, port: config.sip.tls.port, tls }] : []),
     ],
-    delegate: { onMessage: (message, source) => up.ua?.receive(message, source), onDropped: (reason) => callMetrics.sipDropped(reason) },
+    delegate: {
+      onMessage: (message, source) => up.ua?.receive(message, source), onDropped: (reason) => callMetrics.sipDropped(reason),
+      onConnectionRefused: (reason) => callMetrics.sipConnectionRefused(reason),
+    },
     maxMessageSize: config.sip.max_message_bytes,
+    // Carriers' addresses have a cap of their own outside the overall one: a flood from elsewhere cannot lock them out.
+    connectionLimits: {
+      maxConnections: tcp.max_connections, maxPerSource: tcp.max_connections_per_source,
+      maxPerTrustedSource: tcp.max_connections_per_carrier_source, isTrustedSource: (address) => carrierConfigFor(address) !== undefined,
+    },
+    idleTimeoutMs: tcp.idle_timeout_seconds * 1000, firstMessageTimeoutMs: tcp.first_message_timeout_seconds * 1000,
     // Per-source flood protection before parsing (a scanner on port 5060 costs a map lookup per datagram).
     rateLimit: { perSecond: config.sip.rate_limit_per_second, burst: config.sip.rate_limit_burst },
     clock,
   });
   await transport.start();
-  const carrierConfigFor = (address: string): CarrierConfig | undefined => o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
   const ua = new SipUserAgent({
     transport, clock, userAgent: 'voice-gateway', contactUser: 'gateway',
     timers: { T1: config.sip.t1_ms, T2: config.sip.t2_ms, T4: config.sip.t4_ms },

@@ -1,7 +1,7 @@
 /**
  * @module Prometheus metrics of the telephony side: live calls by direction, ended calls by end
- * reason, each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk, and
- * SIP messages dropped by flood protection.
+ * reason, each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk,
+ * SIP messages dropped by flood protection, and inbound SIP TCP/TLS connections open and refused.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
@@ -11,9 +11,11 @@ export interface CallMetrics {
   carrierState(carrier: string, up: boolean, status: number): void;
   /** A SIP message dropped unread: over its source's rate limit, or over the size limit. */
   sipDropped(reason: 'rate-limit' | 'oversize'): void;
+  /** An inbound SIP TCP/TLS connection over a cap, reset at once. */
+  sipConnectionRefused(reason: 'max-connections' | 'max-connections-per-source'): void;
 }
 
-export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined): CallMetrics {
+export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined, sipConnections: () => number = () => 0): CallMetrics {
   new Gauge({
     name: 'vgw_calls_live', help: 'Calls in progress on this node, by direction.', labelNames: ['direction'], registers: [metrics],
     collect() {
@@ -29,8 +31,18 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
   const dropped = new Counter({
     name: 'vgw_sip_dropped_total', help: 'SIP messages dropped before parsing: over the per-source rate limit, or over the size limit.', labelNames: ['reason'], registers: [metrics],
   });
+  const refused = new Counter({
+    name: 'vgw_sip_connections_refused_total', help: 'Inbound SIP TCP/TLS connections reset at once: over sip.tcp.max_connections or a per-source cap.', labelNames: ['reason'], registers: [metrics],
+  });
+  new Gauge({
+    name: 'vgw_sip_connections_inbound', help: 'Inbound SIP TCP/TLS connections open (TLS handshakes in progress included).', registers: [metrics],
+    collect() {
+      this.set(sipConnections());
+    },
+  });
   return {
     sipDropped: (reason) => dropped.inc({ reason }),
+    sipConnectionRefused: (reason) => refused.inc({ reason }),
     callEnded: (call) => ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' }),
     carrierState: (carrier, isUp, code) => {
       up.set({ carrier }, isUp ? 1 : 0);

@@ -2,6 +2,7 @@
 import { createServer as createTcpServer, connect as tcpConnect, isIP, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { systemClock, type Clock } from '../../../common/clock.js';
+import type { ConnectionLimiter } from './connection-limiter.js';
 import { StreamConnection } from './stream-connection.js';
 import { TransportError } from './transport-error.js';
 import {
@@ -10,8 +11,15 @@ import {
 } from './transport.js';
 
 export interface StreamTransportOptions extends TransportOptions {
-  /** Idle connections close after this long (default 5 minutes; 0 = never). */
+  /** Connections with no SIP message either way for this long close (default 5 minutes; 0 = never). */
   idleTimeoutMs?: number;
+  /**
+   * Inbound connections that sent no valid request this long after the accept close (default
+   * 20 s; 0 = never); for TLS it also bounds the handshake.
+   */
+  firstMessageTimeoutMs?: number;
+  /** Caps on inbound connections, shared by the stream listeners of one transport layer. */
+  limiter?: ConnectionLimiter;
   clock?: Clock;
   /** Outbound connect timeout (default 10 s): RFC 3261 17.1.4 needs a failure within Timer B/F. */
   connectTimeoutMs?: number;
@@ -31,6 +39,7 @@ export interface TlsOptions {
 }
 
 const DEFAULT_IDLE_MS = 5 * 60_000;
+const DEFAULT_FIRST_MESSAGE_MS = 20_000;
 
 /** Shared TCP/TLS logic: a listening server plus a map of open connections keyed by remote address and port. */
 abstract class StreamTransport implements Transport {
@@ -65,7 +74,8 @@ abstract class StreamTransport implements Transport {
   }
 
   listen(): Promise<void> {
-    const server = this.createServer((socket) => this.#adopt(socket));
+    const server = this.createServer((socket) => this.#adopt(socket, true));
+    this.#gate(server);
     this.#server = server;
     server.on('error', (err) => this.options.delegate.onError?.(TransportError.from(err, `${this.protocol} server error`, { protocol: this.protocol })));
     return new Promise((resolve, reject) => {
@@ -95,13 +105,48 @@ abstract class StreamTransport implements Transport {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  #adopt(socket: Socket): StreamConnection {
+  /** The first-message time-out in effect (also the TLS handshake's). */
+  protected get firstMessageTimeoutMs(): number {
+    return this.options.firstMessageTimeoutMs ?? DEFAULT_FIRST_MESSAGE_MS;
+  }
+
+  /**
+   * Puts the connection caps in front of the server's own 'connection' listeners: TCP's accept
+   * callback, and for TLS the listener node:tls registers to start the handshake, so a refused
+   * socket never costs a handshake. A refused socket is reset at once.
+   */
+  #gate(server: Server): void {
+    const limiter = this.options.limiter;
+    if (!limiter) return;
+    const listeners = server.listeners('connection') as ((socket: Socket) => void)[];
+    server.removeAllListeners('connection');
+    server.on('connection', (socket: Socket) => {
+      if (socket.remoteAddress === undefined) return void socket.destroy();
+      const address = normalizeAddress(socket.remoteAddress);
+      const admission = limiter.admit(address);
+      if (!admission.ok) {
+        try {
+          socket.resetAndDestroy();
+        } catch {
+          socket.destroy();
+        }
+        this.options.delegate.onConnectionRefused?.(admission.reason, { protocol: this.protocol, address, port: socket.remotePort ?? 0, local: this.#local });
+        return;
+      }
+      socket.once('close', () => admission.release());
+      for (const listener of listeners) listener.call(server, socket);
+    });
+  }
+
+  #adopt(socket: Socket, inbound: boolean): StreamConnection {
     const connection = new StreamConnection({
       protocol: this.protocol,
       socket,
       listening: this.#local,
       maxMessageSize: this.options.maxMessageSize,
+      inbound,
       idleTimeoutMs: this.options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
+      firstMessageTimeoutMs: this.firstMessageTimeoutMs,
       clock: this.clock,
       delegate: this.options.delegate,
       onClosed: (c) => {
@@ -130,7 +175,7 @@ abstract class StreamTransport implements Transport {
       socket.once(this.readyEvent, () => {
         timer.cancel();
         socket.removeAllListeners('error');
-        resolve(this.#adopt(socket));
+        resolve(this.#adopt(socket, false));
       });
       socket.once('error', (err) => {
         timer.cancel();
@@ -175,7 +220,8 @@ export class TlsTransport extends StreamTransport {
   }
 
   protected createServer(onSocket: (socket: Socket) => void): Server {
-    const server = createTlsServer({ cert: this.#tls.cert, key: this.#tls.key }, (socket: TLSSocket) => onSocket(socket));
+    const handshake = this.firstMessageTimeoutMs > 0 ? { handshakeTimeout: this.firstMessageTimeoutMs } : {};
+    const server = createTlsServer({ cert: this.#tls.cert, key: this.#tls.key, ...handshake }, (socket: TLSSocket) => onSocket(socket));
     server.on('tlsClientError', (err) => {
       this.options.delegate.onError?.(TransportError.from(err, 'TLS handshake failed', { protocol: 'TLS' }));
     });

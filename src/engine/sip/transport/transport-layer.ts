@@ -6,6 +6,7 @@ import type { ParseOutcome } from '../messages/parse.js';
 import { createResponse } from '../messages/response.js';
 import { serializeMessage } from '../messages/serialize.js';
 import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
+import { ConnectionLimiter, type ConnectionLimits, type ConnectionRefusal } from './connection-limiter.js';
 import { TokenBucketLimiter, type RateLimitOptions } from './rate-limiter.js';
 import { TcpTransport, TlsTransport, type TlsOptions } from './stream-transport.js';
 import { TransportError } from './transport-error.js';
@@ -34,6 +35,8 @@ export interface TransportLayerDelegate {
   onMalformed?(error: SipParseError, source: MessageSource): void;
   /** A packet dropped before parsing: over the rate limit or the maximum size. */
   onDropped?(reason: 'rate-limit' | 'oversize', source: MessageSource): void;
+  /** An inbound TCP/TLS connection over a cap was reset at once. */
+  onConnectionRefused?(reason: ConnectionRefusal, source: MessageSource): void;
   onError?(error: TransportError): void;
 }
 
@@ -42,8 +45,12 @@ export interface TransportLayerOptions {
   delegate: TransportLayerDelegate;
   /** Largest message accepted, in octets (default 65,535). */
   maxMessageSize?: number;
-  /** Idle TCP/TLS connections close after this long (default 5 minutes). */
+  /** TCP/TLS connections with no SIP message either way for this long close (default 5 minutes). */
   idleTimeoutMs?: number;
+  /** Inbound TCP/TLS connections that sent no valid request within this long close (default 20 s). */
+  firstMessageTimeoutMs?: number;
+  /** Caps on inbound TCP/TLS connections, all stream listening points together; absent = none. */
+  connectionLimits?: ConnectionLimits;
   /** Per-source-IP token bucket; absent = no limit. */
   rateLimit?: RateLimitOptions;
   /** TLS settings for outbound connections when no TLS listening point is configured. */
@@ -69,15 +76,22 @@ export class TransportLayer {
   readonly #options: TransportLayerOptions;
   readonly #transports: Transport[] = [];
   readonly #limiter: TokenBucketLimiter | undefined;
+  readonly #connections: ConnectionLimiter | undefined;
   readonly #clock: Clock;
 
   constructor(options: TransportLayerOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#limiter = options.rateLimit ? new TokenBucketLimiter(options.rateLimit, this.#clock) : undefined;
+    this.#connections = options.connectionLimits ? new ConnectionLimiter(options.connectionLimits) : undefined;
     const delegate = this.#transportDelegate();
     const common = { maxMessageSize: options.maxMessageSize ?? 65_535, delegate };
-    const stream = { ...common, clock: this.#clock, ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}) };
+    const stream = {
+      ...common, clock: this.#clock,
+      ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      ...(options.firstMessageTimeoutMs !== undefined ? { firstMessageTimeoutMs: options.firstMessageTimeoutMs } : {}),
+      ...(this.#connections ? { limiter: this.#connections } : {}),
+    };
     for (const l of options.listen) {
       if (l.protocol === 'UDP') this.#transports.push(new UdpTransport({ ...common, host: l.host, port: l.port }));
       else if (l.protocol === 'TCP') this.#transports.push(new TcpTransport({ ...stream, host: l.host, port: l.port }));
@@ -87,6 +101,11 @@ export class TransportLayer {
         this.#transports.push(new TlsTransport({ ...stream, host: l.host, port: l.port, tls }));
       }
     }
+  }
+
+  /** Inbound TCP/TLS connections open now (counted only when `connectionLimits` is set). */
+  get inboundConnections(): number {
+    return this.#connections?.open ?? 0;
   }
 
   /** Binds every listening point; rejects with TransportError when one fails (the others are closed). */
@@ -178,6 +197,7 @@ export class TransportLayer {
       },
       onMessage: (outcome, source) => this.#onMessage(outcome, source),
       onOversize: (_size, source) => up.onDropped?.('oversize', source),
+      onConnectionRefused: (reason, source) => up.onConnectionRefused?.(reason, source),
       onStreamError: (error, request, source) => {
         up.onMalformed?.(error, source);
         const answer = request ? this.#answerMalformed(request, error, source) : Promise.resolve();

@@ -2,6 +2,7 @@
 import type { ParseOutcome } from '../messages/parse.js';
 import type { SipParseError } from '../grammar/parse-error.js';
 import type { SipRequest } from '../messages/sip-message.js';
+import type { ConnectionRefusal } from './connection-limiter.js';
 import type { TransportError } from './transport-error.js';
 
 /** RFC 3261 18: the transports this stack speaks. */
@@ -51,6 +52,8 @@ export interface TransportDelegate {
   onOversize?(size: number, source: MessageSource): void;
   /** A stream could not be framed: answer `error.status` to `request` when present, then close. */
   onStreamError?(error: SipParseError, request: SipRequest | undefined, source: MessageSource & { connection: Connection }): void;
+  /** An inbound TCP/TLS connection over a cap was reset at once (docs/RELIABILITY.md, "Descriptor budget"). */
+  onConnectionRefused?(reason: ConnectionRefusal, source: MessageSource): void;
   onError?(error: TransportError): void;
 }
 

@@ -4,7 +4,7 @@
  * and creates the UAC and UAS handles.
  */
 import { systemClock, type Clock } from '../../../common/clock.js';
-import type { DigestServer } from '../auth/digest-server.js';
+import { isStaleRefusal, type DigestServer } from '../auth/digest-server.js';
 import { createResponse } from '../messages/response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { DialogHost } from '../dialogs/dialog-host.js';
@@ -204,14 +204,14 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
   }
 
   #onInvite(req: SipRequest, tx: InviteServerTransaction, source: SipSource): void {
-    const reject = (status: number, headers: [string, string][] = []): void =>
-      tx.respond(createResponse(req, status, undefined, { toTag: randomToken(), headers: [['Server', this.userAgent], ...headers] }));
+    const reject = (status: number, headers: [string, string][] = [], reason?: string): void =>
+      tx.respond(createResponse(req, status, reason, { toTag: randomToken(), headers: [['Server', this.userAgent], ...headers] }));
     const auth = this.#o.inboundAuth?.(source, req);
     if (auth) {
-      const verdict = auth.server.verify(req.headers.get('Authorization'), 'INVITE', (u) => auth.passwordOf(u));
-      if (!verdict.ok) {
-        return reject(401, auth.server.challenge(verdict.reason === 'stale').map((c) => ['WWW-Authenticate', c]));
-      }
+      const verdict = auth.server.verify(req.headers.get('Authorization'), { method: 'INVITE', requestUri: req.uri, source: source.address }, (u) => auth.passwordOf(u));
+      // RFC 7616 §3.4.6: a digest uri other than the Request-URI is a bad request, not a new challenge.
+      if (!verdict.ok && verdict.reason === 'uri-mismatch') return reject(400, [], 'Bad Request (digest uri is not the Request-URI)');
+      if (!verdict.ok) return reject(401, auth.server.challenge(source.address, isStaleRefusal(verdict)).map((c) => ['WWW-Authenticate', c]));
     }
     const minSe = Math.max(this.#o.minSessionExpires ?? MIN_SE_FLOOR, MIN_SE_FLOOR);
     const supportsTimer = /\btimer\b/i.test(req.headers.getAll('Supported').join(','));
