@@ -174,10 +174,10 @@ export class ConnectedCall {
     await this.#outputs;
     const [, gatewayTurns] = await Promise.all([this.#closeRecorder(), this.#closeTranscriber()]);
     const providerTurns = this.#agent?.turns ?? [];
-    this.#call.finish([
+    this.#step('store the final record', () => this.#call.finish([
       ...(providerTurns.length > 0 ? [{ source: 'provider' as const, turns: [...providerTurns] }] : []),
       ...(gatewayTurns.length > 0 ? [{ source: 'gateway' as const, turns: gatewayTurns }] : []),
-    ]);
+    ]));
     await bye;
   }
 
