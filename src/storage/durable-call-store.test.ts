@@ -132,6 +132,23 @@ t.test('disk full: SQLITE_FULL from the database and ENOSPC from the journal nei
   t.equal(store.transcripts.get(tenant, call.id, 'gateway')?.length, 2000, 'written whole once there is room');
 });
 
+t.test('a final record the database rejects as invalid (a bug, not an outage) is kept in the journal and holds back nothing', async (t) => {
+  const dir = t.testdir({});
+  const { store, calls, journal } = rig(dir);
+  t.teardown(() => store.close());
+  const tenant = store.tenants.create('acme').id;
+  // A transcript of a call the database never had: the foreign key refuses it.
+  const unknown = callRecord(tenant, '2026-01-01T11:59:00.000Z');
+  t.doesNotThrow(() => calls.finish({ call: ended(unknown), transcripts: [{ source: 'gateway', turns }] }));
+  const call = callRecord(tenant, '2026-01-01T11:59:30.000Z');
+  calls.insert(call);
+  calls.finish({ call: ended(call), transcripts: [] });
+  t.equal(store.calls.get(tenant, call.id)?.state, 'ended', 'the next record is written at once: no breaker for a bug');
+  t.notOk(calls.isFailing);
+  await journal.settled();
+  t.match(readFileSync(join(dir, CDR_JOURNAL_FILE), 'utf8'), unknown.id, 'the rejected record is kept for the operator');
+});
+
 t.test('what counts as a storage failure: SQLite busy, full and I/O errors and the same from the file system; not bugs', (t) => {
   for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'ENOSPC', 'EIO', 'EROFS']) {
     t.ok(isStorageFailure(Object.assign(new Error(code), { code })), code);

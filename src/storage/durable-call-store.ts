@@ -10,6 +10,7 @@
 import type { Clock, TimerHandle } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
+import { isStorageFailure } from '../common/storage-failure.js';
 import type { CallRecord } from '../engine/calls/call-record.js';
 import type { CallOutcome, CallRecordStore } from '../engine/calls/ports.js';
 import type { CallRepository } from './call-repository.js';
@@ -32,6 +33,11 @@ export class DurableCallStore implements CallRecordStore {
   readonly #o: DurableCallStoreOptions;
   /** Final records the database refused, by call id: in the journal too (unless the disk refused that as well). */
   readonly #finals = new Map<string, CdrJournalEntry>();
+  /**
+   * Final records the database rejected for another reason than an outage (a constraint: a bug):
+   * kept in the journal for the operator, never retried, so one cannot hold back the others.
+   */
+  readonly #rejected = new Map<string, CdrJournalEntry>();
   /** The latest refused change of each live call; a later write of the call supersedes it. */
   readonly #changes = new Map<string, CallRecord>();
   /** A write failed and none has succeeded since: writes queue up, and only the retry probes. */
@@ -81,6 +87,10 @@ export class DurableCallStore implements CallRecordStore {
         this.#changes.delete(call.id);
         return;
       } catch (err) {
+        if (!isStorageFailure(err)) {
+          this.#o.logger.error({ err, call_id: call.id }, 'the database rejected a change of a call');
+          return;
+        }
         this.#refused(err);
       }
     }
@@ -91,15 +101,17 @@ export class DurableCallStore implements CallRecordStore {
   finish(outcome: CallOutcome): void {
     const entry: CdrJournalEntry = { call: outcome.call, transcripts: outcome.transcripts };
     this.#changes.delete(entry.call.id);
+    let pending = this.#finals;
     if (!this.#failing) {
       try {
         this.#write(entry);
         return;
       } catch (err) {
-        this.#refused(err);
+        if (isStorageFailure(err)) this.#refused(err);
+        else pending = this.#reject(entry, err);
       }
     }
-    this.#finals.set(entry.call.id, entry);
+    pending.set(entry.call.id, entry);
     const log = this.#o.logger.child({ call_id: entry.call.id, tenant_id: entry.call.tenant_id });
     this.#o.journal.append(entry).then(
       () => log.warn('call record kept in the CDR journal until the database takes it'),
@@ -117,7 +129,7 @@ export class DurableCallStore implements CallRecordStore {
   }
 
   unfinished(): CallRecord[] {
-    return this.#o.calls.unfinished().filter((call) => !this.#finals.has(call.id));
+    return this.#o.calls.unfinished().filter((call) => !this.#finals.has(call.id) && !this.#rejected.has(call.id));
   }
 
   /** Writes what was refused, oldest final records first; stops at the first refusal. True when nothing is left. */
@@ -127,9 +139,14 @@ export class DurableCallStore implements CallRecordStore {
     let written = 0;
     try {
       for (const [id, entry] of this.#finals) {
-        this.#write(entry);
+        try {
+          this.#write(entry);
+          written += 1;
+        } catch (err) {
+          if (isStorageFailure(err)) throw err;
+          this.#reject(entry, err).set(id, entry);
+        }
         this.#finals.delete(id);
-        written += 1;
       }
       for (const [id, call] of this.#changes) {
         this.#o.calls.save(call);
@@ -142,7 +159,7 @@ export class DurableCallStore implements CallRecordStore {
     }
     if (written > 0) {
       this.#o.logger.info({ calls: written, waiting: this.#finals.size }, 'call records from the CDR journal written');
-      this.#o.journal.rewrite([...this.#finals.values()]).catch((err: unknown) => {
+      this.#o.journal.rewrite([...this.#finals.values(), ...this.#rejected.values()]).catch((err: unknown) => {
         // The entries stay in the file and are written again at the next start (writes are idempotent).
         this.#o.logger.warn({ err }, 'cannot shorten the CDR journal');
       });
@@ -170,6 +187,12 @@ export class DurableCallStore implements CallRecordStore {
       for (const t of entry.transcripts) this.#o.transcripts.save(entry.call.id, t.source, t.turns);
       this.#o.calls.save(entry.call);
     });
+  }
+
+  /** Logs a record the database rejected as invalid; returns where it is kept. */
+  #reject(entry: CdrJournalEntry, err: unknown): Map<string, CdrJournalEntry> {
+    this.#o.logger.error({ err, call_id: entry.call.id }, 'the database rejected a final call record; it stays in the CDR journal and is not retried');
+    return this.#rejected;
   }
 
   #refused(err: unknown): void {
