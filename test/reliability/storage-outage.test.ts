@@ -108,6 +108,10 @@ t.test('storage failures: an agent hang-up and an API hang-up while another proc
   t.ok(lockedSlowest < baseline + 2000, `/healthz stays fast during the lock: slowest ${lockedSlowest.toFixed(0)} ms, ${baseline.toFixed(0)} ms before it (a 5 s busy wait per write stalled it for seconds)`);
   t.ok(existsSync(join(gw.dataDir, CDR_JOURNAL_FILE)), 'the refused final records are in the CDR journal');
   t.equal((await detail(gw, agentEnded.id, gw.liveKey)).state, 'active', 'reads show what is stored: not ended yet');
+  const phone = await carrier.phone();
+  const refused = await answered(carrier.ua.invite({ target: `sip:${routes[3]!.did}@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer }))
+    .then(() => 200, (err: { status?: number }) => err.status);
+  t.equal(refused, 503, 'RFC 3261 21.5.4: a new inbound call whose record cannot be written gets 503, so the carrier may try another route');
 
   await lock.release();
   const ended = await waitFor('the agent-ended CDR written after the lock', async () => {
