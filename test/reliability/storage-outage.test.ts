@@ -112,6 +112,9 @@ t.test('storage failures: an agent hang-up and an API hang-up while another proc
   const refused = await answered(carrier.ua.invite({ target: `sip:${routes[3]!.did}@127.0.0.1:${gw.gateway.sip.udpPort}`, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer }))
     .then(() => 200, (err: { status?: number }) => err.status);
   t.equal(refused, 503, 'RFC 3261 21.5.4: a new inbound call whose record cannot be written gets 503, so the carrier may try another route');
+  const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: routes[3]!.bot.url });
+  t.match({ status: placed.status, code: placed.body.code }, { status: 503, code: 'unavailable' }, 'placing a call whose record cannot be written: 503 unavailable, nothing placed');
+  t.ok(placed.headers.get('retry-after'), 'with Retry-After');
 
   await lock.release();
   const ended = await waitFor('the agent-ended CDR written after the lock', async () => {
