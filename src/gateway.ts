@@ -97,7 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const store = openStore(databasePath(config.data_dir), clock, {
     idleMs: config.auth.session_idle_minutes * 60_000,
     absoluteMs: config.auth.session_absolute_hours * 3_600_000,
-  }, secrets);
+  }, secrets, { busyTimeoutMs: config.storage.busy_timeout_ms });
   bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stdout.write(`${text}\n`)));
 
   const metrics = new Registry();

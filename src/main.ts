@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** @module The process entry point: load config, start the gateway, stop it on SIGTERM/SIGINT. */
 import { createLogger } from './common/logger.js';
+import { isStorageFailure } from './common/storage-failure.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { startGateway } from './gateway.js';
 
@@ -35,6 +36,13 @@ async function main(): Promise<void> {
 }
 
 process.on('uncaughtException', (err) => {
+  // A failed write (database locked past the busy time-out, disk full) is an outage, not a broken
+  // invariant: the statement was not applied, and ending every live call of every tenant for it
+  // would be far worse than the one failed operation (docs/RELIABILITY.md, storage failures).
+  if (isStorageFailure(err)) {
+    process.stderr.write(`storage failure outside a request (process kept up): ${err.stack ?? String(err)}\n`);
+    return;
+  }
   // A broken invariant: log it and die loudly; a supervisor restarts us and recovery ends the
   // calls left behind (contract: calls a crash left unfinished end with gateway_restart).
   process.stderr.write(`fatal: ${err.stack ?? String(err)}\n`);

@@ -51,7 +51,7 @@ function main(argv: string[]): number {
   try {
     const config = loadConfig();
     // Sessions are not touched by the CLI; the policy only has to be valid.
-    store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)));
+    store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
     process.stdout.write(`${JSON.stringify(run(store, argv, knownCarriers), null, 2)}\n`);
     return 0;

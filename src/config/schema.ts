@@ -199,6 +199,16 @@ export const ConfigSchema = Type.Object(
     ),
     providers: Type.Record(Type.String(), ProviderOverride, { default: {} }),
     shutdown: Type.Object({ drain_seconds: Type.Integer({ minimum: 0, default: 30 }) }, { ...strict, default: {} }),
+    /** Storage failures (docs/RELIABILITY.md, storage failures and the CDR journal). */
+    storage: Type.Object(
+      {
+        /** Longest a write waits for another connection's lock before it fails (SQLite busy_timeout): the most a held lock stalls the event loop. */
+        busy_timeout_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
+        /** How often call records waiting in the CDR journal are written again while the database refuses them. */
+        retry_seconds: Type.Number({ minimum: 0.1, maximum: 3600, default: 2 }),
+      },
+      { ...strict, default: {} },
+    ),
   },
   strict,
 );

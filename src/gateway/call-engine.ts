@@ -24,7 +24,7 @@ import {
 import type { Registry } from 'prom-client';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
 import { PocketsphinxRecognizer } from '../providers/speech/index.js';
-import type { Store } from '../storage/index.js';
+import { CdrJournal, DurableCallStore, type Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
 import { createCallMetrics, type CallMetrics } from './call-metrics.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
@@ -148,7 +148,14 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const tlsCarrier = tls ? undefined : o.carriers.find((c) => c.outbound && usesTls(c.outbound.uri));
   if (tlsCarrier) throw new ConfigError(`carriers: carrier "${tlsCarrier.name}": outbound.uri ${tlsCarrier.outbound!.uri} uses TLS, which needs sip.tls (a certificate) in the config`);
   const announcement = await loadAnnouncement(config.sandbox.announcement);
-  await recoverUnfinishedCalls(o.store.calls, config.data_dir, clock, logger);
+  // Final records a previous run could not write go in first, so recovery does not take them for
+  // calls a crash left unfinished (docs/RELIABILITY.md, storage failures and the CDR journal).
+  const callStore = new DurableCallStore({
+    calls: o.store.calls, transcripts: o.store.transcripts, transaction: (fn) => o.store.transaction(fn),
+    journal: new CdrJournal(config.data_dir), clock, logger: logger.child({ component: 'call-store' }), retryMs: config.storage.retry_seconds * 1000,
+  });
+  callStore.replayJournal();
+  await recoverUnfinishedCalls(callStore, config.data_dir, clock, logger);
 
   const mediaIo = useMediaIo(config.rtp.socket_io, { relayThread: config.rtp.relay_thread, relayThreadPriority: config.rtp.relay_thread_priority });
   if (mediaIo === null) throw new ConfigError('config: rtp.socket_io is native, but the media I/O addon is not built (npm run build:native)');
@@ -225,11 +232,10 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
   const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs, sipTrunkEncryption };
   const ctx: CallEngineContext = {
-    clock, logger, store: o.store.calls, ua, locator: new ServerLocator(), ports, rtpBindAddress,
+    clock, logger, store: callStore, ua, locator: new ServerLocator(), ports, rtpBindAddress,
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
     timings: { ringTimeoutMs: config.calls.ring_timeout_seconds * 1000, mediaTimeoutMs: config.calls.media_timeout_seconds * 1000 },
     holdMusic: () => (holdMusic ? new LoopingPcmSource(holdMusic, 'hold music') : null),
-    transcripts: { save: (callId, source, turns) => o.store.transcripts.save(callId, source, turns) },
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => streaming.get('custom')!(options),
       importedAgent: (request) => openImportedAgent(targets, request),
@@ -275,6 +281,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     ua.dispose();
     await transport.stop();
     heartbeat.stop();
+    await callStore.stop();
   })());
   return { service, sip, sandboxUri: sandbox.uri, stop };
 }

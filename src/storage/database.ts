@@ -44,13 +44,25 @@ export function migrate(db: Db, dir = MIGRATIONS_DIR): number[] {
   return apply.immediate();
 }
 
+/**
+ * How long a statement waits for another connection's lock before failing with SQLITE_BUSY
+ * (`storage.busy_timeout_ms`). better-sqlite3 is synchronous, so the wait holds the event loop,
+ * media and the API included: it is kept short, and a write that fails is retried later from the
+ * CDR journal (docs/RELIABILITY.md, storage failures).
+ */
+export const DEFAULT_BUSY_TIMEOUT_MS = 250;
+
+export interface DatabaseOptions {
+  busyTimeoutMs?: number;
+}
+
 /** Opens (creating if needed) and migrates the database at `file`; `:memory:` for tests. */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, options: DatabaseOptions = {}): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`);
   // NORMAL is durable across application crashes in WAL mode; only power loss can drop the last commits.
   db.pragma('synchronous = NORMAL');
   migrate(db);

@@ -1,7 +1,7 @@
 /** @module The storage layer's public surface: the database and one repository per aggregate. */
 import type { Clock } from '../common/clock.js';
 import { ApiKeyRepository } from './api-key-repository.js';
-import { openDatabase, type Db } from './database.js';
+import { openDatabase, type DatabaseOptions, type Db } from './database.js';
 import { NumberRepository } from './number-repository.js';
 import { SessionRepository, type SessionPolicy } from './session-repository.js';
 import { TenantRepository } from './tenant-repository.js';
@@ -15,7 +15,9 @@ import { RecordingRepository } from './recording-repository.js';
 import { IdempotencyRepository } from './idempotency-repository.js';
 import type { SecretBox } from '../common/secret-box.js';
 
-export { openDatabase, migrate, databasePath, type Db } from './database.js';
+export { openDatabase, migrate, databasePath, DEFAULT_BUSY_TIMEOUT_MS, type DatabaseOptions, type Db } from './database.js';
+export { CdrJournal, type CdrJournalEntry } from './cdr-journal.js';
+export { DurableCallStore, type DurableCallStoreOptions } from './durable-call-store.js';
 export { ApiKeyRepository, looksLikeApiKey, type ApiKeyKind, type ApiKeyRecord } from './api-key-repository.js';
 export { SessionRepository, type SessionPolicy, type SessionPrincipal } from './session-repository.js';
 export { TenantRepository, type TenantRecord } from './tenant-repository.js';
@@ -53,8 +55,8 @@ export interface Store {
   close(): void;
 }
 
-export function openStore(file: string, clock: Clock, sessionPolicy: SessionPolicy, secrets: SecretBox): Store {
-  const db = openDatabase(file);
+export function openStore(file: string, clock: Clock, sessionPolicy: SessionPolicy, secrets: SecretBox, options: DatabaseOptions = {}): Store {
+  const db = openDatabase(file, options);
   return {
     db,
     tenants: new TenantRepository(db, clock),

@@ -17,7 +17,7 @@ import { SecretBox } from '../../src/common/secret-box.js';
 import { presentCdr } from '../../src/control-api/routes/calls/calls.schemas.js';
 import { HEARTBEAT_FILE, recordingPathOf, recoverUnfinishedCalls } from '../../src/engine/calls/index.js';
 import { buildWavHeader } from '../../src/engine/media/recording/wav-header.js';
-import { openStore, type CallRecord } from '../../src/storage/index.js';
+import { CdrJournal, DurableCallStore, openStore, type CallRecord } from '../../src/storage/index.js';
 import { callRecord } from '../support/call-records.js';
 import { waitFor } from '../support/gateway-harness.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
@@ -273,6 +273,9 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   wav(recorded, '2026-01-01T11:10:00.000Z');
   wav(early, '2026-01-01T11:29:00.000Z'); // a clock step: written "before" the answer
   const logger = createLogger({ level: 'silent' });
+  const calls = new DurableCallStore({
+    calls: store.calls, transcripts: store.transcripts, transaction: (fn) => store.transaction(fn), journal: new CdrJournal(dataDir), clock, logger, retryMs: 1000,
+  });
   const cdr = (id: string) => presentCdr(store.calls.get(tenant.id, id)!);
   const heartbeatAt = (at: string): void => {
     writeFileSync(join(dataDir, HEARTBEAT_FILE), '');
@@ -280,7 +283,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   };
 
   // A data folder from before heartbeats: the recording is the only trace.
-  t.equal(await recoverUnfinishedCalls(store.calls, dataDir, clock, logger), 3);
+  t.equal(await recoverUnfinishedCalls(calls, dataDir, clock, logger), 3);
   t.match(cdr(recorded.id), { ended_at: '2026-01-01T11:10:00.000Z', billable_s: 600, end_reason: 'gateway_restart' }, 'billed up to the last recorded audio, not the hour of downtime');
   t.match(cdr(unrecorded.id), { ended_at: '2026-01-01T12:00:00.000Z', end_reason: 'gateway_restart' }, 'with no trace at all it ends at the restart');
   t.match(cdr(early.id), { ended_at: '2026-01-01T11:30:01.000Z', billable_s: 0 }, 'never before the answer');
@@ -290,7 +293,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   for (const call of again) store.calls.insert(call);
   wav(again[0]!, '2026-01-01T11:10:00.000Z');
   heartbeatAt('2026-01-01T11:40:00.000Z');
-  t.equal(await recoverUnfinishedCalls(store.calls, dataDir, clock, logger), 2);
+  t.equal(await recoverUnfinishedCalls(calls, dataDir, clock, logger), 2);
   t.match(cdr(again[0]!.id), { ended_at: '2026-01-01T11:40:00.000Z' }, 'alive (on hold, say) until the last heartbeat');
   t.match(cdr(again[1]!.id), { ended_at: '2026-01-01T11:40:00.000Z', billable_s: 2400 }, 'without a recording: the last heartbeat, not the restart');
 });

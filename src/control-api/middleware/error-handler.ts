@@ -6,8 +6,21 @@
 import type { Middleware } from 'koa';
 import type { Logger } from '../../common/logger.js';
 import { ApiError } from '../../common/errors.js';
+import { isStorageFailure } from '../../common/storage-failure.js';
 import type { ApiState } from '../api-state.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../problem.js';
+
+/**
+ * Seconds a client is told to wait when storage is unavailable: a lock held by another process
+ * is usually gone within seconds (docs/RELIABILITY.md, storage failures).
+ */
+export const STORAGE_RETRY_AFTER_S = 2;
+
+/** A database locked past the busy time-out, a full or failing disk: 503 `unavailable`, nothing was changed. */
+function fromStorageFailure(err: unknown): ApiError | undefined {
+  if (!isStorageFailure(err)) return undefined;
+  return new ApiError(503, 'unavailable', 'Storage is unavailable; try again later.', { cause: err, headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_S) } });
+}
 
 /** Errors raised by koa-body / raw-body carry `status` and `type`; map the ones a client causes. */
 function fromHttpError(err: unknown): ApiError | undefined {
@@ -31,7 +44,7 @@ export function errorHandler(logger: Logger): Middleware<ApiState> {
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'not_found', 'No such endpoint.');
       if (ctx.status === 405 && ctx.body === undefined) throw new ApiError(405, 'method_not_allowed', 'That method is not allowed on this endpoint.');
     } catch (err) {
-      let apiError = err instanceof ApiError ? err : fromHttpError(err);
+      let apiError = err instanceof ApiError ? err : (fromStorageFailure(err) ?? fromHttpError(err));
       if (!apiError) {
         logger.error({ err, request_id: ctx.state.requestId, route: ctx.state.routeTemplate }, 'unhandled error');
         apiError = new ApiError(500, 'internal_error', 'internal error', { cause: err });

@@ -57,10 +57,17 @@ export class CallService implements CallControl {
       this.#bumpAdmitting(request.tenantId, carrier.name, -1);
     }
     if (!rtp) return { error: 'unavailable', detail: 'No media ports are free.' };
-    const call = new Call({
-      tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
-      record: request.record, agent: { type: 'websocket', url: request.agentUrl },
-    }, this.#ctx);
+    let call: Call;
+    try {
+      call = new Call({
+        tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
+        record: request.record, agent: { type: 'websocket', url: request.agentUrl },
+      }, this.#ctx);
+    } catch (err) {
+      // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.
+      rtp.close();
+      throw err;
+    }
     const flow = new OutboundCallFlow(this.#ctx, call, carrier, rtp, request.agentUrl);
     this.#track(flow);
     call.log.info({ carrier: carrier.name }, 'placing outbound call');
@@ -99,10 +106,18 @@ export class CallService implements CallControl {
     if (!rtp) return invite.reject(503);
     if (invite.isFinal) return rtp.close();
     const fromUser = uriUser(invite.request.headers.get('From') ?? '');
-    const call = new Call({
-      tenantId: route.tenantId, direction: 'inbound', from: toE164(fromUser, carrier) ?? (fromUser || 'anonymous'), to: did,
-      carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
-    }, this.#ctx);
+    let call: Call;
+    try {
+      call = new Call({
+        tenantId: route.tenantId, direction: 'inbound', from: toE164(fromUser, carrier) ?? (fromUser || 'anonymous'), to: did,
+        carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
+      }, this.#ctx);
+    } catch (err) {
+      // A call that cannot be recorded is not taken: 503, so the carrier may try another route (RFC 3261 21.5.4).
+      log.error({ err, tenant_id: route.tenantId }, 'inbound call refused: the call record cannot be written');
+      rtp.close();
+      return invite.reject(503);
+    }
     const flow = new InboundCallFlow(this.#ctx, call, invite, carrier, route, rtp);
     this.#track(flow);
     call.log.info({ carrier: carrier.name, mode: route.connectionMode, transport: invite.source.protocol }, 'inbound call');

@@ -10,7 +10,7 @@ import { isoNow } from '../../common/time.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { IllegalCallTransition, nextCallState, type CallEvent } from './call-state.js';
 import type { EndReason } from './end-reason.js';
-import type { CallRecordStore } from './ports.js';
+import type { CallOutcome, CallRecordStore } from './ports.js';
 
 export interface NewCall {
   tenantId: TenantId;
@@ -34,6 +34,7 @@ export class Call {
   readonly #ctx: CallContext;
   readonly #onEnd: ((call: Call) => void)[] = [];
   readonly log: Logger;
+  #finished = false;
 
   constructor(init: NewCall, ctx: CallContext) {
     this.#ctx = ctx;
@@ -100,14 +101,25 @@ export class Call {
     this.#save();
   }
 
-  /** The recording's path relative to the data folder, once it has one. */
+  /** The recording's path relative to the data folder, once it is complete (written with the final record). */
   setRecordingPath(path: string): void {
     this.#record.recording_path = path;
-    this.#save();
+    if (!this.isEnded) this.#save();
   }
 
-  /** Ends the call once; later ends are ignored (the first reason is the true one). */
+  /** Ends the call at once: the final record is written now (a call that never connected has nothing more to finish). */
   end(reason: EndReason): boolean {
+    if (!this.markEnded(reason)) return false;
+    this.finish([]);
+    return true;
+  }
+
+  /**
+   * Ends the call in memory: commands are refused from now on, but nothing is written yet. The
+   * first reason is the true one; later ends are ignored. {@link finish} writes the final record
+   * once the recording and transcripts are complete, so a call read as `ended` has them.
+   */
+  markEnded(reason: EndReason): boolean {
     if (this.isEnded) return false;
     Object.assign(this.#record, {
       state: 'ended', on_hold: false, ended_at: isoNow(this.#ctx.clock),
@@ -115,14 +127,25 @@ export class Call {
     });
     // A transfer still dialling when the call ends did not connect.
     if (this.#record.transfer_state === 'dialing') this.#record.transfer_state = 'failed';
-    this.#save();
     this.log.info({ end_reason: reason.reason, sip_status: reason.sipStatus, hangup_by: reason.hangupBy }, 'call ended');
-    for (const listener of this.#onEnd.splice(0)) listener(this);
     return true;
   }
 
+  /**
+   * Writes the final record with the call's transcripts (the store keeps it in the CDR journal
+   * when the database refuses it, and never throws), then tells the listeners: the registry frees
+   * the call's concurrency slot whatever the database did.
+   */
+  finish(transcripts: CallOutcome['transcripts']): void {
+    if (!this.isEnded || this.#finished) return;
+    this.#finished = true;
+    this.#ctx.store.finish({ call: { ...this.#record }, transcripts });
+    for (const listener of this.#onEnd.splice(0)) listener(this);
+  }
+
+  /** Called once the call is finished (its final record written or journaled). */
   onEnd(listener: (call: Call) => void): void {
-    if (this.isEnded) listener(this);
+    if (this.#finished) listener(this);
     else this.#onEnd.push(listener);
   }
 

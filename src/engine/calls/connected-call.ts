@@ -40,6 +40,8 @@ export class ConnectedCall {
   #transcriber: CallTranscriber | null = null;
   #transfer: Transfer | null = null;
   #ending: Promise<void> | null = null;
+  /** The recording and transcription being opened (start); the end waits for it, to close what it opened. */
+  #outputs: Promise<void> | null = null;
 
   constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory) {
     this.#ctx = ctx;
@@ -66,9 +68,8 @@ export class ConnectedCall {
 
   /** Opens the recording (when asked) and the agent; an agent that cannot be reached ends the call `agent_unreachable`. */
   async start(): Promise<void> {
-    const answeredAt = this.#ctx.clock.monotonic();
-    if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
-    if (this.#ctx.transcription) this.#transcriber = await this.#openTranscriber(answeredAt);
+    this.#outputs = this.#openOutputs(this.#ctx.clock.monotonic());
+    await this.#outputs;
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
     const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber) : this.#recorder;
     const agent = this.#makeAgent(recording, (reason) => {
@@ -91,6 +92,11 @@ export class ConnectedCall {
       agent.hold();
       this.#transcriber?.pause();
     }
+  }
+
+  async #openOutputs(answeredAt: number): Promise<void> {
+    if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
+    if (this.#ctx.transcription && this.#ending === null) this.#transcriber = await this.#openTranscriber(answeredAt);
   }
 
   /** Releases the agent side when the call ended or a transfer took the remote party meanwhile. */
@@ -141,24 +147,47 @@ export class ConnectedCall {
   }
 
   /**
-   * Ends the call once: records the reason, sends BYE to the remote party when asked (not when the
-   * remote party ended it), releases the agent and every leg, stores the transcript, finishes the
-   * recording and the gateway's own transcript.
+   * Ends the call once, and never fails (docs/RELIABILITY.md, storage failures): the call is
+   * marked ended, the agent and every leg released, BYE sent to the remote party when asked (not
+   * when the remote party ended it); then, once the recording and the gateway's transcript are
+   * complete, the final record is written with both transcripts in one write, so a call first
+   * read as `ended` has them. The store keeps what the database refuses in the CDR journal, and
+   * the call's slot is freed either way. The promise resolves once the BYE is answered or given up.
    */
   end(reason: EndReason, byeRemote: boolean): Promise<void> {
-    this.#ending ??= (async () => {
-      this.#call.end(reason);
-      this.#agent?.release(reason.reason === 'completed' ? 'call ended' : reason.reason);
-      this.#transfer?.close();
-      this.#saveTranscript();
-      this.#reportSrtpFailures();
-      // Media stops now; the BYE only reports the end, and its answer may never come (a vanished
-      // carrier, or the user agent shutting down), so the wait for it is bounded.
-      this.#remote.close();
-      if (byeRemote && !this.#remote.dialog.isEnded) await this.#bounded(this.#remote.dialog.bye());
-      await Promise.all([this.#closeRecorder(), this.#saveGatewayTranscript()]);
-    })();
+    this.#ending ??= this.#teardown(reason, byeRemote);
     return this.#ending;
+  }
+
+  async #teardown(reason: EndReason, byeRemote: boolean): Promise<void> {
+    this.#call.markEnded(reason);
+    this.#step('release the agent', () => this.#agent?.release(reason.reason === 'completed' ? 'call ended' : reason.reason));
+    this.#step('close the transfer', () => this.#transfer?.close());
+    this.#step('report SRTP failures', () => this.#reportSrtpFailures());
+    // Media stops now; the BYE only reports the end, and its answer may never come (a vanished
+    // carrier, or the user agent shutting down), so the wait for it is bounded.
+    this.#step('close the media', () => this.#remote.close());
+    let bye: Promise<void> = Promise.resolve();
+    this.#step('send BYE', () => {
+      if (byeRemote && !this.#remote.dialog.isEnded) bye = this.#bounded(this.#remote.dialog.bye());
+    });
+    await this.#outputs;
+    const [, gatewayTurns] = await Promise.all([this.#closeRecorder(), this.#closeTranscriber()]);
+    const providerTurns = this.#agent?.turns ?? [];
+    this.#step('store the final record', () => this.#call.finish([
+      ...(providerTurns.length > 0 ? [{ source: 'provider' as const, turns: [...providerTurns] }] : []),
+      ...(gatewayTurns.length > 0 ? [{ source: 'gateway' as const, turns: gatewayTurns }] : []),
+    ]));
+    await bye;
+  }
+
+  /** One step of the teardown: a failure is logged and the teardown goes on. */
+  #step(what: string, work: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.#call.log.error({ err }, `cannot ${what} while ending the call`);
+    }
   }
 
   /**
@@ -184,45 +213,30 @@ export class ConnectedCall {
     });
   }
 
-  #saveTranscript(): void {
-    const turns = this.#agent?.turns ?? [];
-    if (turns.length === 0) return;
-    try {
-      this.#ctx.transcripts.save(this.#call.id, 'provider', [...turns]);
-    } catch (err) {
-      this.#call.log.error({ err }, 'cannot store the transcript');
-    }
-  }
-
   /** The gateway's own recognizer on this call when configured; a failure to start it never fails the call. */
   async #openTranscriber(answeredAt: number): Promise<CallTranscriber | null> {
     const settings = this.#ctx.transcription;
     if (!settings || settings.channels.length === 0) return null;
     try {
-      const transcriber = await CallTranscriber.open({ settings, callId: this.#call.id, startedAt: answeredAt, log: this.#call.log });
-      // Ended while the streams opened: end() found nothing to close, so close them here.
-      if (this.#ending !== null) {
-        void transcriber.close();
-        return null;
-      }
-      return transcriber;
+      return await CallTranscriber.open({ settings, callId: this.#call.id, startedAt: answeredAt, log: this.#call.log });
     } catch (err) {
       this.#call.log.error({ err }, 'cannot start transcription; the call goes on without it');
       return null;
     }
   }
 
-  /** Stored as source `gateway`, beside the provider's turns (contract 4 `GET /v1/calls/{id}/transcript`). */
-  async #saveGatewayTranscript(): Promise<void> {
+  /** The gateway's own transcript (contract 4 `GET /v1/calls/{id}/transcript`, source `gateway`), once its streams are closed. */
+  async #closeTranscriber(): Promise<TranscriptTurn[]> {
     const transcriber = this.#transcriber;
-    if (!transcriber) return;
-    const turns = await transcriber.close();
-    this.#call.log.debug({ turns: turns.length }, 'gateway transcript done');
-    if (turns.length === 0) return;
+    this.#transcriber = null;
+    if (!transcriber) return [];
     try {
-      this.#ctx.transcripts.save(this.#call.id, 'gateway', turns);
+      const turns = await transcriber.close();
+      this.#call.log.debug({ turns: turns.length }, 'gateway transcript done');
+      return turns;
     } catch (err) {
-      this.#call.log.error({ err }, 'cannot store the gateway transcript');
+      this.#call.log.error({ err }, 'cannot finish the gateway transcript');
+      return [];
     }
   }
 
@@ -233,13 +247,7 @@ export class ConnectedCall {
       await mkdir(dirname(file), { recursive: true });
       const recorder = await StereoWavRecorder.open({ path: file, clock: this.#ctx.clock });
       this.#recordingPath = relative;
-      // Ended while the file opened (a BYE right after the answer): end() found no recorder to
-      // close, so finish it here; left open, its file handle would only be closed by the GC.
-      if (this.#ending !== null) {
-        this.#recorder = recorder;
-        await this.#closeRecorder();
-        return null;
-      }
+      // Ended while the file opened (a BYE right after the answer): the end waits for this and closes it.
       return recorder;
     } catch (err) {
       // A call is worth more than its recording: go on without one, and say so.

@@ -6,7 +6,7 @@ import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '.
 import type { ServerLocator, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
 import type { CarrierProfile } from './carrier-profile.js';
-import type { AgentConnector, InboundRoute, SipTrunkResolver, SpeakerRole, SpeechRecognizer, TranscriptSink } from './ports.js';
+import type { AgentConnector, InboundRoute, SipTrunkResolver, SpeakerRole, SpeechRecognizer } from './ports.js';
 
 export interface CallTimings {
   /** Ring time-out of outbound attempts: CANCEL after it. */
@@ -27,7 +27,6 @@ export interface CallEngineContext extends CallContext {
   sipHost: string;
   carriers: ReadonlyMap<string, CarrierProfile>;
   connectAgent: AgentConnector;
-  transcripts: TranscriptSink;
   /** The carrier an INVITE's source address belongs to (contract section 8 `inbound.sources`). */
   carrierForSource(address: string): CarrierProfile | undefined;
   /** The live route of a DID on a carrier, or undefined (unrouted or released). */

@@ -78,19 +78,27 @@ export type AgentTarget =
 /** Opens (but does not start) the link to a call's agent. */
 export type AgentConnector = (request: { call: AgentCallInfo; tenantId: TenantId; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink;
 
-/** Where calls are persisted: written at each state change, never per packet. */
-export interface CallRecordStore {
-  insert(call: CallRecord): void;
-  save(call: CallRecord): void;
-  get(tenantId: TenantId, id: string): CallRecord | undefined;
-  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined;
-  /** Calls a crash left unfinished, every tenant's. */
-  unfinished(): CallRecord[];
+/** A call's final record and the transcripts stored with it: what `ended` means in the API. */
+export interface CallOutcome {
+  call: CallRecord;
+  transcripts: { source: 'provider' | 'gateway'; turns: { role: 'caller' | 'agent'; text: string; offset_s: number }[] }[];
 }
 
-/** Where transcripts go (the call's tenant is the call's; the store checks it). */
-export interface TranscriptSink {
-  save(callId: string, source: 'provider' | 'gateway', turns: { role: 'caller' | 'agent'; text: string; offset_s: number }[]): void;
+/**
+ * Where calls are persisted: written at each state change, never per packet. Only `insert` may
+ * throw (storage unavailable: the call is refused); a change or a final record the storage refuses
+ * is kept and written later (docs/RELIABILITY.md, storage failures), so ending a call never fails.
+ */
+export interface CallRecordStore {
+  insert(call: CallRecord): void;
+  /** A change of a live call (state, hold, transfer, conversation id). */
+  save(call: CallRecord): void;
+  /** The call's final record (state `ended`) with its transcripts, in one write. */
+  finish(outcome: CallOutcome): void;
+  get(tenantId: TenantId, id: string): CallRecord | undefined;
+  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined;
+  /** Calls a crash left unfinished, every tenant's (not those whose final record waits to be written). */
+  unfinished(): CallRecord[];
 }
 
 /** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */

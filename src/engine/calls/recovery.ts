@@ -38,9 +38,13 @@ export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: st
       }
     }
     const endedAt = lastSignOfLife(call, [engineLastAlive, recordingWritten], clock.now());
-    store.save({
-      ...call, state: 'ended', on_hold: false, ended_at: isoTime(endedAt), end_reason: 'gateway_restart', sip_status: null,
-      hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
+    // Like every final record, kept in the CDR journal if the database refuses it now.
+    store.finish({
+      call: {
+        ...call, state: 'ended', on_hold: false, ended_at: isoTime(endedAt), end_reason: 'gateway_restart', sip_status: null,
+        hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
+      },
+      transcripts: [],
     });
   }
   if (unfinished.length > 0) logger.warn({ calls: unfinished.length }, 'ended calls left unfinished by a restart');

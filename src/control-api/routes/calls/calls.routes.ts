@@ -40,6 +40,7 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/v1/calls/{id}', operationId: 'getCall', tags: ['calls'], auth: 'tenant',
       summary: 'A live or completed call: session state, CDR, transcript and recording presence',
+      description: 'A call reads as `ended` only once its CDR, recording and transcripts are final: they are written with the `ended` state, so polling until `ended` and then fetching the recording or transcript finds them (docs/API.md, "When a call reads as ended").',
       params: IdParams,
       responses: { 200: { description: 'The call detail.', schema: CallDetailSchema } },
       errors: { 404: 'No such call for this tenant (`not_found`).' },

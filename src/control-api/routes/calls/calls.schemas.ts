@@ -14,7 +14,9 @@ export const CallSchema = Type.Object(
     id: Type.String({ examples: ['call_0mwrf…'] }),
     call_control_id: Type.String({ description: 'Opaque token naming the call for transfer; never equal to the id.' }),
     direction: StringEnum(['inbound', 'outbound']),
-    state: StringEnum(['initiated', 'ringing', 'active', 'ended']),
+    state: StringEnum(['initiated', 'ringing', 'active', 'ended'], {
+      description: '`ended` only once the CDR, the recording and the transcripts are final (written with it): the first read showing `ended` shows them too.',
+    }),
     on_hold: Type.Boolean({ description: 'Hold is a flag of an active call, not a state.' }),
     from: Type.String(), to: Type.String(), carrier: Type.String(), record: Type.Boolean(),
     agent: Type.Union([
@@ -44,7 +46,9 @@ export const CallDetailSchema = Type.Object({
   session: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'Live media state; null once ended.' }),
   cdr: Type.Union([CdrSchema, Type.Null()], { description: 'Null while the call is live.' }),
   transcript: Type.Object({ available: Type.Boolean(), source: Type.Union([StringEnum(['provider', 'gateway']), Type.Null()]) }),
-  recording: Type.Object({ available: Type.Boolean() }),
+  recording: Type.Object({
+    available: Type.Boolean({ description: "Whether GET /v1/calls/{id}/recording serves a file. A recorded call's recording is complete and available in the first read that shows `ended`." }),
+  }),
 });
 
 export const ListCallsQuery = Type.Object(

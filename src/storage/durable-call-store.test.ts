@@ -1,0 +1,160 @@
+/**
+ * docs/RELIABILITY.md, storage failures and the CDR journal: the engine's call store never throws
+ * a refused final record at the call; it keeps it in the journal (fsynced) and writes it once the
+ * database takes writes again, at the next retry or the next start. A real second SQLite
+ * connection holds the lock; a full disk is SQLite's own SQLITE_FULL (max_page_count) and an
+ * injected ENOSPC from the journal's file operations.
+ */
+import t from 'tap';
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { join } from 'node:path';
+import { FakeClock } from '../common/clock.js';
+import { silentLogger } from '../common/logger.js';
+import { SecretBox } from '../common/secret-box.js';
+import { isStorageFailure } from '../common/storage-failure.js';
+import { callRecord } from '../../test/support/call-records.js';
+import { CDR_JOURNAL_FILE, CdrJournal, type JournalFs } from './cdr-journal.js';
+import { DurableCallStore } from './durable-call-store.js';
+import { databasePath, openStore, type Store } from './index.js';
+
+const policy = { idleMs: 60_000, absoluteMs: 3_600_000 };
+const secrets = new SecretBox(randomBytes(32));
+
+function rig(dir: string, fs?: JournalFs): { store: Store; calls: DurableCallStore; clock: FakeClock; journal: CdrJournal } {
+  const clock = new FakeClock(Date.parse('2026-01-01T12:00:00.000Z'));
+  const store = openStore(databasePath(dir), clock, policy, secrets, { busyTimeoutMs: 20 });
+  const journal = new CdrJournal(dir, fs);
+  const calls = new DurableCallStore({
+    calls: store.calls, transcripts: store.transcripts, transaction: (fn) => store.transaction(fn), journal, clock, logger: silentLogger(), retryMs: 1000,
+  });
+  return { store, calls, clock, journal };
+}
+
+const ended = (call: ReturnType<typeof callRecord>) => ({ ...call, state: 'ended' as const, ended_at: '2026-01-01T12:00:05.000Z', end_reason: 'completed', hangup_by: 'agent' as const, recording_path: 'recordings/x.wav' });
+const turns = [{ role: 'agent' as const, text: 'goodbye', offset_s: 1.5 }];
+
+t.test('a final record refused by a locked database goes to the CDR journal and is written, with its transcript, once the lock is gone', async (t) => {
+  const dir = t.testdir({});
+  const { store, calls, clock, journal } = rig(dir);
+  t.teardown(() => store.close());
+  const tenant = store.tenants.create('acme').id;
+  const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
+  calls.insert(call);
+
+  const other = new Database(databasePath(dir));
+  t.teardown(() => other.close());
+  other.exec('BEGIN EXCLUSIVE');
+  t.doesNotThrow(() => calls.finish({ call: ended(call), transcripts: [{ source: 'provider', turns }] }), 'ending never throws the refusal');
+  t.doesNotThrow(() => calls.save({ ...call, on_hold: true }), 'a change of an ended call is ignored, not thrown');
+  await journal.settled();
+  const lines = readFileSync(join(dir, CDR_JOURNAL_FILE), 'utf8').trim().split('\n');
+  t.equal(lines.length, 1, 'one journal line');
+  t.match(JSON.parse(lines[0]!), { call: { id: call.id, state: 'ended', recording_path: 'recordings/x.wav' }, transcripts: [{ source: 'provider', turns }] });
+  t.equal(store.calls.get(tenant, call.id)?.state, 'active', 'the database still has the live record');
+  t.same(calls.unfinished(), [], 'recovery does not take a call whose final record waits for a call a crash cut off');
+  let refusal: unknown;
+  try {
+    calls.insert(callRecord(tenant, '2026-01-01T12:00:01.000Z'));
+  } catch (err) {
+    refusal = err;
+  }
+  t.ok(isStorageFailure(refusal), 'a new call is refused with a storage failure (the API answers 503)');
+
+  clock.advance(1000);
+  t.equal(calls.pendingFinals, 1, 'still waiting while the lock is held');
+  other.exec('COMMIT');
+  clock.advance(1000);
+  t.equal(calls.pendingFinals, 0, 'the retry wrote it');
+  t.match(store.calls.get(tenant, call.id), { state: 'ended', hangup_by: 'agent', recording_path: 'recordings/x.wav' });
+  t.same(store.transcripts.get(tenant, call.id, 'provider'), turns, 'with its transcript, in the same write');
+  await journal.settled();
+  t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the journal is emptied');
+  t.notOk(calls.isFailing);
+});
+
+t.test('a CDR journal left by a stopped gateway is replayed at the next start', async (t) => {
+  const dir = t.testdir({});
+  let { store, calls } = rig(dir);
+  const tenant = store.tenants.create('acme').id;
+  const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
+  calls.insert(call);
+  const other = new Database(databasePath(dir));
+  other.exec('BEGIN EXCLUSIVE');
+  calls.finish({ call: ended(call), transcripts: [] });
+  await calls.stop();
+  store.close();
+  other.exec('COMMIT');
+  other.close();
+  t.ok(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the stop left the record in the journal');
+
+  ({ store, calls } = rig(dir));
+  t.teardown(() => store.close());
+  t.equal(store.calls.unfinished().length, 1, 'the database alone would have it unfinished');
+  t.equal(calls.replayJournal(), 1);
+  t.match(store.calls.get(tenant, call.id), { state: 'ended', end_reason: 'completed' });
+  t.same(calls.unfinished(), []);
+  await calls.stop();
+  t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)));
+});
+
+t.test('disk full: SQLITE_FULL from the database and ENOSPC from the journal neither throw nor lose the record while the process lives', async (t) => {
+  const dir = t.testdir({});
+  let diskFull = true;
+  const enospc = (): never => { throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }); };
+  const fs: JournalFs = {
+    open: async (...args: Parameters<typeof fsp.open>) => (diskFull ? enospc() : fsp.open(...args)),
+    rename: fsp.rename,
+    rm: fsp.rm,
+  };
+  const { store, calls, clock, journal } = rig(dir, fs);
+  t.teardown(() => store.close());
+  const tenant = store.tenants.create('acme').id;
+  const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
+  calls.insert(call);
+  // The database may not grow by a page: a large transcript cannot be stored.
+  const pages = store.db.pragma('page_count', { simple: true }) as number;
+  store.db.pragma(`max_page_count = ${pages}`);
+  const long = Array.from({ length: 2000 }, (_, i) => ({ role: 'caller' as const, text: `turn ${i} `.repeat(10), offset_s: i }));
+  t.doesNotThrow(() => calls.finish({ call: ended(call), transcripts: [{ source: 'gateway', turns: long }] }));
+  await journal.settled();
+  t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the journal could not be written either');
+  t.equal(calls.pendingFinals, 1, 'the record is kept in memory and retried');
+  clock.advance(1000);
+  t.equal(calls.pendingFinals, 1, 'still refused while the disk is full');
+
+  diskFull = false;
+  store.db.pragma('max_page_count = 1073741823');
+  clock.advance(1000);
+  t.equal(calls.pendingFinals, 0);
+  t.equal(store.transcripts.get(tenant, call.id, 'gateway')?.length, 2000, 'written whole once there is room');
+});
+
+t.test('a final record the database rejects as invalid (a bug, not an outage) is kept in the journal and holds back nothing', async (t) => {
+  const dir = t.testdir({});
+  const { store, calls, journal } = rig(dir);
+  t.teardown(() => store.close());
+  const tenant = store.tenants.create('acme').id;
+  // A transcript of a call the database never had: the foreign key refuses it.
+  const unknown = callRecord(tenant, '2026-01-01T11:59:00.000Z');
+  t.doesNotThrow(() => calls.finish({ call: ended(unknown), transcripts: [{ source: 'gateway', turns }] }));
+  const call = callRecord(tenant, '2026-01-01T11:59:30.000Z');
+  calls.insert(call);
+  calls.finish({ call: ended(call), transcripts: [] });
+  t.equal(store.calls.get(tenant, call.id)?.state, 'ended', 'the next record is written at once: no breaker for a bug');
+  t.notOk(calls.isFailing);
+  await journal.settled();
+  t.match(readFileSync(join(dir, CDR_JOURNAL_FILE), 'utf8'), unknown.id, 'the rejected record is kept for the operator');
+});
+
+t.test('what counts as a storage failure: SQLite busy, full and I/O errors and the same from the file system; not bugs', (t) => {
+  for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'ENOSPC', 'EIO', 'EROFS']) {
+    t.ok(isStorageFailure(Object.assign(new Error(code), { code })), code);
+  }
+  for (const err of [new Error('bug'), Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' }), Object.assign(new Error('x'), { code: 'ENOENT' }), null, 'SQLITE_BUSY']) {
+    t.notOk(isStorageFailure(err), String((err as { code?: string } | null)?.code ?? err));
+  }
+  t.end();
+});

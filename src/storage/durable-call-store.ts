@@ -1,0 +1,210 @@
+/**
+ * @module The engine's call store (the `CallRecordStore` port) over the calls and transcripts
+ * repositories, for a database that may refuse writes: a lock held by another process past
+ * `storage.busy_timeout_ms`, a full disk (docs/RELIABILITY.md, storage failures and the CDR
+ * journal). Ending a call never waits for the database: a final record it refuses goes to the
+ * CDR journal (durable) and a refused change of a live call is kept in memory; both are written
+ * again every `storage.retry_seconds`, and the journal is replayed at start. While writes fail,
+ * new ones are not tried (each would hold the event loop for the busy time-out): the retry probes.
+ */
+import type { Clock, TimerHandle } from '../common/clock.js';
+import type { TenantId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import { isStorageFailure } from '../common/storage-failure.js';
+import type { CallRecord } from '../engine/calls/call-record.js';
+import type { CallOutcome, CallRecordStore } from '../engine/calls/ports.js';
+import type { CallRepository } from './call-repository.js';
+import type { CdrJournal, CdrJournalEntry } from './cdr-journal.js';
+import type { TranscriptRepository } from './transcript-repository.js';
+
+export interface DurableCallStoreOptions {
+  calls: CallRepository;
+  transcripts: Pick<TranscriptRepository, 'save'>;
+  /** Runs `fn` in one transaction (the store's). */
+  transaction<T>(fn: () => T): T;
+  journal: CdrJournal;
+  clock: Clock;
+  logger: Logger;
+  /** How often refused writes are tried again. */
+  retryMs: number;
+}
+
+export class DurableCallStore implements CallRecordStore {
+  readonly #o: DurableCallStoreOptions;
+  /** Final records the database refused, by call id: in the journal too (unless the disk refused that as well). */
+  readonly #finals = new Map<string, CdrJournalEntry>();
+  /**
+   * Final records the database rejected for another reason than an outage (a constraint: a bug):
+   * kept in the journal for the operator, never retried, so one cannot hold back the others.
+   */
+  readonly #rejected = new Map<string, CdrJournalEntry>();
+  /** The latest refused change of each live call; a later write of the call supersedes it. */
+  readonly #changes = new Map<string, CallRecord>();
+  /** A write failed and none has succeeded since: writes queue up, and only the retry probes. */
+  #failing = false;
+  #timer: TimerHandle | null = null;
+  #stopped = false;
+
+  constructor(options: DurableCallStoreOptions) {
+    this.#o = options;
+  }
+
+  /** Final records waiting to be written (journal entries not yet in the database). */
+  get pendingFinals(): number {
+    return this.#finals.size;
+  }
+
+  /** Whether the last write attempt failed. */
+  get isFailing(): boolean {
+    return this.#failing;
+  }
+
+  /**
+   * Loads the journal a previous run left and writes it into the database (run before recovery,
+   * so a call whose final record waits there is not taken for one a crash left unfinished).
+   */
+  replayJournal(): number {
+    const { entries, skipped } = this.#o.journal.read();
+    if (skipped > 0) this.#o.logger.error({ skipped, journal: this.#o.journal.path }, 'CDR journal lines that cannot be read were skipped');
+    for (const entry of entries) this.#finals.set(entry.call.id, entry);
+    if (entries.length === 0) return 0;
+    this.#o.logger.info({ calls: this.#finals.size }, 'replaying the CDR journal');
+    this.#failing = true;
+    this.retry();
+    return entries.length;
+  }
+
+  /** Throws when the database refuses the call: a call that cannot be recorded is not placed. */
+  insert(call: CallRecord): void {
+    this.#o.calls.insert(call);
+  }
+
+  save(call: CallRecord): void {
+    if (this.#finals.has(call.id)) return;
+    if (!this.#failing) {
+      try {
+        this.#o.calls.save(call);
+        this.#changes.delete(call.id);
+        return;
+      } catch (err) {
+        if (!isStorageFailure(err)) {
+          this.#o.logger.error({ err, call_id: call.id }, 'the database rejected a change of a call');
+          return;
+        }
+        this.#refused(err);
+      }
+    }
+    this.#changes.set(call.id, call);
+    this.#arm();
+  }
+
+  finish(outcome: CallOutcome): void {
+    const entry: CdrJournalEntry = { call: outcome.call, transcripts: outcome.transcripts };
+    this.#changes.delete(entry.call.id);
+    let pending = this.#finals;
+    if (!this.#failing) {
+      try {
+        this.#write(entry);
+        return;
+      } catch (err) {
+        if (isStorageFailure(err)) this.#refused(err);
+        else pending = this.#reject(entry, err);
+      }
+    }
+    pending.set(entry.call.id, entry);
+    const log = this.#o.logger.child({ call_id: entry.call.id, tenant_id: entry.call.tenant_id });
+    this.#o.journal.append(entry).then(
+      () => log.warn('call record kept in the CDR journal until the database takes it'),
+      (err: unknown) => log.error({ err }, 'cannot write the call record to the CDR journal either; it is kept in memory and retried'),
+    );
+    this.#arm();
+  }
+
+  get(tenantId: TenantId, id: string): CallRecord | undefined {
+    return this.#o.calls.get(tenantId, id);
+  }
+
+  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined {
+    return this.#o.calls.getByControlId(tenantId, callControlId);
+  }
+
+  unfinished(): CallRecord[] {
+    return this.#o.calls.unfinished().filter((call) => !this.#finals.has(call.id) && !this.#rejected.has(call.id));
+  }
+
+  /** Writes what was refused, oldest final records first; stops at the first refusal. True when nothing is left. */
+  retry(): boolean {
+    this.#timer?.cancel();
+    this.#timer = null;
+    let written = 0;
+    try {
+      for (const [id, entry] of this.#finals) {
+        try {
+          this.#write(entry);
+          written += 1;
+        } catch (err) {
+          if (isStorageFailure(err)) throw err;
+          this.#reject(entry, err).set(id, entry);
+        }
+        this.#finals.delete(id);
+      }
+      for (const [id, call] of this.#changes) {
+        this.#o.calls.save(call);
+        this.#changes.delete(id);
+      }
+      if (this.#failing) this.#o.logger.info('the database takes writes again');
+      this.#failing = false;
+    } catch (err) {
+      this.#refused(err);
+    }
+    if (written > 0) {
+      this.#o.logger.info({ calls: written, waiting: this.#finals.size }, 'call records from the CDR journal written');
+      this.#o.journal.rewrite([...this.#finals.values(), ...this.#rejected.values()]).catch((err: unknown) => {
+        // The entries stay in the file and are written again at the next start (writes are idempotent).
+        this.#o.logger.warn({ err }, 'cannot shorten the CDR journal');
+      });
+    }
+    if (this.#failing) this.#arm();
+    return !this.#failing;
+  }
+
+  /** Stops retrying after one last attempt; resolves once the journal's writes are on disk. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#failing) this.retry();
+    this.#timer?.cancel();
+    this.#timer = null;
+    await this.#o.journal.settled();
+    if (this.#finals.size > 0) {
+      this.#o.logger.warn({ calls: [...this.#finals.keys()] }, 'call records left in the CDR journal; written at the next start');
+    }
+    if (this.#changes.size > 0) this.#o.logger.warn({ calls: [...this.#changes.keys()] }, 'changes of live calls never written');
+  }
+
+  /** The call's final record and its transcripts, all or nothing. */
+  #write(entry: CdrJournalEntry): void {
+    this.#o.transaction(() => {
+      for (const t of entry.transcripts) this.#o.transcripts.save(entry.call.id, t.source, t.turns);
+      this.#o.calls.save(entry.call);
+    });
+  }
+
+  /** Logs a record the database rejected as invalid; returns where it is kept. */
+  #reject(entry: CdrJournalEntry, err: unknown): Map<string, CdrJournalEntry> {
+    this.#o.logger.error({ err, call_id: entry.call.id }, 'the database rejected a final call record; it stays in the CDR journal and is not retried');
+    return this.#rejected;
+  }
+
+  #refused(err: unknown): void {
+    if (!this.#failing) this.#o.logger.error({ err }, `the database refused a call record; retrying every ${this.#o.retryMs} ms`);
+    this.#failing = true;
+  }
+
+  #arm(): void {
+    if (this.#timer !== null || this.#stopped) return;
+    this.#timer = this.#o.clock.setTimeout(() => {
+      this.#timer = null;
+      this.retry();
+    }, this.#o.retryMs);
+  }
+}
