@@ -17,7 +17,7 @@ import { needPeer, tempWorkdir } from '../support/peers.js';
 import { activeInboundCall, CORRELATION_PASS, linear, mulaw, remoteLeg, silenceWav, speech, startPhone } from '../support/secure-call.js';
 
 async function gatewayWith(t: Test, carrier: string): Promise<TestGateway> {
-  return startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false', carriers: `carriers:\n  - name: secure\n    media_encryption: required\n${carrier}` });
+  return startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false', carriers: `carriers:\n  - name: secure\n    media_encryption: required\n${carrier}` });
 }
 
 t.test('RFC 3711 + RFC 4568: an outbound call over an SRTP carrier to baresip carries speech both ways through the agent', async (t) => {
@@ -115,7 +115,7 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
   const words = speech(dir, 2, 2);
   const rtpBase = 37000 + 200 * Math.floor(Math.random() * 4);
   const gw = await startTestGateway(t, {
-    yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false\nproviders:\n  custom:\n    media_encryption: required',
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false\nproviders:\n  custom:\n    media_encryption: required',
     carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n`,
   });
   const silence = silenceWav(dir, 60);
