@@ -36,7 +36,7 @@ const sipDns = {
   resolve6: (): Promise<string[]> => none(),
 };
 
-function setup(t: Test, overrides: BuildAppOverrides = {}): { h: AppHarness; acme: TestTenant; importAgent(body: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> } {
+function setup(t: Test, overrides: BuildAppOverrides = {}): { h: AppHarness; acme: TestTenant; importAgent: (body: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }> } {
   const h = buildApp(t, { resolveHost, sipDns, ...overrides });
   const acme = h.createTenant('Acme');
   let n = 0;
