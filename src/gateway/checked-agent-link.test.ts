@@ -10,9 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { FakeClock } from '../common/clock.js';
 import { silentLogger } from '../common/logger.js';
-import { OutboundAddressPolicy, type HostResolver } from '../common/outbound-policy.js';
+import { checkedLookup, OutboundAddressPolicy, type HostResolver } from '../common/outbound-policy.js';
 import { SecretBox } from '../common/secret-box.js';
 import { createProviderRegistry, createStreamingRegistry, ProviderError } from '../providers/index.js';
+import { openCustomAgentSession } from '../providers/custom/custom-agent-session.js';
 import { openStore } from '../storage/index.js';
 import { openImportedAgent } from './agent-targets.js';
 
@@ -104,4 +105,17 @@ t.test('Outbound addresses: an allowed network connects, pinned to the address t
   t.equal(agent.connections(), 1);
   t.ok(agent.events.includes('start'), 'the start message arrived');
   t.same(asked, ['agent.example.test'], 'resolved once: the socket used the checked answer, not a second lookup');
+});
+
+t.test('Outbound addresses: a literal address a session opens (a platform\'s signed URL) goes through the checked lookup too', async (t) => {
+  const agent = await agentServer(t);
+  // Sockets skip `lookup` for literal addresses; the session must ask it anyway.
+  const session = openCustomAgentSession({
+    call: CALL, endpoint: { url: `ws://127.0.0.1:${agent.port}/agent`, externalAgentId: '' }, clock: new FakeClock(), connectTimeoutMs: 2000, handlers: {},
+    lookup: checkedLookup(denyPrivate, answers({})),
+  });
+  const err = await refusal(session);
+  t.ok(err instanceof ProviderError && err.kind === 'rejected', String(err));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(agent.connections(), 0, 'no connection to the literal loopback address');
 });

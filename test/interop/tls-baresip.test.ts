@@ -121,7 +121,7 @@ t.test('RFC 3261 26.2: without sip.tls a TLS carrier stops the start; a TLS agen
   // Two port pairs only: the caller's leg and the agent's. A failed agent leg that kept its pair
   // would leave the second call no ports, and it would fail for that instead.
   const min = 30000 + 4 * Math.floor(Math.random() * 2400);
-  const gw = await startTestGateway(t, { carriers: "carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n", rtp: { min, max: min + 3 } });
+  const gw = await startTestGateway(t, { yaml: 'calls:\n  allow_private_sip_targets: true', carriers: "carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n", rtp: { min, max: min + 3 } });
   t.equal(gw.gateway.sip.tlsPort, null, 'no TLS listener');
   gw.gateway.store.numbers.add(gw.tenantId, '+15550104', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {
