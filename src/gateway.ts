@@ -117,12 +117,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       bodyLimitBytes: config.http.body_limit_bytes, rateLimitPerSecond: config.http.rate_limit_per_second,
       rateLimitBurst: config.http.rate_limit_burst, sessionMaxAgeSeconds: config.auth.session_absolute_hours * 3600,
       trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
+      allowPrivateSipTargets: config.calls.allow_private_sip_targets, allowedPrivateNetworks: config.calls.allowed_private_networks,
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,
     },
     store, logger, metrics, clock,
     platforms,
     readiness: { notReadyReason: () => (draining ? 'draining' : null) },
     calls: engine.service,
+    locateSip: engine.locateSip,
     webhooks: { ports: webhookPorts(clock), options: webhookOptions(config) },
   });
   const handle = api.app.callback();

@@ -47,9 +47,17 @@ function embeddedIpv4(w: number[]): string | undefined {
   return undefined;
 }
 
+/**
+ * A host as it appears in a URL or SIP URI, without the brackets of an IPv6 literal
+ * (`[::1]` → `::1`): the form name resolution, `isIP` and socket options take.
+ */
+export function stripBrackets(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
 /** True when `address` (a literal IP) is one the gateway must not connect to for a user. */
 export function isNonPublicAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const bare = stripBrackets(address).split('%')[0]!;
   const family = isIP(bare);
   if (family === 0) return true; // not an address at all: refuse rather than guess
   if (family === 4) return blocked.check(bare, 'ipv4');
@@ -65,7 +73,18 @@ export function isNonPublicAddress(address: string): boolean {
  * are refused. Names must still be resolved and each address checked at connect time.
  */
 export function isNonPublicHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = stripBrackets(hostname).toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   return isIP(host) !== 0 && isNonPublicAddress(host);
+}
+
+/** An IPv4/IPv6 address or a CIDR block with a prefix length that fits its family. */
+export function isAddressOrCidr(value: string): boolean {
+  const [address, prefix, ...rest] = value.split('/');
+  if (rest.length > 0 || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
 }

@@ -3,9 +3,9 @@
  * at start with errors that name the carrier and the key. The `sandbox` carrier is built in.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { Type, type Static } from '@sinclair/typebox';
 import { parse as parseYaml } from 'yaml';
+import { isAddressOrCidr } from '../common/address-policy.js';
 import { compileValidator, StringEnum } from '../common/schema.js';
 import { ConfigError } from './load-config.js';
 
@@ -60,16 +60,7 @@ const CarriersFileSchema = Type.Object({ carriers: Type.Array(CarrierSchema) }, 
 
 export type CarrierConfig = Static<typeof CarrierSchema>;
 
-/** An IPv4/IPv6 address or a CIDR block with a prefix length that fits its family. */
-export function isAddressOrCidr(value: string): boolean {
-  const [address, prefix, ...rest] = value.split('/');
-  if (rest.length > 0 || address === undefined) return false;
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (prefix === undefined) return true;
-  if (!/^\d{1,3}$/.test(prefix)) return false;
-  return Number(prefix) <= (family === 4 ? 32 : 128);
-}
+export { isAddressOrCidr };
 
 const validate = compileValidator(CarriersFileSchema, { useDefaults: true });
 

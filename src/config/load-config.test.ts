@@ -55,3 +55,14 @@ t.test('broken YAML, a missing file and crossed port ranges are clear errors', (
   t.throws(() => loadConfig({ env: { VGW_CONFIG: 'list.yaml' }, cwd: dir }), { message: /mapping/ });
   t.end();
 });
+
+t.test('SECURITY.md "Outbound addresses": the operator\'s exceptions are off by default; a bad network stops the start', (t) => {
+  const defaults = loadConfig({ env: {} });
+  t.equal(defaults.calls.allow_private_sip_targets, false);
+  t.same(defaults.calls.allowed_private_networks, []);
+  t.equal(loadConfig({ env: { VGW_ALLOW_PRIVATE_SIP_TARGETS: 'true' } }).calls.allow_private_sip_targets, true);
+  const dir = t.testdir({ 'ok.yaml': "calls:\n  allowed_private_networks: ['10.20.0.0/16', 'fd00::/8', '192.168.1.7']\n", 'bad.yaml': "calls:\n  allowed_private_networks: ['pbx.internal']\n" });
+  t.same(loadConfig({ env: { VGW_CONFIG: 'ok.yaml' }, cwd: dir }).calls.allowed_private_networks, ['10.20.0.0/16', 'fd00::/8', '192.168.1.7']);
+  t.throws(() => loadConfig({ env: { VGW_CONFIG: 'bad.yaml' }, cwd: dir }), { name: 'ConfigError', message: /calls\.allowed_private_networks has "pbx\.internal"/ });
+  t.end();
+});

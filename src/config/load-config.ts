@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isAddressOrCidr } from '../common/address-policy.js';
 import { compileValidator } from '../common/schema.js';
 import { ConfigSchema, type Config } from './schema.js';
 
@@ -32,6 +33,7 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_SECRET_KEY: { path: ['secret_key'], kind: 'string' },
   VGW_LOG_LEVEL: { path: ['log_level'], kind: 'string' },
   VGW_ALLOW_PRIVATE_AGENT_URLS: { path: ['calls', 'allow_private_agent_urls'], kind: 'bool' },
+  VGW_ALLOW_PRIVATE_SIP_TARGETS: { path: ['calls', 'allow_private_sip_targets'], kind: 'bool' },
 };
 
 function convert(raw: string, kind: EnvKind): unknown {
@@ -115,6 +117,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   if (config.rtp.port_min >= config.rtp.port_max) {
     throw new ConfigError(`config: rtp.port_min (${config.rtp.port_min}) must be below rtp.port_max (${config.rtp.port_max})`);
   }
+  const network = config.calls.allowed_private_networks.find((n) => !isAddressOrCidr(n));
+  if (network !== undefined) throw new ConfigError(`config: calls.allowed_private_networks has "${network}", which is not an IP address or CIDR`);
   config.data_dir = resolve(cwd, config.data_dir);
   if (config.carriers_file) config.carriers_file = resolve(cwd, config.carriers_file);
   return deepFreeze(config);

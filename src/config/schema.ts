@@ -124,6 +124,10 @@ export const ConfigSchema = Type.Object(
         live_window_minutes: Type.Integer({ minimum: 1, default: 15 }),
         max_concurrent_per_tenant: Type.Integer({ minimum: 1, default: 100 }),
         allow_private_agent_urls: Type.Boolean({ default: false }),
+        /** Outbound-address policy (docs/SECURITY.md): SIP targets of sip_trunk agents on non-public addresses. */
+        allow_private_sip_targets: Type.Boolean({ default: false }),
+        /** Non-public networks (addresses or CIDRs) that agent URLs and sip_trunk targets may reach anyway. */
+        allowed_private_networks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
         /** An outbound attempt not answered within this time is cancelled (`no_answer`). */
         ring_timeout_seconds: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
         /** No RTP from the remote party for this long ends an answered call (`media_timeout`); 0 = never. */

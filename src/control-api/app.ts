@@ -5,6 +5,7 @@
 import Koa from 'koa';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../common/logger.js';
+import { OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { Store } from '../storage/index.js';
 import type { ApiState } from './api-state.js';
 import { createApiMetrics } from './metrics.js';
@@ -17,7 +18,7 @@ import type { AnyRoute } from './route.js';
 import { buildRouter } from './router.js';
 import type { Clock } from '../common/clock.js';
 import type { CallControl } from '../engine/calls/call-control.js';
-import type { AgentPlatforms, HostResolver } from './ports.js';
+import type { AgentPlatforms, HostResolver, SipUriLocator } from './ports.js';
 import { callReadRoutes } from './routes/calls/calls.routes.js';
 import { callCommandRoutes } from './routes/calls/calls-commands.routes.js';
 import { systemHostResolver } from './routes/calls/call-command-rules.js';
@@ -44,6 +45,10 @@ export interface ApiOptions {
   callLiveWindowMs: number;
   /** Allow agent addresses on loopback/private networks (development only). */
   allowPrivateAgentUrls: boolean;
+  /** Allow sip_trunk `sip_uri`s on loopback/private networks (development only); false when absent. */
+  allowPrivateSipTargets?: boolean;
+  /** Non-public networks (addresses or CIDRs) both may reach anyway. */
+  allowedPrivateNetworks?: readonly string[];
 }
 
 export interface AppDeps {
@@ -52,8 +57,10 @@ export interface AppDeps {
   platforms: AgentPlatforms;
   /** The engine's call commands and live sessions; when absent, commands answer 503 `unavailable`. */
   calls?: CallControl;
-  /** Name resolution for the agent address check of POST /v1/calls; the system resolver by default. */
+  /** Name resolution for the agent address checks; the system resolver by default. */
   resolveHost?: HostResolver;
+  /** RFC 3263 location of a `sip_uri`, with the SIP layer's resolver, for its address check. */
+  locateSip: SipUriLocator;
   clock: Clock;
   logger: Logger;
   metrics: Registry;
@@ -72,6 +79,11 @@ export interface ControlApi {
 
 export function createApp(deps: AppDeps): ControlApi {
   const { options, store } = deps;
+  const resolveHost = deps.resolveHost ?? systemHostResolver;
+  // docs/SECURITY.md "Outbound addresses": one policy, with the operator's exceptions per kind.
+  const allowedPrivateNetworks = options.allowedPrivateNetworks ?? [];
+  const agentUrls = new OutboundAddressPolicy({ allowPrivate: options.allowPrivateAgentUrls, allowedPrivateNetworks });
+  const sipTargets = new OutboundAddressPolicy({ allowPrivate: options.allowPrivateSipTargets ?? false, allowedPrivateNetworks });
   let document: Record<string, unknown> | undefined;
   const openApiDocument = (): Record<string, unknown> => (document ??= buildOpenApiDocument(routes));
   const routes: AnyRoute[] = [
@@ -79,7 +91,10 @@ export function createApp(deps: AppDeps): ControlApi {
     ...authRoutes({ apiKeys: store.apiKeys, sessions: store.sessions, cookieSecure: options.cookieSecure, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, allowedOrigins: options.allowedOrigins }),
     ...tenantRoutes({ tenants: store.tenants }),
     ...numberRoutes({ store }),
-    ...agentRoutes({ store, platforms: deps.platforms, clock: deps.clock, allowPrivateUrls: options.allowPrivateAgentUrls }),
+    ...agentRoutes({
+      store, platforms: deps.platforms, clock: deps.clock,
+      addresses: { agentUrls, sipTargets, resolveHost, locateSip: deps.locateSip, clock: deps.clock },
+    }),
     ...routeRoutes({ routes: store.routes }),
     ...sipCredentialRoutes({ sipCredentials: store.sipCredentials }),
     ...callReadRoutes({
@@ -87,8 +102,7 @@ export function createApp(deps: AppDeps): ControlApi {
       sessions: deps.calls,
     }),
     ...callCommandRoutes({
-      calls: deps.calls, idempotency: store.idempotency, resolveHost: deps.resolveHost ?? systemHostResolver, clock: deps.clock,
-      allowPrivateAgentUrls: options.allowPrivateAgentUrls,
+      calls: deps.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls,
     }),
     ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger }) : []),
     ...(deps.routes ?? []),

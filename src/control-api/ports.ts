@@ -32,3 +32,10 @@ export interface AgentPlatforms {
  * does; rejects when the name does not resolve. Injected so tests need no DNS.
  */
 export type HostResolver = (hostname: string) => Promise<string[]>;
+
+/**
+ * RFC 3263 location of a SIP URI, as the engine will do it when it dials: the URI's host and
+ * every address its targets resolve to (NAPTR, SRV, then A/AAAA; none when nothing resolves yet),
+ * or `invalid` when the URI does not parse. Wired to the SIP layer's resolver in main.
+ */
+export type SipUriLocator = (uri: string) => Promise<{ host: string; addresses: string[] } | { invalid: string }>;

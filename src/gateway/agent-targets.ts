@@ -7,9 +7,11 @@
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
+import type { HostResolver, OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { AgentCallInfo, AgentLink, AgentLinkHandlers, SipTrunkResolver, SipTrunkTarget } from '../engine/calls/index.js';
 import { registerRetellCall, type ProviderRegistry, type StreamingRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
+import { CheckedAgentLink } from './checked-agent-link.js';
 
 export interface AgentTargetOptions {
   store: Store;
@@ -18,6 +20,10 @@ export interface AgentTargetOptions {
   clock: Clock;
   logger: Logger;
   connectTimeoutMs: number;
+  /** The outbound-address policy of media_bridge endpoints (docs/SECURITY.md, "Outbound addresses"). */
+  agentUrls: OutboundAddressPolicy;
+  /** Name resolution (tests inject one); the system resolver by default. */
+  resolve?: HostResolver;
   /** Media encryption of sip_trunk legs, by provider (config `providers.<name>.media_encryption`). */
   sipTrunkEncryption?: Readonly<Record<string, SipTrunkTarget['mediaEncryption']>>;
 }
@@ -65,7 +71,10 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
   };
 }
 
-/** The streaming session of a media_bridge agent, or an Error when it has none. */
+/**
+ * The streaming session of a media_bridge agent, or an Error when it has none. Its endpoint is
+ * checked and its sockets pinned under the outbound-address policy when it starts.
+ */
 export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): AgentLink {
   const agent = o.store.agents.get(request.tenantId, request.agentId);
   const platform = agent && o.platforms.get(agent.provider);
@@ -73,11 +82,14 @@ export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: Te
   const url = agent && platform ? agent.websocket_url ?? platform.defaultStreamingUrl(agent.region, agent.external_agent_id) : null;
   if (!agent || !platform || !factory || !url) throw new Error('the agent has no streaming endpoint');
   const log = o.logger.child({ call_id: request.call.callId, tenant_id: request.tenantId, provider: agent.provider });
-  return factory({
-    call: request.call,
-    endpoint: { url, externalAgentId: agent.external_agent_id, apiBaseUrl: platform.endpoints(agent.region).apiBaseUrl },
-    apiKey: o.store.agents.apiKey(request.tenantId, agent.id) ?? undefined,
-    clock: o.clock, connectTimeoutMs: o.connectTimeoutMs, handlers: request.handlers,
-    log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),
+  return new CheckedAgentLink({
+    provider: agent.provider, url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}),
+    open: (lookup) => factory({
+      call: request.call,
+      endpoint: { url, externalAgentId: agent.external_agent_id, apiBaseUrl: platform.endpoints(agent.region).apiBaseUrl },
+      apiKey: o.store.agents.apiKey(request.tenantId, agent.id) ?? undefined,
+      clock: o.clock, connectTimeoutMs: o.connectTimeoutMs, handlers: request.handlers, lookup,
+      log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),
+    }),
   });
 }

@@ -19,7 +19,7 @@ import {
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool, relayThreadPriorityOutcome, useMediaIo } from '../engine/media/index.js';
 import {
-  DigestServer, hopUri, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipSource,
+  DigestServer, hopUri, locateAddresses, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipSource,
 } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
@@ -30,6 +30,7 @@ import { createCallMetrics, type CallMetrics } from './call-metrics.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
 import { sourceMatches } from './carrier-sources.js';
 import { descriptorBudget, softNofileLimit } from './descriptor-budget.js';
+import { outboundPolicies } from './outbound-policies.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -51,6 +52,8 @@ export interface CallEngine {
   sip: { host: string; udpPort: number; tcpPort: number; tlsPort: number | null };
   /** The sandbox carrier's far end URI. */
   sandboxUri: string;
+  /** RFC 3263 location of a SIP URI with the engine's resolver, for the API's checks of stored `sip_uri`s. */
+  readonly locateSip: (uri: string) => Promise<{ host: string; addresses: string[] } | { invalid: string }>;
   stop(): Promise<void>;
 }
 
@@ -230,7 +233,8 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const streaming = createStreamingRegistry();
   const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
   const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
-  const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs, sipTrunkEncryption };
+  const policies = outboundPolicies(config);
+  const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
   const ctx: CallEngineContext = {
     clock, logger, store: callStore, ua, locator: new ServerLocator(), ports, rtpBindAddress,
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
@@ -239,7 +243,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => streaming.get('custom')!(options),
       importedAgent: (request) => openImportedAgent(targets, request),
-      allowPrivateAgentUrls: config.calls.allow_private_agent_urls, connectTimeoutMs,
+      agentUrls: policies.agentUrls, connectTimeoutMs,
     }),
     carrierForSource: (address) => {
       const c = carrierConfigFor(address);
@@ -251,6 +255,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
       return route && agent ? { tenantId: route.tenant_id, agentId: agent.id, connectionMode: agent.connection_mode } : undefined;
     },
     resolveSipTrunk: createSipTrunkResolver(targets),
+    sipTargets: policies.sipTargets,
     recordInbound: config.calls.record_inbound,
     transcription: await transcriptionOf(config, clock, logger),
   };
@@ -283,5 +288,6 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     heartbeat.stop();
     await callStore.stop();
   })());
-  return { service, sip, sandboxUri: sandbox.uri, stop };
+  const locateSip = (uri: string) => locateAddresses(ctx.locator, uri);
+  return { service, sip, sandboxUri: sandbox.uri, locateSip, stop };
 }

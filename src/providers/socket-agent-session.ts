@@ -4,6 +4,8 @@
  */
 import WebSocket from 'ws';
 import type { ClientRequest, IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import { stripBrackets } from '../common/address-policy.js';
 import type { TimerHandle } from '../common/clock.js';
 import { InvariantError } from '../common/errors.js';
 import {
@@ -196,8 +198,27 @@ export abstract class SocketAgentSession implements AgentSession {
     return this.#abort.signal;
   }
 
-  /** Opens the WebSocket. `url` may hold a token: it is never logged, only its host. */
+  /**
+   * Opens the WebSocket. `url` may hold a token: it is never logged, only its host. With a
+   * `lookup` option, a literal address goes through it first: sockets skip `lookup` for those,
+   * and the gateway's outbound-address policy must see every host (docs/SECURITY.md).
+   */
   protected openSocket(url: string, headers: Record<string, string> = {}, protocols: string[] = []): void {
+    const { lookup } = this.options;
+    let host = '';
+    try {
+      host = stripBrackets(new URL(url).hostname);
+    } catch {
+      // ws reports the URL itself when it cannot parse it.
+    }
+    if (!lookup || isIP(host) === 0) return this.#openSocket(url, headers, protocols);
+    lookup(host, {}, (err) => {
+      if (err) this.failStart('rejected', `agent address ${host} refused`, err);
+      else this.#openSocket(url, headers, protocols);
+    });
+  }
+
+  #openSocket(url: string, headers: Record<string, string>, protocols: string[]): void {
     if (this.#state !== 'connecting') return;
     // No permessage-deflate (ws offers it by default): deflating base64 audio every 20 ms saves little and costs
     // a zlib context per direction per call, each operation queued on the shared thread pool. See docs/DECISIONS.md.

@@ -19,7 +19,7 @@ const CARRIERS = `carriers:
       sources: ['127.0.0.1']
 `;
 const YAML = [
-  'calls:\n  allow_private_agent_urls: true\n  record_inbound: false',
+  'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false',
   'transcription:\n  engine: pocketsphinx\n  channels: [caller, agent]',
 ].join('\n');
 

@@ -17,7 +17,7 @@ import { needPeer, tempWorkdir } from '../support/peers.js';
 import { activeInboundCall, CORRELATION_PASS, linear, mulaw, remoteLeg, silenceWav, speech, startPhone } from '../support/secure-call.js';
 
 async function gatewayWith(t: Test, carrier: string): Promise<TestGateway> {
-  return startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false', carriers: `carriers:\n  - name: secure\n    media_encryption: required\n${carrier}` });
+  return startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false', carriers: `carriers:\n  - name: secure\n    media_encryption: required\n${carrier}` });
 }
 
 t.test('RFC 3711 + RFC 4568: an outbound call over an SRTP carrier to baresip carries speech both ways through the agent', async (t) => {
@@ -94,7 +94,7 @@ t.test('RFC 3711 + RFC 4568: baresip calls a DID over an SRTP carrier; a plain-R
 t.test('RFC 3264 6: a carrier left at media_encryption disabled refuses baresip\'s SRTP-only offer with 488', async (t) => {
   if (!needPeer(t, 'baresip', 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-srtp-');
-  const gw = await startTestGateway(t, { carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n` });
+  const gw = await startTestGateway(t, { yaml: 'calls:\n  allow_private_sip_targets: true', carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n` });
   gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'edge', connection_mode: 'sip_trunk', sip_uri: 'sip:bot@127.0.0.1:9', sip_transport: 'udp', did_number: '+15550101',
@@ -115,7 +115,7 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
   const words = speech(dir, 2, 2);
   const rtpBase = 37000 + 200 * Math.floor(Math.random() * 4);
   const gw = await startTestGateway(t, {
-    yaml: 'calls:\n  allow_private_agent_urls: true\n  record_inbound: false\nproviders:\n  custom:\n    media_encryption: required',
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false\nproviders:\n  custom:\n    media_encryption: required',
     carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n`,
   });
   const silence = silenceWav(dir, 60);

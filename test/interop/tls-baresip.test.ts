@@ -22,7 +22,7 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys
   const words = speech(dir, 2, 2);
   const { cert, key } = selfSigned(dir, 'gateway');
   const gw = await startTestGateway(t, {
-    yaml: `calls:\n  allow_private_agent_urls: true\n  record_inbound: false\nsip:\n  tls:\n    port: 0\n    cert_file: ${cert}\n    key_file: ${key}`,
+    yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false\nsip:\n  tls:\n    port: 0\n    cert_file: ${cert}\n    key_file: ${key}`,
     carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    inbound:\n      sources: ['127.0.0.1']\n`,
   });
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'with a TLS listener, the start has no exposure to warn of');
@@ -59,7 +59,7 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: an outbound call over TLS with SRTP to bar
   });
   await phone.waitFor(/baresip is ready/);
   const gw = await startTestGateway(t, {
-    yaml: `calls:\n  allow_private_agent_urls: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}\n    ca_file: ${theirs.cert}`,
+    yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}\n    ca_file: ${theirs.cert}`,
     carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'a transport=tls carrier URI exposes no keys');
@@ -99,7 +99,7 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
   await phone.waitFor(/baresip is ready/);
   // No ca_file: the phone's self-signed certificate chains to none of the system's roots.
   const gw = await startTestGateway(t, {
-    yaml: `calls:\n  allow_private_agent_urls: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}`,
+    yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}`,
     carriers: `carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
   const bot = await FakeCustomAgent.start();
@@ -121,7 +121,7 @@ t.test('RFC 3261 26.2: without sip.tls a TLS carrier stops the start; a TLS agen
   // Two port pairs only: the caller's leg and the agent's. A failed agent leg that kept its pair
   // would leave the second call no ports, and it would fail for that instead.
   const min = 30000 + 4 * Math.floor(Math.random() * 2400);
-  const gw = await startTestGateway(t, { carriers: "carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n", rtp: { min, max: min + 3 } });
+  const gw = await startTestGateway(t, { yaml: 'calls:\n  allow_private_sip_targets: true', carriers: "carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n", rtp: { min, max: min + 3 } });
   t.equal(gw.gateway.sip.tlsPort, null, 'no TLS listener');
   gw.gateway.store.numbers.add(gw.tenantId, '+15550104', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {

@@ -21,7 +21,7 @@ const CARRIERS = `carriers:
     inbound:
       sources: ['127.0.0.1']
 `;
-const YAML = 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 5';
+const YAML = 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 5';
 
 async function inboundCall(gw: TestGateway, did: string): Promise<ApiBody> {
   return waitFor(`inbound call to ${did}`, async () => {

@@ -14,7 +14,7 @@ const CALLER = '+15557770170';
 t.test('contract 7: the post-call payload of a real call is attributed to it and its transcript served', async (t) => {
   const gw = await startTestGateway(t, {
     carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
-    yaml: 'calls:\n  allow_private_agent_urls: true',
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true',
   });
   // The platform's SIP edge answers and plays a tone.
   const edge = await startSipPhoneUa(t);

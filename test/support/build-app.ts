@@ -17,6 +17,7 @@ import { createApp, type ApiOptions, type ControlApi } from '../../src/control-a
 import type { AnyRoute } from '../../src/control-api/route.js';
 import type { HostResolver } from '../../src/control-api/ports.js';
 import type { CallControl } from '../../src/engine/calls/call-control.js';
+import { locateAddresses, ServerLocator, type DnsLookup } from '../../src/engine/sip/index.js';
 import type { WebhookOptions, WebhookPorts } from '../../src/control-api/routes/webhooks/webhook-ports.js';
 import {
   createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
@@ -65,6 +66,8 @@ export interface BuildAppOverrides {
   callControl?: (h: { store: Store; clock: FakeClock }) => CallControl;
   /** Name resolution for the agent address check (so tests need no DNS). */
   resolveHost?: HostResolver;
+  /** DNS answers of the RFC 3263 resolver that checks stored `sip_uri`s; the system's servers otherwise. */
+  sipDns?: DnsLookup;
 }
 
 interface Teardown {
@@ -90,6 +93,7 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
     maxRawBytesPerCall: 4 * 1024 * 1024, maxRawBytesTotal: 256 * 1024 * 1024,
     ...overrides.webhooks,
   };
+  const sipLocator = new ServerLocator(overrides.sipDns ? { dns: overrides.sipDns } : {});
   const api = createApp({
     options: { ...testApiOptions, ...overrides.options },
     store, logger, clock, metrics: new Registry(),
@@ -99,6 +103,7 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
     routes: overrides.routes?.({ store, clock }) ?? [],
     ...(overrides.callControl ? { calls: overrides.callControl({ store, clock }) } : {}),
     ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
+    locateSip: (uri) => locateAddresses(sipLocator, uri),
     webhooks: { ports: webhookPorts, options: webhookOptions },
   });
   const callback = api.app.callback();

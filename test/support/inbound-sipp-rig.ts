@@ -57,7 +57,7 @@ export async function startInboundRig(t: Test, options: {
   const codecs = `${options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : ''}${options.mediaEncryption ? `\n    media_encryption: ${options.mediaEncryption}` : ''}`;
   const gw = await startTestGateway(t, {
     carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${codecs}${outbound}\n`,
-    yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10',
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 10',
   });
   const did = '+15550120';
   const credential = await gw.api('POST', '/v1/sip-credentials', { username: EDGE_USER, password: EDGE_PASSWORD }, { key: gw.liveKey });
@@ -162,7 +162,7 @@ export async function startMediaBridgeRig(t: Test, did: string): Promise<{ gw: T
   const port = new URL(fake.url).port;
   const gw = await startTestGateway(t, {
     carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
-    yaml: `calls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
+    yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
   });
   gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: did }, { key: gw.liveKey });

@@ -3,6 +3,7 @@
  * carriers, the agent connector, the store, and the timing settings.
  */
 import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '../media/index.js';
+import type { OutboundAddressPolicy } from '../../common/outbound-policy.js';
 import type { ServerLocator, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
 import type { CarrierProfile } from './carrier-profile.js';
@@ -32,6 +33,8 @@ export interface CallEngineContext extends CallContext {
   /** The live route of a DID on a carrier, or undefined (unrouted or released). */
   routeFor(did: string, carrier: string): InboundRoute | undefined;
   resolveSipTrunk: SipTrunkResolver;
+  /** The outbound-address policy of sip_trunk targets (docs/SECURITY.md, "Outbound addresses"). */
+  sipTargets: OutboundAddressPolicy;
   /** Whether inbound calls are recorded (media_bridge and sip_trunk alike). */
   recordInbound: boolean;
   /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */

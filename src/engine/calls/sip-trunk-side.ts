@@ -78,6 +78,10 @@ export class SipTrunkSide implements AgentSide {
     if ('error' in target) return unreachable(target.error);
     const targets = await resolveNextHop(this.#ctx.locator, target.uri).catch(() => []);
     if (targets.length === 0) return unreachable(`${target.uri} does not resolve`);
+    // docs/SECURITY.md "Outbound addresses": every target is checked before anything is sent, and
+    // each INVITE goes to the numeric hop that was checked (inviteWithFailover), never re-resolved.
+    const refused = targets.find((hop) => !this.#ctx.sipTargets.permits(hop.address));
+    if (refused) return unreachable(`${target.uri} resolves to ${refused.address}, refused by the outbound-address policy`);
     const rtp = await openLegRtp(this.#ctx);
     if (!rtp) return { kind: 'failed', callerStatus: 503, reason: { reason: 'unavailable', sipStatus: null, hangupBy: 'gateway' } };
     this.#rtp = rtp;

@@ -20,5 +20,5 @@ export { DEFAULT_TIMER_SETTINGS, type TimerSettings } from './transactions/timer
 export type { SipRequest, SipResponse, SipMessage } from './messages/sip-message.js';
 export { TransportLayer, type TransportLayerOptions, type TransportLayerDelegate, type ListenOptions } from './transport/transport-layer.js';
 export { ServerLocator, type ServerLocatorOptions, type ResolvedTarget, type DnsLookup } from './resolver/server-locator.js';
-export { resolveNextHop, hopUri } from './resolver/next-hop.js';
+export { resolveNextHop, hopUri, locateAddresses } from './resolver/next-hop.js';
 export { checkUasRequest, type UasCapabilities, type UasRejection } from './messages/uas-checks.js';

@@ -1,16 +1,12 @@
 /**
- * @module Resolving a recording host once; which answers are refused is common/address-policy's
- * rule (IPv4, IPv6 and every IPv6 form that embeds an IPv4 address).
+ * @module Resolving a recording host once, with the one system resolver of the outbound-address
+ * policy (common/outbound-policy); which answers are refused is common/address-policy's rule
+ * (IPv4, IPv6 and every IPv6 form that embeds an IPv4 address).
  */
-import { lookup } from 'node:dns/promises';
+import type { HostResolver, ResolvedAddress } from '../../common/outbound-policy.js';
 
-/** One resolved address, as node:dns `lookup(host, {all: true})` returns it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
+export { systemResolver } from '../../common/outbound-policy.js';
+export type { ResolvedAddress };
 
 /** Resolves a host name to all its addresses. Injectable so tests can answer without DNS. */
-export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
-
-export const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+export type Resolver = HostResolver;

@@ -7,8 +7,7 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { systemClock, type Clock } from '../../common/clock.js';
-import { isNonPublicHost } from '../../common/address-policy.js';
-import { isNonPublicAddress } from '../../common/address-policy.js';
+import { isNonPublicAddress, isNonPublicHost } from '../../common/address-policy.js';
 import { systemResolver, type ResolvedAddress, type Resolver } from './address-check.js';
 import { isAllowedHost, normalizeHost } from './host-allow-list.js';
 import { pinnedGet, type HopResult } from './pinned-get.js';

@@ -1,9 +1,10 @@
 /** @module Which hosts a provider's recording URLs may name: exact names and `*.suffix` wildcards. */
 import { isIP } from 'node:net';
+import { stripBrackets } from '../../common/address-policy.js';
 
 /** A URL hostname in comparable form: lower case, no IPv6 brackets, no trailing dot. */
 export function normalizeHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  return stripBrackets(hostname).toLowerCase().replace(/\.$/, '');
 }
 
 /**

@@ -7,6 +7,7 @@
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
+import { stripBrackets } from '../../common/address-policy.js';
 
 /** What one request produced. Redirects are returned to the caller, who checks the next hop. */
 export type HopResult =
@@ -86,7 +87,7 @@ function handleResponse(res: IncomingMessage, options: PinnedGetOptions, finish:
 
 /** GET `url` over a connection to `options.address`. Never rejects. */
 export function pinnedGet(url: URL, options: PinnedGetOptions): Promise<HopResult> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = stripBrackets(url.hostname);
   const pinned: LookupFunction = (_name, lookupOptions, callback) => {
     if (lookupOptions.all) callback(null, [{ address: options.address, family: options.family }]);
     else callback(null, options.address, options.family);

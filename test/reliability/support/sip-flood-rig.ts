@@ -58,7 +58,7 @@ export async function startFloodGateway(t: Test, capacity: number, edgePort: num
     'sip:\n  host: 127.0.0.1\n  port: 0',
     `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 399}`,
     'sandbox:\n  ring_ms: 50\n  announcement: ""',
-    `calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10\n  max_concurrent_per_tenant: ${capacity}`,
+    `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 10\n  max_concurrent_per_tenant: ${capacity}`,
   ].join('\n'));
   const config = loadConfig({ env: { VGW_CONFIG: configFile } });
   const logCounts = new Map<string, number>();

@@ -2,7 +2,6 @@
  * @module The inventory rules of contract section 6: which settings each connection mode needs,
  * what defaults apply, and how a live verification answer maps to an API outcome.
  */
-import { isNonPublicHost } from '../../../common/address-policy.js';
 import { ApiError } from '../../../common/errors.js';
 import type { SipCredentialId } from '../../../common/ids.js';
 import type { AgentSettings } from '../../../storage/index.js';
@@ -35,10 +34,10 @@ function invalid(path: string, message: string): ApiError {
 
 /**
  * Fills defaults and checks the per-mode requirements. Omitted settings take their defaults (so a
- * PUT that omits one resets it, as the contract says).
+ * PUT that omits one resets it, as the contract says). Addresses are checked by agent-address-rules.
  */
 export function resolveSettings(
-  agent: { provider: string; externalAgentId: string }, platform: AgentPlatform, input: SettingsInput, allowPrivateUrls: boolean,
+  agent: { provider: string; externalAgentId: string }, platform: AgentPlatform, input: SettingsInput,
 ): AgentSettings {
   const { provider } = agent;
   const mode = input.connection_mode ?? 'sip_trunk';
@@ -58,9 +57,6 @@ export function resolveSettings(
   }
   if (mode === 'media_bridge' && input.websocket_url === undefined && platform.defaultStreamingUrl(region, agent.externalAgentId) === null) {
     throw invalid('/websocket_url', `is required: ${provider} has no default streaming endpoint`);
-  }
-  if (input.websocket_url !== undefined && !allowPrivateUrls && isNonPublicHost(new URL(input.websocket_url).hostname)) {
-    throw invalid('/websocket_url', 'must not point at a loopback, private or link-local address');
   }
   return {
     name: input.name ?? null,

@@ -11,6 +11,7 @@ import { listRoute } from '../../pagination.js';
 import type { AgentPlatform, AgentPlatforms } from '../../ports.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
+import { checkAgentAddresses, type AgentAddressPolicy } from './agent-address-rules.js';
 import { platformOf, resolveSettings, verificationOutcome } from './agent-rules.js';
 import { AgentSchema, IdParams, ImportAgentBody, ImportAgentResponse, UpdateAgentBody } from './agents.schemas.js';
 
@@ -18,7 +19,8 @@ export interface AgentRouteDeps {
   store: Pick<Store, 'agents' | 'routes' | 'numbers' | 'sipCredentials' | 'transaction'>;
   platforms: AgentPlatforms;
   clock: Clock;
-  allowPrivateUrls: boolean;
+  /** The outbound-address policy of websocket_url and sip_uri (docs/SECURITY.md, "Outbound addresses"). */
+  addresses: AgentAddressPolicy;
 }
 
 export const presentAgent = (a: AgentRecord) => ({
@@ -33,7 +35,7 @@ export const presentRoute = (r: RouteRecord) => ({
 });
 
 const AGENT_ERRORS = {
-  400: 'Validation (`validation_failed`), `unsupported_provider`, `unsupported_connection_mode`, `did_not_routable`, `provider_credentials_invalid`, `unknown_sip_credential`.',
+  400: 'Validation (`validation_failed`, also for a `websocket_url` or `sip_uri` that does not parse or that names or resolves to a non-public address), `unsupported_provider`, `unsupported_connection_mode`, `did_not_routable`, `provider_credentials_invalid`, `unknown_sip_credential`.',
   502: 'The provider did not answer the verification (`provider_unavailable`).',
 };
 
@@ -71,8 +73,9 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
       errors: { ...AGENT_ERRORS, 404: 'The agent id does not exist on the platform account (`agent_not_found_on_platform`).', 409: 'Already imported (`agent_already_imported`, with `existing_id`).' },
       async handle({ body, principal: { tenantId } }) {
         const platform = platformOf(deps.platforms, body.provider);
-        const settings = resolveSettings({ provider: body.provider, externalAgentId: body.external_agent_id }, platform, body, deps.allowPrivateUrls);
+        const settings = resolveSettings({ provider: body.provider, externalAgentId: body.external_agent_id }, platform, body);
         checkSipCredential(deps, tenantId, settings);
+        await checkAgentAddresses(body, deps.addresses);
         const existing = store.agents.findByExternalId(tenantId, body.provider, body.external_agent_id);
         if (existing) throw duplicateError(existing);
         if (body.did_number !== undefined) routableCarrier(deps, tenantId, body.did_number);
@@ -126,8 +129,9 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
           throw new ApiError(400, 'immutable_field', 'did_number cannot be changed here; use /v1/routes and number release.', { errors: [{ path: '/did_number', message: 'is immutable' }] });
         }
         const platform = platformOf(deps.platforms, agent.provider);
-        const settings = resolveSettings({ provider: agent.provider, externalAgentId: agent.external_agent_id }, platform, body, deps.allowPrivateUrls);
+        const settings = resolveSettings({ provider: agent.provider, externalAgentId: agent.external_agent_id }, platform, body);
         checkSipCredential(deps, tenantId, settings);
+        await checkAgentAddresses(body, deps.addresses);
         let key: ApiKeyChange = { kind: 'keep' };
         if (body.api_key === null) key = { kind: 'clear' };
         else if (body.api_key !== undefined) {

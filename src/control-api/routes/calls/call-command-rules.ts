@@ -2,9 +2,9 @@
  * @module The rules of the call commands (contract sections 2 and 4): the sandbox rule, the agent
  * address rule, and how each command failure maps to its problem code.
  */
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isNonPublicAddress, isNonPublicHost } from '../../../common/address-policy.js';
+import { isNonPublicHost, stripBrackets } from '../../../common/address-policy.js';
+import { resolveChecked, systemResolver, type OutboundAddressPolicy } from '../../../common/outbound-policy.js';
 import type { Clock } from '../../../common/clock.js';
 import { ApiError, assertNever } from '../../../common/errors.js';
 import type { CallCommandFailure } from '../../../engine/calls/call-control.js';
@@ -18,9 +18,8 @@ export const SANDBOX_CARRIER = 'sandbox';
 /** Longest wait for the agent host's name resolution before the request is refused. */
 export const AGENT_LOOKUP_TIMEOUT_MS = 5_000;
 
-/** Every address of a name, from the system resolver (hosts file and DNS, A and AAAA). */
-export const systemHostResolver: HostResolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+/** Every address of a name, from the one system resolver (hosts file and DNS, A and AAAA). */
+export const systemHostResolver: HostResolver = async (hostname) => (await systemResolver(hostname)).map((a) => a.address);
 
 /** The problem a command failure is answered with. */
 export function failureError(failure: CallCommandFailure): ApiError {
@@ -60,7 +59,8 @@ function refused(message: string): ApiError {
   return problems.validation([{ path: '/agent_ws_url', message }], 'The agent address is not allowed.');
 }
 
-async function resolveWithin(resolve: HostResolver, host: string, clock: Clock): Promise<string[]> {
+/** `resolve(host)`, rejected after {@link AGENT_LOOKUP_TIMEOUT_MS}. */
+export async function resolveWithin(resolve: HostResolver, host: string, clock: Clock): Promise<string[]> {
   let timer: { cancel(): void } | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = clock.setTimeout(() => reject(new Error('lookup timed out')), AGENT_LOOKUP_TIMEOUT_MS);
@@ -73,16 +73,17 @@ async function resolveWithin(resolve: HostResolver, host: string, clock: Clock):
 }
 
 export interface AgentUrlPolicy {
-  allowPrivate: boolean;
+  /** The outbound-address policy of agent URLs (docs/SECURITY.md, "Outbound addresses"). */
+  policy: OutboundAddressPolicy;
   resolve: HostResolver;
   clock: Clock;
 }
 
 /**
- * Contract 4: `ws://` or `wss://` only; unless allowed by configuration, the host must neither be
- * nor resolve to a non-public address (every address of the name is checked, so one private A
- * record among public ones is refused). The engine connects later; it must check the address it
- * connects to again, since a name may resolve differently by then.
+ * Contract 4: `ws://` or `wss://` only; the host must neither be nor resolve to an address the
+ * outbound-address policy refuses (every address of the name is checked, so one private A record
+ * among public ones is refused), and must resolve. The engine connects later; it checks the
+ * address it connects to again, since a name may resolve differently by then.
  */
 export async function checkAgentUrl(value: string, policy: AgentUrlPolicy): Promise<void> {
   let url: URL;
@@ -93,16 +94,13 @@ export async function checkAgentUrl(value: string, policy: AgentUrlPolicy): Prom
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw refused('must be a ws:// or wss:// URL');
   if (url.hostname === '') throw refused('has no host');
-  if (policy.allowPrivate) return;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isNonPublicHost(host)) throw refused('must not point at a loopback, private, link-local or otherwise non-public address');
-  if (isIP(host) !== 0) return;
-  let addresses: string[];
-  try {
-    addresses = await resolveWithin(policy.resolve, host, policy.clock);
-  } catch {
-    throw refused(`host ${host} does not resolve`);
-  }
-  if (addresses.length === 0) throw refused(`host ${host} does not resolve`);
-  if (addresses.some(isNonPublicAddress)) throw refused(`host ${host} resolves to a loopback, private, link-local or otherwise non-public address`);
+  const resolver = (host: string) => resolveWithin(policy.resolve, host, policy.clock)
+    .then((list) => list.map((address) => ({ address, family: isIP(address) })));
+  const checked = await resolveChecked(url.hostname, policy.policy, resolver);
+  if (checked.ok) return;
+  const host = stripBrackets(url.hostname);
+  if (checked.reason === 'unresolved') throw refused(`host ${host} does not resolve`);
+  throw refused(isIP(host) !== 0 || isNonPublicHost(host)
+    ? 'must not point at a loopback, private, link-local or otherwise non-public address'
+    : `host ${host} resolves to a loopback, private, link-local or otherwise non-public address`);
 }

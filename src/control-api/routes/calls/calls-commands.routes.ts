@@ -7,6 +7,7 @@ import type { CallCommandResult, CallControl } from '../../../engine/calls/call-
 import { isCallFailure } from '../../../engine/calls/call-control.js';
 import type { IdempotencyRepository } from '../../../storage/index.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotent } from '../../idempotency.js';
+import type { OutboundAddressPolicy } from '../../../common/outbound-policy.js';
 import type { HostResolver } from '../../ports.js';
 import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
@@ -19,7 +20,8 @@ export interface CallCommandDeps {
   idempotency: Pick<IdempotencyRepository, 'reserve' | 'complete' | 'release'>;
   resolveHost: HostResolver;
   clock: Clock;
-  allowPrivateAgentUrls: boolean;
+  /** The outbound-address policy of agent URLs (docs/SECURITY.md, "Outbound addresses"). */
+  agentUrls: OutboundAddressPolicy;
 }
 
 const CALL_RESPONSE = { 200: { description: 'The call.', schema: CallSchema } };
@@ -97,7 +99,7 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
       const calls = engine(deps);
       if (!calls.carrierNames().includes(body.carrier)) throw unknownCarrier();
       checkSandboxRule(principal, body.carrier);
-      await checkAgentUrl(body.agent_ws_url, { allowPrivate: deps.allowPrivateAgentUrls, resolve: deps.resolveHost, clock: deps.clock });
+      await checkAgentUrl(body.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
       const request = { from: body.from, to: body.to, carrier: body.carrier, agent_ws_url: body.agent_ws_url, record: body.record ?? false };
       return runIdempotent(deps.idempotency, { tenantId: principal.tenantId, key, scope: 'POST /v1/calls', body: request }, async () =>
         answer(await calls.place({

@@ -1,4 +1,5 @@
 /** @module RFC 3263 next-hop resolution for callers: a URI to the ordered transport targets to try, and the numeric URI of one. */
+import { parseUri } from '../grammar/uri.js';
 import type { SipTarget } from '../user-agent-core/transport-port.js';
 import type { ServerLocator } from './server-locator.js';
 
@@ -23,4 +24,22 @@ export function hopUri(target: SipTarget): string {
   const host = target.address.includes(':') ? `[${target.address}]` : target.address;
   const transport = target.protocol === 'UDP' ? '' : `;transport=${target.protocol.toLowerCase()}`;
   return `sip:${host}:${target.port}${transport}`;
+}
+
+/**
+ * What an address policy checks before a URI is stored: its host (the `maddr` when present, RFC
+ * 3263 4) and every address RFC 3263 resolves it to, none when nothing resolves yet; or `invalid`
+ * when it is not a `sip:`/`sips:` URI that parses.
+ */
+export async function locateAddresses(locator: ServerLocator, uri: string): Promise<{ host: string; addresses: string[] } | { invalid: string }> {
+  let parsed;
+  try {
+    parsed = parseUri(uri);
+  } catch (err) {
+    return { invalid: (err as Error).message };
+  }
+  if (parsed.scheme !== 'sip' && parsed.scheme !== 'sips') return { invalid: 'not a sip: or sips: URI' };
+  if (parsed.host === '') return { invalid: 'no host' };
+  const targets = await locator.locate(parsed);
+  return { host: parsed.params.get('maddr') ?? parsed.host, addresses: targets.map((t) => t.address) };
 }

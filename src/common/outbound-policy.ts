@@ -1,0 +1,129 @@
+/**
+ * @module The one outbound-address policy (docs/SECURITY.md, "Outbound addresses"): which
+ * addresses the gateway may connect to on a tenant's behalf (agent WebSocket URLs, the SIP
+ * targets of sip_trunk agents, recording downloads), the operator's exceptions to it, the one
+ * system resolver, and a socket `lookup` that resolves, checks every answer and pins the
+ * connection to the address it checked.
+ */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isAddressOrCidr, isNonPublicAddress, isNonPublicHost, stripBrackets } from './address-policy.js';
+
+/** One resolved address, as node:dns `lookup(host, {all: true})` returns it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to all its addresses; rejects when it does not resolve. Injected by tests. */
+export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+/** The system resolver (hosts file and DNS, A and AAAA, in the system's order). */
+export const systemResolver: HostResolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+export interface OutboundPolicyOptions {
+  /** Every non-public address is allowed (development on one machine). */
+  allowPrivate: boolean;
+  /** Non-public networks (CIDR, or one address) allowed anyway: an on-premises agent or PBX. */
+  allowedPrivateNetworks?: readonly string[];
+}
+
+/** Why an address check failed: the host resolved to a refused address, or did not resolve. */
+export type AddressRefusal = { ok: false; reason: 'refused' | 'unresolved'; detail: string };
+
+/** A checked host: every answer allowed, and the one address to connect to. */
+export type AddressCheck = { ok: true; address: string; family: 4 | 6 } | AddressRefusal;
+
+/**
+ * The policy: public addresses are allowed; loopback, private, link-local (cloud metadata
+ * included) and the other non-public ranges of common/address-policy only when the operator
+ * allows them, all of them (`allowPrivate`) or some networks (`allowedPrivateNetworks`).
+ */
+export class OutboundAddressPolicy {
+  readonly #allowPrivate: boolean;
+  readonly #allowed = new BlockList();
+
+  /** Throws on an entry of `allowedPrivateNetworks` that is not an address or CIDR (config validates it first). */
+  constructor(o: OutboundPolicyOptions) {
+    this.#allowPrivate = o.allowPrivate;
+    for (const entry of o.allowedPrivateNetworks ?? []) {
+      if (!isAddressOrCidr(entry)) throw new Error(`not an address or CIDR: ${entry}`);
+      const [network = '', prefix] = entry.split('/');
+      const family = isIP(network);
+      this.#allowed.addSubnet(network, prefix === undefined ? (family === 4 ? 32 : 128) : Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+    }
+  }
+
+  /** True when the gateway may connect to `address` (a literal IP, brackets allowed) for a tenant. */
+  permits(address: string): boolean {
+    if (this.#allowPrivate) return true;
+    const bare = stripBrackets(address).split('%')[0]!;
+    if (!isNonPublicAddress(bare)) return true;
+    const family = isIP(bare);
+    return family !== 0 && this.#allowed.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+  }
+
+  /** Decidable from the text alone: a refused literal address, or a `localhost` name (it means loopback). */
+  refusesHostText(host: string): boolean {
+    const bare = stripBrackets(host);
+    if (isIP(bare) !== 0) return !this.permits(bare);
+    return isNonPublicHost(bare) && !(this.permits('127.0.0.1') && this.permits('::1'));
+  }
+}
+
+/**
+ * Resolves `host` (a literal address stands for itself) and checks every answer: one refused
+ * answer refuses the host, so a name with one private record among public ones is refused. The
+ * address to connect to is the first answer.
+ */
+export async function resolveChecked(host: string, policy: OutboundAddressPolicy, resolver: HostResolver = systemResolver): Promise<AddressCheck> {
+  const bare = stripBrackets(host);
+  if (policy.refusesHostText(bare)) return { ok: false, reason: 'refused', detail: `${bare} is not a public address` };
+  let answers: readonly ResolvedAddress[];
+  if (isIP(bare) !== 0) answers = [{ address: bare, family: isIP(bare) }];
+  else {
+    try {
+      answers = await resolver(bare);
+    } catch (err) {
+      return { ok: false, reason: 'unresolved', detail: `${bare}: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}` };
+    }
+  }
+  const refused = answers.find((a) => !policy.permits(a.address));
+  if (refused) return { ok: false, reason: 'refused', detail: `${bare} resolves to ${refused.address}` };
+  const first = answers[0];
+  const family = first ? isIP(first.address) : 0;
+  if (!first || (family !== 4 && family !== 6)) return { ok: false, reason: 'unresolved', detail: `${bare}: no addresses` };
+  return { ok: true, address: first.address, family };
+}
+
+/** The error a {@link checkedLookup} fails a connection with. */
+export class OutboundAddressError extends Error {
+  readonly code: 'EADDRREFUSED' | 'ENOTFOUND';
+
+  /** Thrown (passed to the socket's callback) when a host is refused by the policy or does not resolve. */
+  constructor(refusal: AddressRefusal) {
+    super(`outbound address ${refusal.reason}: ${refusal.detail}`);
+    this.name = 'OutboundAddressError';
+    this.code = refusal.reason === 'refused' ? 'EADDRREFUSED' : 'ENOTFOUND';
+  }
+}
+
+/**
+ * A socket `lookup` (the option of net, tls, http and ws): every name the socket looks up is
+ * resolved with `resolver` and all its answers checked, and the socket gets the first one, so it
+ * connects to a checked address and nowhere else. `pinned` answers one name with the address
+ * checked just before, without a second lookup that could answer differently.
+ */
+export function checkedLookup(policy: OutboundAddressPolicy, resolver: HostResolver, pinned?: { host: string; address: string; family: number }): LookupFunction {
+  return (hostname, options, callback) => {
+    const answer = (address: string, family: number): void => {
+      if (options.all) callback(null, [{ address, family }]);
+      else callback(null, address, family);
+    };
+    if (pinned && stripBrackets(hostname) === pinned.host) return answer(pinned.address, pinned.family);
+    void resolveChecked(hostname, policy, resolver).then((checked) => {
+      if (checked.ok) answer(checked.address, checked.family);
+      else callback(new OutboundAddressError(checked), '', 0);
+    });
+  };
+}

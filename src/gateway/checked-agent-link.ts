@@ -1,0 +1,97 @@
+/**
+ * @module An agent's streaming session under the outbound-address policy (docs/SECURITY.md,
+ * "Outbound addresses"): before anything connects, the agent URL's host is resolved and every
+ * answer checked; the session's sockets then resolve through a checked lookup that answers that
+ * host with the address just checked (pinned: a DNS answer that changes in between cannot
+ * redirect it) and checks every other name they open (a platform's signed URL) the same way.
+ */
+import type { LookupFunction } from 'node:net';
+import { stripBrackets } from '../common/address-policy.js';
+import { checkedLookup, resolveChecked, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
+import type { AgentAudioFormat, AgentLink } from '../engine/calls/index.js';
+import { ProviderError, type AgentSession } from '../providers/index.js';
+
+export interface CheckedAgentLinkOptions {
+  /** The provider, for errors. */
+  provider: string;
+  /** The endpoint the session connects to first. */
+  url: string;
+  policy: OutboundAddressPolicy;
+  /** Name resolution (tests inject one); the system resolver by default. */
+  resolve?: HostResolver;
+  /** Builds the session with the lookup its sockets must use; opens nothing. */
+  open(lookup: LookupFunction): AgentSession;
+}
+
+export class CheckedAgentLink implements AgentLink {
+  readonly #o: CheckedAgentLinkOptions;
+  readonly #inner: AgentSession;
+  readonly #resolve: HostResolver;
+  #lookup: LookupFunction;
+  #closed = false;
+
+  constructor(o: CheckedAgentLinkOptions) {
+    this.#o = o;
+    this.#resolve = o.resolve ?? systemResolver;
+    this.#lookup = checkedLookup(o.policy, this.#resolve);
+    this.#inner = o.open((hostname, options, callback) => this.#lookup(hostname, options, callback));
+  }
+
+  get inputFormat(): AgentAudioFormat {
+    return this.#inner.inputFormat;
+  }
+
+  get outputFormat(): AgentAudioFormat {
+    return this.#inner.outputFormat;
+  }
+
+  /** Checks the URL's host (a literal address too: sockets skip `lookup` for those), then starts the session. */
+  async start(): Promise<void> {
+    const { provider } = this.#o;
+    let host: string;
+    try {
+      host = stripBrackets(new URL(this.#o.url).hostname);
+    } catch {
+      this.#inner.close('bad agent URL');
+      throw new ProviderError(provider, 'rejected', 'the agent URL does not parse');
+    }
+    const checked = await resolveChecked(host, this.#o.policy, this.#resolve);
+    if (!checked.ok) {
+      this.#inner.close('agent address refused');
+      if (checked.reason === 'unresolved') throw new ProviderError(provider, 'unreachable', `agent host ${checked.detail} does not resolve`);
+      throw new ProviderError(provider, 'rejected', `agent host refused by the outbound-address policy: ${checked.detail}`);
+    }
+    if (this.#closed) throw new ProviderError(provider, 'unreachable', 'closed before connecting');
+    this.#lookup = checkedLookup(this.#o.policy, this.#resolve, { host, address: checked.address, family: checked.family });
+    await this.#inner.start();
+  }
+
+  sendAudio(frame: Buffer): void {
+    this.#inner.sendAudio(frame);
+  }
+
+  get audioFramesDropped(): number {
+    return this.#inner.audioFramesDropped;
+  }
+
+  sendDtmf(digit: string): boolean {
+    return this.#inner.sendDtmf(digit);
+  }
+
+  hold(): void {
+    this.#inner.hold();
+  }
+
+  unhold(): void {
+    this.#inner.unhold();
+  }
+
+  markPlayed(name: string): void {
+    this.#inner.markPlayed(name);
+  }
+
+  close(reason: string): void {
+    this.#closed = true;
+    this.#inner.close(reason);
+  }
+}
