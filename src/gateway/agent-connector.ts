@@ -11,7 +11,7 @@ import { isNonPublicAddress } from '../common/address-policy.js';
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
-import type { AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkHandlers } from '../engine/calls/index.js';
+import type { AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkHandlers, HoldSource } from '../engine/calls/index.js';
 import { MULAW_8000, ProviderError, type AgentSession, type AgentSessionFactory, type AgentSessionOptions } from '../providers/index.js';
 
 export interface AgentConnectorOptions {
@@ -86,12 +86,12 @@ class CheckedWebSocketAgent implements AgentLink {
     return this.#inner?.sendDtmf(digit) ?? false;
   }
 
-  hold(): void {
-    this.#inner?.hold();
+  hold(source?: HoldSource): void {
+    this.#inner?.hold(source);
   }
 
-  unhold(): void {
-    this.#inner?.unhold();
+  unhold(source?: HoldSource): void {
+    this.#inner?.unhold(source);
   }
 
   markPlayed(name: string): void {

@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { dtmfFromInfo, StereoWavRecorder } from '../media/index.js';
+import { dtmfFromInfo, StereoWavRecorder, type NegotiatedAudio } from '../media/index.js';
 import type { AgentEnded, AgentSide, TranscriptTurn } from './agent-side.js';
 import type { Call } from './call.js';
 import type { CallCommandFailure } from './call-control.js';
@@ -40,6 +40,8 @@ export class ConnectedCall {
   #transcriber: CallTranscriber | null = null;
   #transfer: Transfer | null = null;
   #ending: Promise<void> | null = null;
+  /** The remote leg's audio when the agent side was built from it. */
+  #answeredAudio: NegotiatedAudio;
 
   constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory) {
     this.#ctx = ctx;
@@ -47,6 +49,7 @@ export class ConnectedCall {
     this.#remote = remote;
     this.#carrier = carrier;
     this.#makeAgent = makeAgent;
+    this.#answeredAudio = remote.audio;
     remote.dialog.events.on('bye', () => {
       const reason: EndReason = this.#transfer?.referCompleted
         ? { reason: 'transferred', sipStatus: null, hangupBy: remoteParty(call) }
@@ -62,6 +65,25 @@ export class ConnectedCall {
       if (why === 'ack-timeout' || why === 'session-expired') void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, false);
     });
     remote.rtp.delegate.onMediaTimeout = () => void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true);
+    remote.onAudioChange = (audio, previous) => this.#remoteAudioChanged(audio, previous);
+  }
+
+  /**
+   * A re-offer from the remote party was accepted: the media follows a new codec, and its own
+   * hold (RFC 3264 §8.4: sendonly, inactive or c=0.0.0.0) and resume reach the agent as `hold`
+   * and `unhold` with `source: remote` (docs/DECISIONS.md, "Hold and media direction").
+   */
+  #remoteAudioChanged(audio: NegotiatedAudio, previous: NegotiatedAudio): void {
+    if (this.#call.isEnded) return;
+    if (!sameMediaFormat(audio, previous)) {
+      this.#call.log.info({ from: previous.codec.encoding, to: audio.codec.encoding }, 'the remote party moved the call to another codec');
+      this.#transfer?.remoteAudioChanged(audio);
+      this.#agent?.updateAudio(audio);
+    }
+    if (audio.remote.onHold !== previous.remote.onHold) {
+      this.#call.log.info({ direction: audio.direction }, audio.remote.onHold ? 'the remote party put the call on hold' : 'the remote party resumed the call');
+      this.#agent?.remoteHold(audio.remote.onHold);
+    }
   }
 
   /** Opens the recording (when asked) and the agent; an agent that cannot be reached ends the call `agent_unreachable`. */
@@ -71,6 +93,7 @@ export class ConnectedCall {
     if (this.#ctx.transcription) this.#transcriber = await this.#openTranscriber(answeredAt);
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
     const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber) : this.#recorder;
+    this.#answeredAudio = this.#remote.audio;
     const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
     });
@@ -91,6 +114,9 @@ export class ConnectedCall {
       agent.hold();
       this.#transcriber?.pause();
     }
+    // A re-offer may have come while the agent connected.
+    if (!sameMediaFormat(this.#remote.audio, this.#answeredAudio)) agent.updateAudio(this.#remote.audio);
+    if (this.#remote.audio.remote.onHold) agent.remoteHold(true);
   }
 
   /** Releases the agent side when the call ended or a transfer took the remote party meanwhile. */
@@ -259,4 +285,11 @@ export class ConnectedCall {
       this.#call.log.error({ err }, 'cannot finish the recording');
     }
   }
+}
+
+/** Same codec and payload types both ways: nothing in the media needs re-wiring. */
+function sameMediaFormat(a: NegotiatedAudio, b: NegotiatedAudio): boolean {
+  return a.codec.encoding === b.codec.encoding && a.codec.payloadType === b.codec.payloadType && a.receivePayloadType === b.receivePayloadType
+    && (a.telephoneEvent?.payloadType ?? null) === (b.telephoneEvent?.payloadType ?? null)
+    && a.receiveTelephoneEventPayloadType === b.receiveTelephoneEventPayloadType;
 }
