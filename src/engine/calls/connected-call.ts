@@ -14,7 +14,7 @@ import type { EndReason, HangupBy } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { recordingPathOf } from './recovery.js';
 import type { RecordingPort } from './recording-port.js';
-import type { RemoteLeg } from './remote-leg.js';
+import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
 import { CallAudioTap } from './transcription/call-audio-tap.js';
 import { CallTranscriber } from './transcription/call-transcriber.js';
 import { Transfer } from './transfer.js';
@@ -40,6 +40,8 @@ export class ConnectedCall {
   #transcriber: CallTranscriber | null = null;
   #transfer: Transfer | null = null;
   #ending: Promise<void> | null = null;
+  /** The remote party holds the call itself (RFC 3264 §8.4); the API's hold is the call's `on_hold`. */
+  #remoteHeld = false;
   /** The remote leg's audio when the agent side was built from it. */
   #answeredAudio: NegotiatedAudio;
 
@@ -82,7 +84,11 @@ export class ConnectedCall {
     }
     if (audio.remote.onHold !== previous.remote.onHold) {
       this.#call.log.info({ direction: audio.direction }, audio.remote.onHold ? 'the remote party put the call on hold' : 'the remote party resumed the call');
-      this.#agent?.remoteHold(audio.remote.onHold);
+      this.#remoteHeld = audio.remote.onHold;
+      if (this.#transfer?.bridged !== true) this.#agent?.remoteHold(audio.remote.onHold);
+      // Contract 4: transcription pauses with the recording, on any hold.
+      if (this.#remoteHeld) this.#transcriber?.pause();
+      else if (!this.#call.snapshot().on_hold) this.#transcriber?.resume();
     }
   }
 
@@ -140,7 +146,7 @@ export class ConnectedCall {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.bridged) this.#transfer.unhold();
     else this.#agent?.unhold();
-    this.#transcriber?.resume();
+    if (!this.#remoteHeld) this.#transcriber?.resume();
     this.#call.setHold(false);
     return null;
   }
@@ -285,11 +291,4 @@ export class ConnectedCall {
       this.#call.log.error({ err }, 'cannot finish the recording');
     }
   }
-}
-
-/** Same codec and payload types both ways: nothing in the media needs re-wiring. */
-function sameMediaFormat(a: NegotiatedAudio, b: NegotiatedAudio): boolean {
-  return a.codec.encoding === b.codec.encoding && a.codec.payloadType === b.codec.payloadType && a.receivePayloadType === b.receivePayloadType
-    && (a.telephoneEvent?.payloadType ?? null) === (b.telephoneEvent?.payloadType ?? null)
-    && a.receiveTelephoneEventPayloadType === b.receiveTelephoneEventPayloadType;
 }

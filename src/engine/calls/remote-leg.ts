@@ -142,3 +142,10 @@ function convertibleCodecs(codecs: readonly CodecDescription[], current: CodecDe
   const encoding = current.encoding;
   return codecs.filter((c) => c.encoding === 'telephone-event' || canBridge(c.encoding, encoding));
 }
+
+/** Same codec and payload types both ways: nothing in the media needs re-wiring. */
+export function sameMediaFormat(a: NegotiatedAudio, b: NegotiatedAudio): boolean {
+  return a.codec.encoding === b.codec.encoding && a.codec.payloadType === b.codec.payloadType && a.receivePayloadType === b.receivePayloadType
+    && (a.telephoneEvent?.payloadType ?? null) === (b.telephoneEvent?.payloadType ?? null)
+    && a.receiveTelephoneEventPayloadType === b.receiveTelephoneEventPayloadType;
+}

@@ -163,7 +163,6 @@ export class SipTrunkSide implements AgentSide {
   hold(): void {
     this.#heldBy.api = true;
     this.#applyHold();
-    this.#recorder?.pause();
   }
 
   /**
@@ -181,10 +180,15 @@ export class SipTrunkSide implements AgentSide {
     if (this.#bridge && !this.#released) this.#bridge.replaceLeg('a', bridgeLegOf(this.#callerRtp, audio));
   }
 
-  /** The bridge held while anyone holds the call; hold music only for an API hold (the caller's own hold plays its own). */
+  /**
+   * The bridge held and the recording paused while anyone holds the call; hold music only for an
+   * API hold (the caller's own hold plays its own).
+   */
   #applyHold(): void {
     const bridge = this.#bridge;
     const mode = this.#heldBy.api ? 'api' : this.#heldBy.remote ? 'remote' : null;
+    if (mode === null) this.#recorder?.resume();
+    else this.#recorder?.pause();
     if (!bridge || mode === this.#holdApplied) return;
     this.#holdApplied = mode;
     if (mode === null) bridge.resume();
@@ -207,7 +211,6 @@ export class SipTrunkSide implements AgentSide {
   unhold(): void {
     this.#heldBy.api = false;
     this.#applyHold();
-    this.#recorder?.resume();
   }
 
   release(reason: string): void {
