@@ -72,13 +72,12 @@ t.test('RFC 3264 6.1 and 8.4: a carrier holding with a=sendonly, then c=0.0.0.0,
   t.equal(mediaWhileHeld, 0, "the agent got none of the carrier's hold music between its hold and unhold events");
 
   const resumedFrom = probe.received.length;
-  agentSays(bot, 1000, 1000);
-  await waitFor('RTP to the carrier again', () => probe.since(resumedFrom).length >= 25, 5_000);
-  await waitFor("the agent's voice at the carrier again", () => toneLevel(asMulaw(probe.since(resumedFrom)), 1000) > 1000, 5_000);
-  t.pass('after the resume the carrier hears the agent');
   const mediaAtResume = mediaCount(bot);
+  agentSays(bot, 1000, 1000);
   await waitFor('caller audio at the agent again', () => mediaCount(bot) >= mediaAtResume + 10, 5_000);
   t.pass('the agent hears the caller again');
+  await waitFor("the agent's voice at the carrier again", () => toneLevel(asMulaw(probe.since(resumedFrom)), 1000) > 1000, 5_000);
+  t.pass('after the resume the carrier hears the agent');
 
   await sippPassed(t, carrier, 'the carrier (recvonly, recvonly, sendrecv answered as checked; BYE answered)');
   const done = await ended(gw, live.id);
