@@ -8,7 +8,7 @@
 import type { LookupFunction } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
 import { checkedLookup, resolveChecked, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
-import type { AgentAudioFormat, AgentLink } from '../engine/calls/index.js';
+import type { AgentAudioFormat, AgentLink, HoldSource } from '../engine/calls/index.js';
 import { ProviderError, type AgentSession } from '../providers/index.js';
 
 export interface CheckedAgentLinkOptions {
@@ -78,12 +78,12 @@ export class CheckedAgentLink implements AgentLink {
     return this.#inner.sendDtmf(digit);
   }
 
-  hold(): void {
-    this.#inner.hold();
+  hold(source?: HoldSource): void {
+    this.#inner.hold(source);
   }
 
-  unhold(): void {
-    this.#inner.unhold();
+  unhold(source?: HoldSource): void {
+    this.#inner.unhold(source);
   }
 
   markPlayed(name: string): void {

@@ -1,6 +1,9 @@
 /** @module The AgentSession contract: one live streaming conversation between a call and an agent. */
 import type { LookupFunction } from 'node:net';
 import type { Clock } from '../common/clock.js';
+import type { HoldSource } from '../engine/calls/ports.js';
+
+export type { HoldSource };
 
 /**
  * Wire encoding of agent audio. `mulaw`: G.711 µ-law bytes (ITU-T G.711), one byte per sample.
@@ -138,9 +141,12 @@ export interface AgentSession {
   readonly audioFramesDropped: number;
   /** Sends an RFC 4733 digit where the protocol carries DTMF; false when it does not. */
   sendDtmf(digit: string): boolean;
-  /** The caller was put on hold: caller audio stops (custom also sends its `hold` event). */
-  hold(): void;
-  unhold(): void;
+  /**
+   * The caller was put on hold: caller audio stops (custom also sends its `hold` event, with
+   * `source`: `api` for POST /v1/calls/{id}/hold, `remote` for the remote party's own hold).
+   */
+  hold(source?: HoldSource): void;
+  unhold(source?: HoldSource): void;
   /** The audio queued before mark `name` has played (or was cleared). */
   markPlayed(name: string): void;
   /** Ends the session and closes the socket; later calls do nothing. */

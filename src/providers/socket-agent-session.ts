@@ -15,6 +15,7 @@ import {
   type AgentSessionHandlers,
   type AgentSessionOptions,
   type AudioFormat,
+  type HoldSource,
   type ProviderErrorKind,
 } from './agent-session.js';
 import { parseJsonObject } from './wire-json.js';
@@ -124,16 +125,16 @@ export abstract class SocketAgentSession implements AgentSession {
     return false;
   }
 
-  hold(): void {
+  hold(source: HoldSource = 'api'): void {
     if (this.#held) return;
     this.#held = true;
-    if (this.#state === 'ready') this.onHoldChange(true);
+    if (this.#state === 'ready') this.onHoldChange(true, source);
   }
 
-  unhold(): void {
+  unhold(source: HoldSource = 'api'): void {
     if (!this.#held) return;
     this.#held = false;
-    if (this.#state === 'ready') this.onHoldChange(false);
+    if (this.#state === 'ready') this.onHoldChange(false, source);
   }
 
   markPlayed(_name: string): void {}
@@ -165,7 +166,8 @@ export abstract class SocketAgentSession implements AgentSession {
     this.log('debug', 'binary frame ignored', { bytes: data.length });
   }
 
-  protected onHoldChange(_held: boolean): void {}
+  /** The call went on hold or off it; `source` says who held it (the API, or the remote party's own hold). */
+  protected onHoldChange(_held: boolean, _source: HoldSource): void {}
 
   /** Last words before a gateway close (custom sends `stop`, Vapi `end-call`). */
   protected beforeClose(_reason: string): void {}

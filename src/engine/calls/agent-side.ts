@@ -4,6 +4,7 @@
  * (sip_trunk). The connected call holds, releases and describes it without knowing which.
  */
 import { AgentMediaLeg } from './agent-media/agent-media-leg.js';
+import type { NegotiatedAudio } from '../media/index.js';
 import type { Call } from './call.js';
 import type { EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
@@ -16,6 +17,10 @@ export interface AgentSide {
   start(): Promise<void>;
   hold(): void;
   unhold(): void;
+  /** The remote party put the call on hold itself (RFC 3264 §8.4), or took it off. */
+  remoteHold(held: boolean): void;
+  /** The remote leg moved to another codec (a re-offer): the media follows it. */
+  updateAudio(audio: NegotiatedAudio): void;
   /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
   receiveDigit(digit: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
@@ -102,6 +107,15 @@ export class StreamingAgentSide implements AgentSide {
 
   unhold(): void {
     this.#leg.unhold();
+  }
+
+  remoteHold(held: boolean): void {
+    if (held) this.#leg.hold('remote');
+    else this.#leg.unhold('remote');
+  }
+
+  updateAudio(audio: NegotiatedAudio): void {
+    this.#leg.setAudio(audio);
   }
 
   release(reason: string): void {

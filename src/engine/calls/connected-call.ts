@@ -5,7 +5,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { dtmfFromInfo, StereoWavRecorder } from '../media/index.js';
+import { dtmfFromInfo, StereoWavRecorder, type NegotiatedAudio } from '../media/index.js';
 import type { AgentEnded, AgentSide, TranscriptTurn } from './agent-side.js';
 import type { Call } from './call.js';
 import type { CallCommandFailure } from './call-control.js';
@@ -14,7 +14,7 @@ import type { EndReason, HangupBy } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { recordingPathOf } from './recovery.js';
 import type { RecordingPort } from './recording-port.js';
-import type { RemoteLeg } from './remote-leg.js';
+import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
 import { CallAudioTap } from './transcription/call-audio-tap.js';
 import { CallTranscriber } from './transcription/call-transcriber.js';
 import { Transfer } from './transfer.js';
@@ -42,6 +42,10 @@ export class ConnectedCall {
   #ending: Promise<void> | null = null;
   /** The recording and transcription being opened (start); the end waits for it, to close what it opened. */
   #outputs: Promise<void> | null = null;
+  /** The remote party holds the call itself (RFC 3264 §8.4); the API's hold is the call's `on_hold`. */
+  #remoteHeld = false;
+  /** The remote leg's audio when the agent side was built from it. */
+  #answeredAudio: NegotiatedAudio;
 
   constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory) {
     this.#ctx = ctx;
@@ -49,6 +53,7 @@ export class ConnectedCall {
     this.#remote = remote;
     this.#carrier = carrier;
     this.#makeAgent = makeAgent;
+    this.#answeredAudio = remote.audio;
     remote.dialog.events.on('bye', () => {
       const reason: EndReason = this.#transfer?.referCompleted
         ? { reason: 'transferred', sipStatus: null, hangupBy: remoteParty(call) }
@@ -64,6 +69,29 @@ export class ConnectedCall {
       if (why === 'ack-timeout' || why === 'session-expired') void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, false);
     });
     remote.rtp.delegate.onMediaTimeout = () => void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true);
+    remote.onAudioChange = (audio, previous) => this.#remoteAudioChanged(audio, previous);
+  }
+
+  /**
+   * A re-offer from the remote party was accepted: the media follows a new codec, and its own
+   * hold (RFC 3264 §8.4: sendonly, inactive or c=0.0.0.0) and resume reach the agent as `hold`
+   * and `unhold` with `source: remote` (docs/DECISIONS.md, "Hold and media direction").
+   */
+  #remoteAudioChanged(audio: NegotiatedAudio, previous: NegotiatedAudio): void {
+    if (this.#call.isEnded) return;
+    if (!sameMediaFormat(audio, previous)) {
+      this.#call.log.info({ from: previous.codec.encoding, to: audio.codec.encoding }, 'the remote party moved the call to another codec');
+      this.#transfer?.remoteAudioChanged(audio);
+      this.#agent?.updateAudio(audio);
+    }
+    if (audio.remote.onHold !== previous.remote.onHold) {
+      this.#call.log.info({ direction: audio.direction }, audio.remote.onHold ? 'the remote party put the call on hold' : 'the remote party resumed the call');
+      this.#remoteHeld = audio.remote.onHold;
+      if (this.#transfer?.bridged !== true) this.#agent?.remoteHold(audio.remote.onHold);
+      // Contract 4: transcription pauses with the recording, on any hold.
+      if (this.#remoteHeld) this.#transcriber?.pause();
+      else if (!this.#call.snapshot().on_hold) this.#transcriber?.resume();
+    }
   }
 
   /** Opens the recording (when asked) and the agent; an agent that cannot be reached ends the call `agent_unreachable`. */
@@ -72,6 +100,7 @@ export class ConnectedCall {
     await this.#outputs;
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
     const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber) : this.#recorder;
+    this.#answeredAudio = this.#remote.audio;
     const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
     });
@@ -92,6 +121,9 @@ export class ConnectedCall {
       agent.hold();
       this.#transcriber?.pause();
     }
+    // A re-offer may have come while the agent connected.
+    if (!sameMediaFormat(this.#remote.audio, this.#answeredAudio)) agent.updateAudio(this.#remote.audio);
+    if (this.#remote.audio.remote.onHold) agent.remoteHold(true);
   }
 
   async #openOutputs(answeredAt: number): Promise<void> {
@@ -120,7 +152,7 @@ export class ConnectedCall {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.bridged) this.#transfer.unhold();
     else this.#agent?.unhold();
-    this.#transcriber?.resume();
+    if (!this.#remoteHeld) this.#transcriber?.resume();
     this.#call.setHold(false);
     return null;
   }

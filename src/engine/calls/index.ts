@@ -8,7 +8,7 @@ export type { CallEngineContext, CallTimings } from './engine-context.js';
 export type { CarrierProfile, NumberFormat, CodecName } from './carrier-profile.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
-  InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome,
+  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './recovery.js';
 export { Heartbeat, HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from './heartbeat.js';

@@ -42,6 +42,9 @@ export interface AgentLinkHandlers {
   onClose?(info: AgentLinkClose): void;
 }
 
+/** Who put a call on hold: the tenant through the API, or the remote party with a re-offer. */
+export type HoldSource = 'api' | 'remote';
+
 /**
  * One live streaming conversation with an agent (the providers' AgentSession has this shape).
  * `start()` rejects when the agent cannot be reached or refuses; the link is then closed.
@@ -56,8 +59,9 @@ export interface AgentLink {
   readonly audioFramesDropped?: number;
   /** An RFC 4733 digit; false when the protocol cannot carry it. */
   sendDtmf(digit: string): boolean;
-  hold(): void;
-  unhold(): void;
+  /** The call went on hold (`api`: POST /v1/calls/{id}/hold; `remote`: the remote party's own hold, RFC 3264 §8.4). */
+  hold(source?: HoldSource): void;
+  unhold(source?: HoldSource): void;
   markPlayed(name: string): void;
   close(reason: string): void;
   /**

@@ -1,10 +1,11 @@
 /**
  * @module The leg to the remote party (the carrier side): its SIP session, its RTP session and the
  * negotiated audio. Answers the far end's re-offers (hold, a new address after the carrier moved
- * the media, a session refresh) with the same port and codec, per RFC 3264 section 8.
+ * the media, a session refresh, another codec) from the same port, per RFC 3264 section 8.
  */
 import {
-  createAnswer, createOffer, isSdpRejection, SrtpKeyring, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+  canBridge, createAnswer, createOffer, isSdpRejection, isUnspecifiedAddress, sendsMedia, SrtpKeyring,
+  type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../media/index.js';
 import type { SessionDialog } from '../sip/index.js';
 import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
@@ -25,11 +26,19 @@ export function carrierLegCapabilities(ctx: Pick<CallEngineContext, 'mediaAddres
   return carrier.mediaEncryption === 'disabled' ? caps : { ...caps, srtp: { encryption: carrier.mediaEncryption, keyring: new SrtpKeyring() } };
 }
 
-/** Points the RTP session at the far end of a negotiation (RTCP per RFC 3605 or rtcp-mux) and keys its SRTP, if any. */
+/**
+ * Points the RTP session at the far end of a negotiation (RTCP per RFC 3605 or rtcp-mux), keys its
+ * SRTP, if any, and sends only what our direction allows: RTP when it is sendrecv or sendonly
+ * (RFC 3264 §5.1), RTCP unless the far end is at the RFC 2543 hold address (RFC 3264 §8.4).
+ */
 export function wireRemote(rtp: RtpSession, audio: NegotiatedAudio): void {
   rtp.setRemote(audio.remote.rtp, { rtcp: audio.remote.rtcp, rtcpMux: audio.rtcpMux });
   rtp.setSrtp(audio.srtp ? { send: audio.srtp.send, receive: audio.srtp.receive } : null);
+  rtp.setSending(sendsMedia(audio.direction), !isUnspecifiedAddress(audio.remote.rtp.address));
 }
+
+/** What the owner of a leg hears about a re-offer it accepted: the audio before and after. */
+export type AudioChange = (audio: NegotiatedAudio, previous: NegotiatedAudio) => void;
 
 export class RemoteLeg {
   readonly dialog: SessionDialog;
@@ -38,6 +47,8 @@ export class RemoteLeg {
   #audio: NegotiatedAudio;
   /** Re-offers answered, for the session view. */
   #reoffers = 0;
+  /** Told after every accepted re-offer (hold, resume, a new codec); the owner re-wires what depends on it. */
+  onAudioChange: AudioChange | undefined;
 
   constructor(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio, caps: LocalCapabilities) {
     this.dialog = dialog;
@@ -52,23 +63,37 @@ export class RemoteLeg {
   }
 
   /**
-   * A re-INVITE or UPDATE with an offer: answered from the same port, restricted to the codec in
-   * use so the bridge and the agent leg keep working (RFC 3264 8.3.2 lets the answerer narrow).
-   * An offer without that codec is refused with 488 (undefined), and the session goes on as it was.
+   * A re-INVITE or UPDATE with an offer, answered from the same port. The codec in use is kept
+   * when offered (RFC 3264 §8.3.2 lets the answerer narrow), so nothing downstream changes. An
+   * offer without it may move the call to another codec we can convert to from the other side's
+   * (G.711 µ-law and A-law, as the bridge and the agent leg do): the answer picks the offerer's
+   * first such codec (RFC 3264 §6.1) and the owner re-wires the media. Anything else is refused
+   * with 488 (undefined), and the session goes on as it was.
    */
   #answerReoffer(offer: Buffer): Buffer | undefined {
-    const codecs = [this.#audio.codec, ...(this.#audio.telephoneEvent ? [this.#audio.telephoneEvent] : [])];
+    const current = this.#audio.codec;
+    const events = this.#audio.telephoneEvent ? [this.#audio.telephoneEvent] : [];
     this.#caps.sessionVersion += 1;
-    const caps = { ...this.#caps, codecs };
+    const caps = { ...this.#caps, codecs: [current, ...events] };
     // A call that is encrypted stays encrypted: a re-offer may change keys, not drop them.
     if (this.#audio.srtp && caps.srtp) caps.srtp = { ...caps.srtp, encryption: 'required' };
     if (offer.length === 0) return this.#offerInAnswer(caps);
-    const result = createAnswer(offer.toString('utf8'), caps);
+    const sdp = offer.toString('utf8');
+    let result: ReturnType<typeof createAnswer> = createAnswer(sdp, caps);
+    if (isSdpRejection(result) && result.error === 'no-common-codec') {
+      result = createAnswer(sdp, { ...caps, codecs: convertibleCodecs(this.#caps.codecs, current) });
+    }
     if (isSdpRejection(result)) return undefined;
-    this.#audio = result.negotiated;
-    wireRemote(this.rtp, result.negotiated);
-    this.#reoffers += 1;
+    this.#accept(result.negotiated);
     return Buffer.from(result.sdp);
+  }
+
+  #accept(audio: NegotiatedAudio): void {
+    const previous = this.#audio;
+    this.#audio = audio;
+    wireRemote(this.rtp, audio);
+    this.#reoffers += 1;
+    this.onAudioChange?.(audio, previous);
   }
 
   /**
@@ -78,10 +103,7 @@ export class RemoteLeg {
    */
   #offerInAnswer(caps: LocalCapabilities): Buffer {
     void answerFromAck(this.dialog, caps).then((outcome) => {
-      if (outcome.kind !== 'answer') return;
-      this.#audio = outcome.audio;
-      wireRemote(this.rtp, outcome.audio);
-      this.#reoffers += 1;
+      if (outcome.kind === 'answer') this.#accept(outcome.audio);
     });
     return Buffer.from(createOffer(caps));
   }
@@ -99,12 +121,31 @@ export class RemoteLeg {
       packets_received: stats.packetsReceived,
       packets_lost: stats.reception.packetsLost,
       jitter_ms: stats.reception.jitterMs,
+      direction: this.#audio.direction,
       reoffers: this.#reoffers,
     };
   }
 
   close(): void {
     this.dialog.onOffer = undefined;
+    this.onAudioChange = undefined;
     this.rtp.close();
   }
+}
+
+/**
+ * The leg's own codecs (the carrier's list, in its order) that media can convert to and from
+ * `current`, telephone-event included: what a re-offer without the codec in use may move to.
+ */
+function convertibleCodecs(codecs: readonly CodecDescription[], current: CodecDescription): CodecDescription[] {
+  if (current.encoding === 'telephone-event') return [];
+  const encoding = current.encoding;
+  return codecs.filter((c) => c.encoding === 'telephone-event' || canBridge(c.encoding, encoding));
+}
+
+/** Same codec and payload types both ways: nothing in the media needs re-wiring. */
+export function sameMediaFormat(a: NegotiatedAudio, b: NegotiatedAudio): boolean {
+  return a.codec.encoding === b.codec.encoding && a.codec.payloadType === b.codec.payloadType && a.receivePayloadType === b.receivePayloadType
+    && (a.telephoneEvent?.payloadType ?? null) === (b.telephoneEvent?.payloadType ?? null)
+    && a.receiveTelephoneEventPayloadType === b.receiveTelephoneEventPayloadType;
 }

@@ -54,6 +54,10 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
+  /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
+  readonly #heldBy = { api: false, remote: false };
+  /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
+  #holdApplied: 'api' | 'remote' | null = null;
 
   constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, hooks: TrunkHooks) {
     this.#ctx = ctx;
@@ -120,6 +124,8 @@ export class SipTrunkSide implements AgentSide {
     // Re-offers from the agent's side (its hold, a media move, a session refresh) are answered
     // from the same port and codec, exactly as on the caller's leg (RFC 3264 8).
     this.#agentLeg = new RemoteLeg(outcome.session, rtp, answer, caps);
+    // The edge moved to another codec: the bridge converts to it.
+    this.#agentLeg.onAudioChange = (audio) => this.#join(audio);
     return { kind: 'answered' };
   }
 
@@ -159,8 +165,38 @@ export class SipTrunkSide implements AgentSide {
   }
 
   hold(): void {
-    this.#bridge?.hold({ music: this.#ctx.holdMusic() ?? undefined });
-    this.#recorder?.pause();
+    this.#heldBy.api = true;
+    this.#applyHold();
+  }
+
+  /**
+   * The caller put the call on hold itself: the edge hears silence instead of its hold music, as
+   * on an API hold, and the caller gets nothing the direction forbids (the session drops it).
+   */
+  remoteHold(held: boolean): void {
+    this.#heldBy.remote = held;
+    this.#applyHold();
+  }
+
+  /** The caller's leg moved to another codec: the bridge converts to it. */
+  updateAudio(audio: NegotiatedAudio): void {
+    this.#callerAudio = audio;
+    if (this.#bridge && !this.#released) this.#bridge.replaceLeg('a', bridgeLegOf(this.#callerRtp, audio));
+  }
+
+  /**
+   * The bridge held and the recording paused while anyone holds the call; hold music only for an
+   * API hold (the caller's own hold plays its own).
+   */
+  #applyHold(): void {
+    const bridge = this.#bridge;
+    const mode = this.#heldBy.api ? 'api' : this.#heldBy.remote ? 'remote' : null;
+    if (mode === null) this.#recorder?.resume();
+    else this.#recorder?.pause();
+    if (!bridge || mode === this.#holdApplied) return;
+    this.#holdApplied = mode;
+    if (mode === null) bridge.resume();
+    else bridge.hold({ music: mode === 'api' ? (this.#ctx.holdMusic() ?? undefined) : undefined });
   }
 
   /**
@@ -177,8 +213,8 @@ export class SipTrunkSide implements AgentSide {
   }
 
   unhold(): void {
-    this.#bridge?.resume();
-    this.#recorder?.resume();
+    this.#heldBy.api = false;
+    this.#applyHold();
   }
 
   release(reason: string): void {
@@ -227,7 +263,9 @@ export class SipTrunkSide implements AgentSide {
     this.#agentAudio = audio;
     if (!this.#callerAudio) return;
     const b = bridgeLegOf(rtp, audio);
-    if (this.#bridge) this.#bridge.replaceLeg('b', b);
-    else this.#bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+    if (this.#bridge) return this.#bridge.replaceLeg('b', b);
+    this.#bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+    // A hold that came before the bridge (a late offer's ACK) applies now.
+    this.#applyHold();
   }
 }

@@ -87,6 +87,11 @@ export class Transfer {
     this.#hooks.recorder()?.resume();
   }
 
+  /** The remote party moved to another codec while bridged to the target: the bridge converts to it. */
+  remoteAudioChanged(audio: NegotiatedAudio): void {
+    if (!this.#isClosed()) this.#bridge?.replaceLeg('a', bridgeLegOf(this.#remote.rtp, audio));
+  }
+
   describe(): Record<string, unknown> {
     return { to: this.#to, method: this.#carrier.transfer, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
   }

@@ -71,6 +71,18 @@ t.test('contract section 5: hold and unhold events bracket a pause in caller aud
   await fake.core.until(() => fake.events().includes('media'));
   t.same(fake.events().slice(2), ['hold', 'unhold', 'media']);
   t.same(fake.receivedAudio(), Buffer.alloc(160, 2), 'held audio was not sent');
+  t.same(fake.core.jsonMessages().filter((m) => m.event === 'hold' || m.event === 'unhold').map((m) => m.source), ['api', 'api'], 'an API hold says source api');
+});
+
+t.test('contract section 5 extension: a hold by the remote party itself says source remote', async (t) => {
+  const { fake, session } = await started(t);
+  session.hold('remote');
+  session.unhold('remote');
+  await fake.core.until(() => fake.events().includes('unhold'));
+  t.match(fake.core.jsonMessages().filter((m) => m.event === 'hold' || m.event === 'unhold'), [
+    { event: 'hold', source: 'remote', streamSid: session.streamSid },
+    { event: 'unhold', source: 'remote', streamSid: session.streamSid },
+  ]);
 });
 
 t.test('contract section 5: the call ending sends stop, then closes the socket', async (t) => {

@@ -4,7 +4,7 @@
  * https://www.twilio.com/docs/voice/media-streams/websocket-messages), plus `hold`/`unhold`.
  */
 import { randomBytes } from 'node:crypto';
-import { MULAW_8000, type AgentSessionOptions, type AudioFormat } from '../agent-session.js';
+import { MULAW_8000, type AgentSessionOptions, type AudioFormat, type HoldSource } from '../agent-session.js';
 import { SocketAgentSession } from '../socket-agent-session.js';
 import { recordField, stringField } from '../wire-json.js';
 
@@ -104,8 +104,9 @@ export class CustomAgentSession extends SocketAgentSession {
     if (this.state === 'ready') this.#send('mark', { mark: { name } });
   }
 
-  protected override onHoldChange(held: boolean): void {
-    this.#send(held ? 'hold' : 'unhold', {});
+  /** Extension events (contract 5): `source` is `api` (POST /v1/calls/{id}/hold) or `remote` (the remote party's own hold, RFC 3264 §8.4). */
+  protected override onHoldChange(held: boolean, source: HoldSource): void {
+    this.#send(held ? 'hold' : 'unhold', { source });
   }
 
   protected override beforeClose(): void {

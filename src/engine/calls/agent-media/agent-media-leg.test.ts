@@ -10,7 +10,7 @@ import {
   StereoWavRecorder, ulawDecode, ulawEncode, writeTelephoneEvent,
   type CodecDescription, type NegotiatedAudio, type RtpHeader, type RtpPacketFields,
 } from '../../media/index.js';
-import type { AgentAudioFormat, AgentLink } from '../ports.js';
+import type { AgentAudioFormat, AgentLink, HoldSource } from '../ports.js';
 import { AgentMediaLeg, type AgentMediaLegOptions } from './agent-media-leg.js';
 
 type T = { teardown(fn: () => void): void };
@@ -44,11 +44,11 @@ class RecordingLink implements AgentLink {
     this.dtmf.push(digit);
     return true;
   }
-  hold(): void {
-    this.holdEvents.push('hold');
+  hold(source: HoldSource = 'api'): void {
+    this.holdEvents.push(source === 'api' ? 'hold' : `hold:${source}`);
   }
-  unhold(): void {
-    this.holdEvents.push('unhold');
+  unhold(source: HoldSource = 'api'): void {
+    this.holdEvents.push(source === 'api' ? 'unhold' : `unhold:${source}`);
   }
   markPlayed(name: string): void {
     this.marksPlayed.push(name);
@@ -371,6 +371,22 @@ t.test('contract 4: a call held before the agent is attached tells the link at a
   t.ok(held.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)));
   leg.unhold();
   t.same(link.holdEvents, ['hold', 'unhold']);
+});
+
+t.test('docs/DECISIONS.md hold: an API hold and the remote party\'s own overlap; the link hears the first hold and the last unhold, with their source', async (t) => {
+  const { leg, link } = await rig(t);
+  leg.hold('remote');
+  leg.hold();
+  t.equal(leg.isHeld, true);
+  leg.unhold('remote');
+  t.equal(leg.isHeld, true, 'still held by the API');
+  leg.unhold();
+  t.equal(leg.isHeld, false);
+  leg.hold();
+  leg.hold('remote');
+  leg.unhold();
+  leg.unhold('remote');
+  t.same(link.holdEvents, ['hold:remote', 'unhold', 'hold', 'unhold:remote']);
 });
 
 t.test('contract 4: without hold music the held phone hears silence, and RTP keeps flowing', async (t) => {

@@ -5,7 +5,7 @@ import {
   decodeG711, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp,
   type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
 } from '../../media/index.js';
-import type { AgentLink, AgentLinkHandlers } from '../ports.js';
+import type { AgentLink, AgentLinkHandlers, HoldSource } from '../ports.js';
 import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, type CarrierCodec } from './agent-audio-format.js';
 import { AgentEventBacklog } from './agent-event-backlog.js';
 import { CallerKeys } from './caller-keys.js';
@@ -49,11 +49,11 @@ export class AgentMediaLeg {
   /** Handlers to pass when opening the AgentLink; events before {@link attach} are kept in order. */
   readonly handlers: Pick<AgentLinkHandlers, 'onAudio' | 'onClearAudio' | 'onMark'>;
   readonly #rtp: RtpSession;
-  readonly #codec: CarrierCodec;
-  readonly #audio: NegotiatedAudio;
+  #codec: CarrierCodec;
+  #audio: NegotiatedAudio;
   readonly #recorder: RecordingPort | null;
   readonly #onDigit: (digit: string) => void;
-  readonly #keys: CallerKeys;
+  #keys: CallerKeys;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
@@ -68,7 +68,9 @@ export class AgentMediaLeg {
   #speech: CallerSpeechDetector | null = null;
   #previousDelegate: RtpSessionDelegate | null = null;
   #attaching = false;
+  /** Held by anyone; `#holds` says by whom (an API hold and the remote party's own can overlap). */
   #held = false;
+  readonly #holds: Record<HoldSource, boolean> = { api: false, remote: false };
   #stopped = false;
   #closed = false;
   readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, bargeIns: 0 };
@@ -133,7 +135,7 @@ export class AgentMediaLeg {
     this.#decoder = decoder;
     this.#speech = speech;
     if (this.#held) speech.pause();
-    if (this.#held) link.hold();
+    if (this.#held) link.hold(this.#holds.api ? 'api' : 'remote');
     const backlog = this.#backlog;
     this.#backlog = null;
     backlog?.replay({ audio: (chunk) => this.#onAgentAudio(chunk), mark: (name) => this.#onMark(name), clear: () => this.#onClear() });
@@ -145,24 +147,44 @@ export class AgentMediaLeg {
 
   /**
    * Contract 4: the agent gets no caller audio (and its hold event), agent audio is discarded,
-   * the carrier party hears hold music or silence (RTP keeps flowing), the recording pauses.
+   * the carrier party hears hold music or silence (RTP keeps flowing), the recording pauses. A
+   * hold by the remote party itself (`remote`, RFC 3264 §8.4) does the same: what it sends
+   * meanwhile is its hold music, not speech (docs/DECISIONS.md, "Hold and media direction").
+   * The agent is told when the call goes from not held to held and back, with the source.
    */
-  hold(): void {
-    if (this.#held || this.#stopped) return;
+  hold(source: HoldSource = 'api'): void {
+    if (this.#stopped) return;
+    this.#holds[source] = true;
+    if (this.#held) return;
     this.#held = true;
-    this.#link?.hold();
+    this.#link?.hold(source);
     this.#encoder?.reset();
     this.#speech?.pause();
     this.#flushPlayout();
     this.#recorder?.pause();
   }
 
-  unhold(): void {
-    if (!this.#held || this.#stopped) return;
+  unhold(source: HoldSource = 'api'): void {
+    if (this.#stopped) return;
+    this.#holds[source] = false;
+    if (!this.#held || this.#holds.api || this.#holds.remote) return;
     this.#held = false;
     this.#speech?.resume();
     this.#recorder?.resume();
-    this.#link?.unhold();
+    this.#link?.unhold(source);
+  }
+
+  /**
+   * The carrier leg moved to another G.711 codec (a re-offer, RFC 3264 §8.3.2): caller audio is
+   * decoded and agent audio encoded in it from the next packet on.
+   */
+  setAudio(audio: NegotiatedAudio): void {
+    const encoding = audio.codec.encoding;
+    if (encoding !== 'PCMU' && encoding !== 'PCMA') throw new InvariantError(`the agent leg needs G.711 on the carrier side, not ${encoding}`);
+    this.#codec = encoding;
+    this.#audio = audio;
+    this.#keys = new CallerKeys(audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
+    this.#playout.setFormat(encoding, audio.codec.payloadType);
   }
 
   /**

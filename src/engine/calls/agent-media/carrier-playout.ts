@@ -42,11 +42,15 @@ export class CarrierPlayout {
   readonly #framePcm = new Int16Array(FRAME_SAMPLES);
   /** Whether the last packet sent carried agent audio (the agent is talking even if nothing is queued). */
   #agentAudible = false;
+  #codec: CarrierCodec;
+  #payloadType: number;
   #seq = 0;
   #ts = 0;
 
   constructor(options: CarrierPlayoutOptions) {
     this.#o = options;
+    this.#codec = options.codec;
+    this.#payloadType = options.payloadType;
     this.#playout = new PlayoutBuffer({ sampleRate: CARRIER_RATE, onMark: (name) => options.onMarkPlayed(name) });
     this.#pacer = new FramePacer(options.clock, FRAME_MS, () => this.#onFrame());
   }
@@ -76,6 +80,12 @@ export class CarrierPlayout {
     this.#playout.flush();
   }
 
+  /** The carrier leg moved to another codec (a re-offer): packets from the next one on are in it. */
+  setFormat(codec: CarrierCodec, payloadType: number): void {
+    this.#codec = codec;
+    this.#payloadType = payloadType;
+  }
+
   /** Frame 0 goes out now, then one every 20 ms. */
   start(): void {
     this.#pacer.start();
@@ -103,8 +113,8 @@ export class CarrierPlayout {
     // The socket holds the packet until it is sent: a fresh buffer per packet, as media's players do.
     const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + FRAME_SAMPLES);
     // Our own continuous numbering; the session's sequencer maps it into the leg's stream (RFC 3550 §5.1).
-    writeRtpHeader(packet, this.#o.payloadType, this.#seq, this.#ts, 0, false);
-    encodeG711(this.#o.codec, pcm, packet.subarray(RTP_HEADER_SIZE));
+    writeRtpHeader(packet, this.#payloadType, this.#seq, this.#ts, 0, false);
+    encodeG711(this.#codec, pcm, packet.subarray(RTP_HEADER_SIZE));
     this.#seq = (this.#seq + 1) & 0xffff;
     this.#ts = (this.#ts + FRAME_SAMPLES) >>> 0;
     this.framesToCarrier++;

@@ -31,3 +31,15 @@ export class LoopingPcmSource implements AudioSource {
     return `looping ${this.#name} (${this.#samples.length} samples)`;
   }
 }
+
+/** Endless silence: what a held leg hears when there is no hold music, so its RTP keeps flowing. */
+export class SilenceSource implements AudioSource {
+  read(out: Int16Array): number {
+    out.fill(0);
+    return out.length;
+  }
+
+  describe(): string {
+    return 'silence';
+  }
+}

@@ -134,7 +134,7 @@ t.test('RFC 3550 5.1: a payload beyond an Ethernet MTU or a header that overruns
   t.same(tapped, [MAX_PAYLOAD], 'the tap saw the relayed packet only');
 });
 
-t.test('RFC 3264 8.4 hold: both directions stop; music reaches the caller paced at 20 ms, continuing the stream', async (t) => {
+t.test('RFC 3264 8.4 hold: both directions stop; music reaches the caller and silence the agent, paced at 20 ms, continuing the streams', async (t) => {
   const { bridge, clock, caller, agent, a, b } = await rig(t);
   await agent.sendRtp(b.localPort, ...rtp(50, 0, 0x2222));
   await caller.waitFor(1);
@@ -143,8 +143,11 @@ t.test('RFC 3264 8.4 hold: both directions stop; music reaches the caller paced 
   await agent.sendRtp(b.localPort, ...rtp(51, 0, 0x2222));
   clock.advance(100);
   await caller.waitFor(1 + 6);
+  await agent.waitFor(6);
   await settle();
-  t.equal(agent.received.length, 0, 'caller not heard during hold');
+  // docs/DECISIONS.md "Hold and media direction": RTP keeps flowing to the agent's edge too.
+  t.equal(agent.received.length, 6, 'the agent gets frames 0-5 in 100 ms');
+  t.ok(agent.received.every((d) => d.data.subarray(12).every((byte) => byte === 0xff)), 'of µ-law silence: the caller is not heard during hold');
   t.equal(caller.received.length, 7, 'frames 0-5 of music in 100 ms; the agent packet was held back');
   const hs = caller.received.map((d) => header(d.data));
   t.ok(hs.every((h) => h.ssrc === a.sequencer.ssrc), 'one SSRC across relay and music');
@@ -157,6 +160,7 @@ t.test('RFC 3264 8.4 hold: both directions stop; music reaches the caller paced 
   await caller.waitFor(8);
   await settle();
   t.equal(caller.received.length, 8, 'music stopped, relay resumed');
+  t.equal(agent.received.length, 6, 'silence to the agent stopped');
   t.equal(bridge.isHeld, false);
 });
 

@@ -6,7 +6,7 @@ import { dtmfDigit, parseTelephoneEvent, TelephoneEventReceiver } from '../dtmf/
 import type { AudioFrame } from '../pipeline/audio-frame.js';
 import { rtpPaddingSize, rtpPayloadOffset, rtpSsrc, rtpTimestamp, setRtpPayloadType } from '../rtp/packet.js';
 import type { RtpSessionStats } from '../rtp/rtp-session.js';
-import type { AudioSource } from './audio-source.js';
+import { SilenceSource, type AudioSource } from './audio-source.js';
 import { ALAW_TO_ULAW, canBridge, decodeG711, isG711, ULAW_TO_ALAW, type BridgeLegConfig } from './bridge-leg.js';
 import { DtmfSender } from './dtmf-sender.js';
 import { HoldMusicPlayer } from './hold-music-player.js';
@@ -71,9 +71,12 @@ export class MediaBridge {
   readonly #clock: Clock;
   readonly #legs: Record<LegName, LegState>;
   readonly #pcm = new Int16Array(MAX_SAMPLES);
-  readonly #music: HoldMusicPlayer;
+  /** What each leg hears while held: hold music or silence (see {@link hold}). */
+  readonly #fill: Record<LegName, HoldMusicPlayer>;
   delegate: MediaBridgeDelegate;
   #held = false;
+  /** Leg a's hold music, while held with music. */
+  #music: AudioSource | null = null;
   #closed = false;
 
   constructor(options: MediaBridgeOptions) {
@@ -83,7 +86,10 @@ export class MediaBridge {
     this.#clock = options.clock;
     this.delegate = options.delegate ?? {};
     this.#legs = { a: this.#makeLeg('a', options.a), b: this.#makeLeg('b', options.b) };
-    this.#music = new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.a, pcm, packet));
+    this.#fill = {
+      a: new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.a, pcm, packet)),
+      b: new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.b, pcm, packet)),
+    };
   }
 
   /** Mutes or unmutes the audio flowing from leg `from` to the other leg. */
@@ -93,22 +99,40 @@ export class MediaBridge {
   }
 
   /**
-   * Puts the call on hold: no audio flows either way. With `music`, the caller (leg a) hears it,
-   * paced at 20 ms. Returns false when music was asked for but leg a's codec cannot carry it.
+   * Puts the call on hold: no audio flows between the legs. Each leg's far end gets a packet every
+   * 20 ms all the same, so that no media time-out fires at a carrier or a platform: leg a (the
+   * caller) hears `music`, paced at 20 ms, and otherwise silence, as does leg b. A leg whose
+   * negotiated direction lets it send nothing (RFC 3264 §5.1) sends nothing: its session drops
+   * the packets. Returns false when music was asked for but leg a's codec cannot carry it.
    */
   hold(options: { music?: AudioSource } = {}): boolean {
     this.#held = true;
+    this.#music = options.music ?? null;
     this.#stopRelays();
-    if (!options.music) return true;
-    const leg = this.#legs.a;
-    if (!isG711(leg.config.encoding)) return false;
-    this.#music.start(options.music, leg.config.encoding, leg.config.sendPayloadType);
-    return true;
+    return this.#startFill();
   }
 
   resume(): void {
     this.#held = false;
-    this.#music.stop();
+    this.#music = null;
+    this.#fill.a.stop();
+    this.#fill.b.stop();
+  }
+
+  /** Plays hold music or silence onto both legs (G.711 legs only: the bridge encodes nothing else). */
+  #startFill(): boolean {
+    let carried = true;
+    for (const name of ['a', 'b'] as const) {
+      const config = this.#legs[name].config;
+      const music = name === 'a' ? this.#music : null;
+      if (!isG711(config.encoding)) {
+        this.#fill[name].stop();
+        if (music) carried = false;
+        continue;
+      }
+      this.#fill[name].start(music ?? new SilenceSource(), config.encoding, config.sendPayloadType);
+    }
+    return carried;
   }
 
   get isHeld(): boolean {
@@ -145,6 +169,8 @@ export class MediaBridge {
     fresh.muted = old.muted;
     fresh.taps = old.taps;
     this.#legs[name] = fresh;
+    // What a held leg hears goes on in the new leg's codec and payload type.
+    if (this.#held) this.#startFill();
   }
 
   stats(): Record<LegName, BridgeLegStats> {
@@ -161,7 +187,8 @@ export class MediaBridge {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#music.stop();
+    this.#fill.a.stop();
+    this.#fill.b.stop();
     this.#stopRelays();
     for (const leg of [this.#legs.a, this.#legs.b]) {
       leg.dtmf?.stop();

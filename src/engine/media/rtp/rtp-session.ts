@@ -59,6 +59,9 @@ export class RtpSession {
   /** Sessions relaying into this one: their rules name this session's socket and far end. */
   readonly #relayedFrom = new Set<RtpSession>();
   #relayedPackets = 0;
+  /** What the negotiated direction lets us send (RFC 3264 §5.1, §8.4); see {@link setSending}. */
+  #sendsRtp = true;
+  #sendsRtcp = true;
 
   private constructor(rtp: MediaSocket, rtcp: MediaSocket | null, port: number, options: RtpSessionOptions) {
     this.#rtp = rtp;
@@ -120,6 +123,24 @@ export class RtpSession {
     this.#srtp = keys === null ? null : SrtpTransform.for(keys, this.#srtp);
   }
 
+  /**
+   * What we may send to the far end: RTP only where our negotiated direction is sendrecv or
+   * sendonly (RFC 3264 §5.1: a recvonly or inactive side sends no media, but still RTCP), and
+   * RTCP not at all toward an RFC 2543 hold address (c=0.0.0.0, RFC 3264 §8.4). Packets given to
+   * {@link send} meanwhile are dropped uncounted, so producers keep their pace and resume seamlessly.
+   */
+  setSending(rtp: boolean, rtcp: boolean): void {
+    this.#sendsRtp = rtp;
+    this.#sendsRtcp = rtcp;
+    // Relay rules into this session would send past the check in send().
+    if (!rtp) for (const from of this.#relayedFrom) from.stopRelay();
+  }
+
+  /** Whether RTP goes out (see {@link setSending}). */
+  get isSending(): boolean {
+    return this.#sendsRtp;
+  }
+
   get remote(): MediaAddress | null {
     return this.#remote;
   }
@@ -134,7 +155,7 @@ export class RtpSession {
    */
   send(packet: Buffer, source: number, advancesClock = true): void {
     const remote = this.#remote;
-    if (remote === null || this.#closed) return;
+    if (remote === null || this.#closed || !this.#sendsRtp) return;
     // Packets relayed into this session moved its sequencer; they are reported in bulk.
     this.#rtp.catchUp();
     // Another source moves the sequencer's offsets, which relay rules into this session carry.
@@ -177,7 +198,7 @@ export class RtpSession {
   relayTo(target: RtpSession, stream: { ssrc: number; payloadType: number; outPayloadType: number }): boolean {
     const peer = this.#remote;
     const destination = target.#remote;
-    if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.#latched || peer === null || destination === null) return false;
+    if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.#latched || peer === null || destination === null || !target.#sendsRtp) return false;
     this.#rtp.catchUp();
     const offsets = target.sequencer.offsetsFor(stream.ssrc);
     if (offsets === null) return false;
@@ -327,7 +348,7 @@ export class RtpSession {
 
   #sendRtcp(): void {
     const target = this.#rtcpMux ? this.#remote : this.#remoteRtcp;
-    if (target === null) return;
+    if (target === null || !this.#sendsRtcp) return;
     this.#rtp.catchUp();
     const report = this.#reporter.buildReport(this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
     if (report === null) return;

@@ -54,6 +54,23 @@ t.test('RFC 3264 8.4: hold is recognised from sendonly, inactive or c=0.0.0.0', 
   t.end();
 });
 
+t.test('RFC 3264 8.4: an offer at c=0.0.0.0 receives nothing, so the answer sends nothing (recvonly, or inactive)', (t) => {
+  const table: [string, string[], Direction][] = [
+    ['sendrecv at 0.0.0.0 is hold', [], 'recvonly'],
+    ['sendonly at 0.0.0.0', ['a=sendonly'], 'recvonly'],
+    ['recvonly at 0.0.0.0 asks for nothing', ['a=recvonly'], 'inactive'],
+    ['inactive at 0.0.0.0', ['a=inactive'], 'inactive'],
+  ];
+  for (const [name, attrs, answered] of table) {
+    const answer = createAnswer(offer(['m=audio 6000 RTP/AVP 0', ...attrs], ['c=IN IP4 0.0.0.0']), local);
+    if ('error' in answer) throw new Error(answer.detail);
+    t.equal(parse(answer.sdp).media[0]!.direction, answered, `${name}: answered ${answered}`);
+    t.equal(answer.negotiated.direction, answered, 'and that is the direction the media is wired with');
+    t.equal(answer.negotiated.remote.onHold, true);
+  }
+  t.end();
+});
+
 t.test('RFC 4566 5.7: media-level c= overrides the session-level one', (t) => {
   const r = remote(offer(['m=audio 6000 RTP/AVP 0', 'c=IN IP4 198.51.100.7']));
   t.same(r.audio.rtp, { address: '198.51.100.7', port: 6000 });

@@ -27,9 +27,31 @@ export interface RemoteAudio {
   /** Recognised codecs in the sender's order of preference; unknown payload types are skipped. */
   codecs: CodecDescription[];
   ptime: number | null;
+  /**
+   * The sender's direction as it applies: with the RFC 2543 c=0.0.0.0 form the sender receives
+   * nothing (RFC 3264 §8.4: neither RTP nor RTCP is sent to it), so sendrecv reads as sendonly
+   * and recvonly as inactive.
+   */
   direction: Direction;
   /** RFC 3264 §8.4 hold: sendonly or inactive, or the RFC 2543 c=0.0.0.0 form. */
   onHold: boolean;
+}
+
+/** The unspecified address of RFC 2543 hold (and its IPv6 form): nothing may be sent there. */
+export function isUnspecifiedAddress(address: string): boolean {
+  return address === '0.0.0.0' || address === '::';
+}
+
+/** Whether the side whose direction is `direction` sends media (RFC 3264 §5.1). */
+export function sendsMedia(direction: Direction): boolean {
+  return direction === 'sendrecv' || direction === 'sendonly';
+}
+
+/** RFC 3264 §8.4: a sender at c=0.0.0.0 receives nothing, whatever its a= direction says. */
+function withoutReceiving(direction: Direction): Direction {
+  if (direction === 'sendrecv') return 'sendonly';
+  if (direction === 'recvonly') return 'inactive';
+  return direction;
 }
 
 /** A remote description that cannot be used, with the SIP status the caller answers with. */
@@ -66,7 +88,9 @@ export function readRemoteDescription(sdp: string, encryption: MediaEncryption =
   // RFC 4566 §5.7: a media-level c= overrides the session-level one.
   const address = media.connection?.ip ?? session.connection?.ip;
   if (address === undefined) return { error: 'malformed-sdp', status: 400, detail: 'no c= line for audio' };
-  const direction = media.direction ?? session.direction ?? 'sendrecv';
+  const stated = media.direction ?? session.direction ?? 'sendrecv';
+  const unspecified = isUnspecifiedAddress(address);
+  const direction = unspecified ? withoutReceiving(stated) : stated;
   const rtcpMux = media.rtcpMux === 'rtcp-mux';
   return {
     session,
@@ -80,7 +104,7 @@ export function readRemoteDescription(sdp: string, encryption: MediaEncryption =
       codecs: codecsOf(media),
       ptime: media.ptime ?? null,
       direction,
-      onHold: direction === 'sendonly' || direction === 'inactive' || address === '0.0.0.0',
+      onHold: direction === 'sendonly' || direction === 'inactive' || unspecified,
     },
   };
 }
