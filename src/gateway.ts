@@ -116,6 +116,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       rateLimitBurst: config.http.rate_limit_burst, sessionMaxAgeSeconds: config.auth.session_absolute_hours * 3600,
       trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,
+      largeBodies: {
+        largeBodyBytes: config.http.large_body_bytes, maxLargeBodiesPerClient: config.http.max_large_bodies_per_client,
+        maxLargeBodies: config.http.max_large_bodies,
+      },
     },
     store, logger, metrics, clock,
     platforms,
