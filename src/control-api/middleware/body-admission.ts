@@ -2,8 +2,8 @@
  * @module Admission of request bodies before a byte of them is read (docs/SECURITY.md, Request
  * bodies): a declared length over the route's limit is a 413 at once, and a body that may be
  * large (over `largeBodyBytes`, of unknown length, or compressed) needs one of a bounded number of
- * slots, per client address and overall. A request refused here closes its connection, so the
- * server neither buffers nor drains what the client goes on sending.
+ * slots, per client address and overall. The router closes the connection of a request refused
+ * before its body is read whole ({@link closeAfterAnswer}), so the rest is neither buffered nor read.
  */
 import type { Context } from 'koa';
 import { ApiError } from '../../common/errors.js';
@@ -37,11 +37,26 @@ function isEncoded(ctx: Context): boolean {
   return encoding !== '' && encoding !== 'identity';
 }
 
-/** Refused requests close their connection: what the client still sends is not read. */
-function refuse(ctx: Context, error: ApiError): ApiError {
-  ctx.set('Connection', 'close');
-  return error;
+/** How long a connection closed after a refusal still takes (and discards) what the client sends. */
+export const LINGER_MS = 5_000;
+
+/**
+ * Closes the connection once the answer is out: a lingering close, as HTTP servers do after an
+ * early answer (RFC 9112 9.6). The answer is sent, then our side of the connection is shut;
+ * what the client still sends meanwhile is discarded, unbuffered, for at most LINGER_MS, and only
+ * then is the socket destroyed. Closing at once would reset the connection while the client is
+ * still sending, and a reset can discard the answer before the client reads it.
+ */
+export function closeAfterAnswer(ctx: Context): void {
+  const socket = ctx.req.socket;
+  ctx.res.once('finish', () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }
+
 
 export class BodyAdmission {
   readonly #options: BodyAdmissionOptions;
@@ -65,7 +80,7 @@ export class BodyAdmission {
   admit(ctx: Context, limit: number): ReleaseSlot {
     const length = declaredLength(ctx);
     if (length !== undefined && length > limit) {
-      throw refuse(ctx, new ApiError(413, 'payload_too_large', `The request body is over ${limit} bytes.`));
+      throw new ApiError(413, 'payload_too_large', `The request body is over ${limit} bytes.`);
     }
     const mayReach = length === undefined || isEncoded(ctx) ? limit : length;
     if (mayReach <= this.#options.largeBodyBytes) return NO_SLOT;
@@ -73,10 +88,10 @@ export class BodyAdmission {
     const held = this.#perClient.get(client) ?? 0;
     const retry = { headers: { 'Retry-After': String(LARGE_BODY_RETRY_AFTER_SECONDS) } };
     if (held >= this.#options.maxLargeBodiesPerClient) {
-      throw refuse(ctx, new ApiError(429, 'rate_limited', 'Too many large request bodies from this address at once; retry later.', retry));
+      throw new ApiError(429, 'rate_limited', 'Too many large request bodies from this address at once; retry later.', retry);
     }
     if (this.#inFlight >= this.#options.maxLargeBodies) {
-      throw refuse(ctx, new ApiError(503, 'unavailable', 'Too many large request bodies at once; retry later.', retry));
+      throw new ApiError(503, 'unavailable', 'Too many large request bodies at once; retry later.', retry);
     }
     this.#perClient.set(client, held + 1);
     this.#inFlight += 1;
