@@ -103,6 +103,7 @@ t.test('docs/API.md query parameters: numbers are decimal digits only; 0x10, 1e1
       t.equal(body.code, 'validation_failed');
       t.same(body.errors.map((e) => e.path), ['/query/limit'], 'names the parameter');
     }
+    t.equal((await fetch(`${base}${path}?limit=1&limit=2`, { headers: acme.auth })).status, 400, `${path}: limit given twice`);
     const fine = await fetch(`${base}${path}?limit=16`, { headers: acme.auth });
     t.equal(fine.status, 200, `${path}?limit=16 is read as sixteen`);
   }
