@@ -119,6 +119,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
       allowPrivateSipTargets: config.calls.allow_private_sip_targets, allowedPrivateNetworks: config.calls.allowed_private_networks,
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,
+      largeBodies: {
+        largeBodyBytes: config.http.large_body_bytes, maxLargeBodiesPerClient: config.http.max_large_bodies_per_client,
+        maxLargeBodies: config.http.max_large_bodies,
+      },
     },
     store, logger, metrics, clock,
     platforms,

@@ -39,6 +39,14 @@ export const ConfigSchema = Type.Object(
         allowed_origins: Type.Array(Type.String({ format: 'uri' }), { default: [] }),
         body_limit_bytes: Type.Integer({ minimum: 1024, default: 1_048_576 }),
         webhook_body_limit_bytes: Type.Integer({ minimum: 1024, default: 67_108_864 }),
+        /**
+         * Bodies that may be larger than large_body_bytes (by Content-Length, or chunked or
+         * compressed on a route that allows more) are read at most max_large_bodies_per_client at
+         * once per client address (429 beyond) and max_large_bodies at once overall (503 beyond).
+         */
+        large_body_bytes: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+        max_large_bodies_per_client: Type.Integer({ minimum: 1, default: 2 }),
+        max_large_bodies: Type.Integer({ minimum: 1, default: 8 }),
         /** Requests per second per API key (or per client address when unauthenticated). */
         rate_limit_per_second: Type.Integer({ minimum: 1, default: 100 }),
         rate_limit_burst: Type.Integer({ minimum: 1, default: 200 }),

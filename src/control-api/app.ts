@@ -12,6 +12,7 @@ import { createApiMetrics } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { errorHandler } from './middleware/error-handler.js';
 import { RequestRateLimiter } from './middleware/rate-limit.js';
+import { BodyAdmission, type BodyAdmissionOptions } from './middleware/body-admission.js';
 import { requestId } from './middleware/request-id.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import type { AnyRoute } from './route.js';
@@ -37,6 +38,8 @@ export interface ApiOptions {
   cookieSecure: boolean;
   allowedOrigins: readonly string[];
   bodyLimitBytes: number;
+  /** How many bodies that may be large are read at once, per client address and overall. */
+  largeBodies: BodyAdmissionOptions;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   sessionMaxAgeSeconds: number;
@@ -102,7 +105,7 @@ export function createApp(deps: AppDeps): ControlApi {
       sessions: deps.calls,
     }),
     ...callCommandRoutes({
-      calls: deps.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls,
+      calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls,
     }),
     ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger }) : []),
     ...(deps.routes ?? []),
@@ -112,6 +115,7 @@ export function createApp(deps: AppDeps): ControlApi {
     rateLimiter: new RequestRateLimiter({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst }),
     allowedOrigins: options.allowedOrigins,
     bodyLimitBytes: options.bodyLimitBytes,
+    bodyAdmission: new BodyAdmission(options.largeBodies),
   });
   const app = new Koa<ApiState>({ proxy: options.trustProxy });
   // Koa's own error printing would duplicate ours; everything is handled in errorHandler.

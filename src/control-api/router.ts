@@ -5,12 +5,13 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { koaBody, HttpMethodEnum } from 'koa-body';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { ApiError } from '../common/errors.js';
 import { compileValidator, type ValidationResult } from '../common/schema.js';
 import type { ApiState, Principal } from './api-state.js';
 import { authenticate, checkCsrf, type AuthDeps } from './middleware/tenant-auth.js';
 import type { RequestRateLimiter } from './middleware/rate-limit.js';
+import type { BodyAdmission } from './middleware/body-admission.js';
 import { problems } from './problem.js';
 import type { AnyRoute } from './route.js';
 
@@ -19,6 +20,7 @@ export interface RouterDeps {
   rateLimiter: RequestRateLimiter;
   allowedOrigins: readonly string[];
   bodyLimitBytes: number;
+  bodyAdmission: BodyAdmission;
 }
 
 type Ctx = Context & { state: ApiState };
@@ -34,6 +36,23 @@ function validated(check: Check, value: unknown, where: string): unknown {
   if (result.ok) return result.value;
   const prefix = where === 'body' ? '' : `/${where}`;
   throw problems.validation(result.issues.map((i) => ({ path: prefix + i.path, message: i.message })));
+}
+
+/** Names of a query schema's integer and number parameters. */
+function numericParams(schema: TSchema | undefined): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  return Object.keys(properties).filter((name) => properties[name]!.type === 'integer' || properties[name]!.type === 'number');
+}
+
+/**
+ * docs/API.md, Query parameters: numbers in a query string are plain decimal digits. Ajv's type
+ * coercion follows JavaScript's Number(), which also reads `0x10`, `1e1`, ` 5` and `+5`; each of
+ * those is refused here before the schema sees it.
+ */
+function checkDecimal(query: Record<string, unknown>, names: readonly string[]): void {
+  const issues = names.filter((name) => typeof query[name] === 'string' && !/^[0-9]+$/.test(query[name]))
+    .map((name) => ({ path: `/query/${name}`, message: 'must be written in decimal digits only' }));
+  if (issues.length > 0) throw problems.validation(issues);
 }
 
 function isJson(ctx: Ctx): boolean {
@@ -71,11 +90,12 @@ async function authenticateCounted(ctx: Ctx, deps: RouterDeps): Promise<Principa
 function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): void {
   const checkParams: Check = compileValidator(route.params ?? Type.Object({}), { coerceTypes: true });
   const checkQuery: Check = compileValidator(route.query ?? EMPTY, { coerceTypes: true });
+  const decimalParams = numericParams(route.query);
   const checkBody: Check | undefined = route.body ? compileValidator(route.body) : undefined;
-  const parse = checkBody ? bodyParser(route.bodyLimitBytes ?? deps.bodyLimitBytes, route.rawBody === true) : undefined;
+  const limit = route.bodyLimitBytes ?? deps.bodyLimitBytes;
+  const parse = checkBody ? bodyParser(limit, route.rawBody === true) : undefined;
 
-  const guard: Middleware<ApiState> = async (ctx, next) => {
-    ctx.state.routeTemplate = route.path;
+  const admit = async (ctx: Ctx, next: () => Promise<unknown>): Promise<unknown> => {
     if (route.auth === 'tenant') {
       const principal = await authenticateCounted(ctx, deps);
       if (principal.via === 'cookie') checkCsrf(ctx, deps.allowedOrigins);
@@ -84,15 +104,32 @@ function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): voi
     } else {
       await deps.rateLimiter.consume(`ip:${ctx.ip}`);
     }
-    if (hasBody(ctx)) {
-      if (!parse) throw problems.validation([{ path: '', message: 'this endpoint takes no body' }], 'This endpoint takes no request body.');
-      if (!isJson(ctx)) throw new ApiError(415, 'unsupported_media_type', 'The request body must be application/json.');
+    if (!hasBody(ctx)) return next();
+    if (!parse) throw problems.validation([{ path: '', message: 'this endpoint takes no body' }], 'This endpoint takes no request body.');
+    if (!isJson(ctx)) throw new ApiError(415, 'unsupported_media_type', 'The request body must be application/json.');
+    const release = deps.bodyAdmission.admit(ctx, limit);
+    try {
+      return await parse(ctx, next);
+    } finally {
+      release();
     }
-    await (parse ? parse(ctx, next) : next());
+  };
+
+  const guard: Middleware<ApiState> = async (ctx, next) => {
+    ctx.state.routeTemplate = route.path;
+    try {
+      await admit(ctx, next);
+    } catch (err) {
+      // A body refused before or while it is read is not drained: the connection closes instead
+      // (docs/SECURITY.md, Request bodies).
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      throw err;
+    }
   };
 
   const handler: Middleware<ApiState> = async (ctx) => {
     const params = validated(checkParams, { ...ctx.params }, 'params');
+    checkDecimal(ctx.query, decimalParams);
     const query = validated(checkQuery, { ...ctx.query }, 'query');
     const body = checkBody ? validated(checkBody, hasBody(ctx) ? ctx.request.body : {}, 'body') : undefined;
     const result = await route.handle({ body, query, params, principal: ctx.state.principal, ctx });

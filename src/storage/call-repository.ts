@@ -38,7 +38,8 @@ const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'd
 // Live calls are listed from memory (LiveCallIndex); calls ended since the live window began come
 // from the ended_at range of calls_tenant_ended, sorted: one window of calls at most.
 const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' `
-  + `AND (@direction IS NULL OR direction = @direction) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
+  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
@@ -46,7 +47,11 @@ export interface CallListFilter {
   direction?: CallDirection;
   /** For `state: 'ended'`: only calls that ended at or after this time (all of them when absent). */
   endedSince?: string;
+  /** Only calls on this carrier (`is`), or on any other (`isNot`): how sandbox and live keys see separate lists. */
+  carrier?: CarrierFilter;
 }
+
+export type CarrierFilter = { is: string } | { isNot: string };
 
 export class CallRepository {
   readonly #insert;
@@ -97,8 +102,9 @@ export class CallRepository {
 
   /** A page of the list, newest first: live calls (any, or one live state) from memory, ended ones from the database. */
   list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Page<CallListItem> {
-    if (filter.state !== 'ended') return this.#live.page(tenantId, { state: filter.state, direction: filter.direction }, page);
-    const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...keysetParams(page.after), limit: page.limit + 1 };
+    if (filter.state !== 'ended') return this.#live.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
+    const carrier = { carrier_is: filter.carrier && 'is' in filter.carrier ? filter.carrier.is : null, carrier_not: filter.carrier && 'isNot' in filter.carrier ? filter.carrier.isNot : null };
+    const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...carrier, ...keysetParams(page.after), limit: page.limit + 1 };
     return toPage(this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' }).map(toRecord), page.limit);
   }
 

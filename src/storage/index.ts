@@ -25,7 +25,7 @@ export { NumberRepository, type NumberRecord, type AddNumberOutcome } from './nu
 export { AgentRepository, type AgentRecord, type AgentSettings, type ApiKeyChange } from './agent-repository.js';
 export { RouteRepository, type RouteRecord } from './route-repository.js';
 export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
-export { CallRepository, type CallRecord, type CallListFilter, type CallDirection, type CallRecordState } from './call-repository.js';
+export { CallRepository, type CallRecord, type CallListFilter, type CarrierFilter, type CallDirection, type CallRecordState } from './call-repository.js';
 export type { CallListItem } from './live-call-index.js';
 export { TranscriptRepository, type TranscriptTurn, type TranscriptSource } from './transcript-repository.js';
 export {

@@ -9,7 +9,7 @@
  * write other columns of the calls table (the recording path, the provider's conversation id) and
  * are not seen here, so those fields are not in the items.
  */
-import type { CallDirection, CallRecord, CallRecordState } from './call-repository.js';
+import type { CallDirection, CallRecord, CallRecordState, CarrierFilter } from './call-repository.js';
 import { toPage, type Page, type PageRequest } from './page.js';
 
 /** What a page of the call list shows of each call. */
@@ -33,6 +33,19 @@ function before(a: { created_at: string; id: string }, createdAt: string, id: st
   return a.created_at < createdAt || (a.created_at === createdAt && a.id < id);
 }
 
+interface LiveFilter {
+  state?: Exclude<CallRecordState, 'ended'>;
+  direction?: CallDirection;
+  carrier?: CarrierFilter | undefined;
+}
+
+function matches(c: CallListItem, filter: LiveFilter): boolean {
+  if (filter.state !== undefined && c.state !== filter.state) return false;
+  if (filter.direction !== undefined && c.direction !== filter.direction) return false;
+  if (filter.carrier === undefined) return true;
+  return 'is' in filter.carrier ? c.carrier === filter.carrier.is : c.carrier !== filter.carrier.isNot;
+}
+
 /** Live (not ended) calls per tenant, each tenant's sorted oldest first by (created_at, id). */
 export class LiveCallIndex {
   readonly #byTenant = new Map<string, CallListItem[]>();
@@ -53,13 +66,13 @@ export class LiveCallIndex {
   }
 
   /** Newest first, strictly after `page.after`, live calls in `state` (any live one when absent). */
-  page(tenantId: string, filter: { state?: Exclude<CallRecordState, 'ended'>; direction?: CallDirection }, page: PageRequest): Page<CallListItem> {
+  page(tenantId: string, filter: LiveFilter, page: PageRequest): Page<CallListItem> {
     const calls = this.#byTenant.get(tenantId) ?? [];
     const rows: CallListItem[] = [];
     let i = (page.after ? this.#lowerBound(calls, page.after.createdAt, page.after.id) : calls.length) - 1;
     for (; i >= 0 && rows.length <= page.limit; i--) {
       const c = calls[i]!;
-      if ((filter.state === undefined || c.state === filter.state) && (filter.direction === undefined || c.direction === filter.direction)) rows.push(c);
+      if (matches(c, filter)) rows.push(c);
     }
     return toPage(rows, page.limit);
   }

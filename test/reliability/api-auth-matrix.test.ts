@@ -82,7 +82,7 @@ t.test('contract 3: every operation × every credential gets the status the cont
     if (op.secured && !isUnsafe(op)) t.ok(baseline >= 200 && baseline < 300, `${key(op)}: the owner reads it (${baseline})`);
     const cells: string[] = [];
     for (const c of CREDENTIALS) {
-      const expected = op.secured ? c.onSecured(isUnsafe(op), ownsResource(op)) : c.onOpen(op.operationId);
+      const expected = op.secured ? c.onSecured(isUnsafe(op), ownsResource(op), op.path) : c.onOpen(op.operationId);
       const sent = expected !== 'as-owner' && expected !== 'own-scope' && expected.code === 'not_found' ? realRequest(op, w) : request;
       const answer = await w.send({ ...sent, headers: { ...sent.headers, ...c.headers(w) } });
       const fault = verdict(expected, baseline, answer);

@@ -3,6 +3,7 @@ import t, { type Test } from 'tap';
 import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import wavefile from 'wavefile';
 import type { ResolvedAddress } from '../../src/providers/index.js';
 import { isoTime } from '../../src/common/time.js';
 import { buildApp, type AppHarness, type BuildAppOverrides } from '../support/build-app.js';
@@ -12,7 +13,13 @@ import { startHttpsFixture } from '../support/https-fixture.js';
 const DID = '+12137771235';
 const CALLER = '+12137771234';
 const RETELL_AGENT = 'oBeDLoLOeuAbiuaMFXRtDOLriTJ5tSxD';
-const AUDIO = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 31) & 255));
+/** A real WAV file (8-bit, 8 kHz): recordings are served by the format their bytes hold. */
+const wav = (samples: number[]): Buffer => {
+  const file = new wavefile.WaveFile();
+  file.fromScratch(1, 8000, '8', samples);
+  return Buffer.from(file.toBuffer());
+};
+const AUDIO = wav(Array.from({ length: 5000 }, (_, i) => (i * 31) & 255));
 
 /** Acme's DID routed to its Retell agent an hour ago, and one inbound call from CALLER that ended a minute ago. */
 function seed(h: AppHarness) {
@@ -160,7 +167,7 @@ t.test('contract 7: a recording on an allow-listed HTTPS host is downloaded, arc
 
 t.test("contract 7: the gateway's own recording is served before the provider's copy", async (t) => {
   const { fx, h, acme, call, endMs } = await downloadHarness(t);
-  const own = Buffer.from('RIFF-own-recording');
+  const own = wav([128, 130, 126, 128]);
   writeFileSync(join(h.dataDir, 'own.wav'), own);
   h.store.db.prepare('UPDATE calls SET recording_path = ? WHERE id = ?').run(join(h.dataDir, 'own.wav'), call.id);
   t.same(JSON.parse((await post(h, 'retell', JSON.stringify(callEnded(endMs, 'good-2', fx.url('/ok.wav'))))).body), { status: 'accepted' });

@@ -47,6 +47,7 @@ export interface AppHarness {
 
 export const testApiOptions: ApiOptions = {
   cookieSecure: true, allowedOrigins: ['https://console.example.com'], bodyLimitBytes: 64 * 1024,
+  largeBodies: { largeBodyBytes: 64 * 1024, maxLargeBodiesPerClient: 2, maxLargeBodies: 8 },
   rateLimitPerSecond: 1000, rateLimitBurst: 1000, sessionMaxAgeSeconds: 8 * 3600, trustProxy: false, allowPrivateAgentUrls: false, callLiveWindowMs: 15 * 60_000,
 };
 

@@ -23,6 +23,17 @@ const TENANT_ERRORS: Record<number, string> = {
   403: 'A session-cookie request failed the CSRF check (`csrf_rejected`).',
 };
 
+/** docs/API.md, Body limits: what any route that reads a body may answer before its handler runs. */
+const BODY_ERRORS: Record<number, string> = {
+  413: 'The body is over the route\'s limit, by its Content-Length or as it arrives (`payload_too_large`).',
+  415: 'The body is not JSON (`unsupported_media_type`).',
+  429: 'Too many requests (`rate_limited`), or too many large bodies from this address at once; see Retry-After.',
+};
+/** Routes whose limit is raised above the default may also meet the gateway-wide cap on large bodies. */
+const LARGE_BODY_ERRORS: Record<number, string> = {
+  503: 'Too many large bodies are being read at once (`unavailable`); see Retry-After.',
+};
+
 /** Plain JSON copy (drops TypeBox's symbol keys), with components hoisted into `components`. */
 function hoist(schema: TSchema, components: Json): Json {
   const walk = (node: unknown): unknown => {
@@ -62,7 +73,8 @@ function operation(route: AnyRoute, components: Json): Json {
     const headers = r.headers ? Object.fromEntries(Object.entries(r.headers).map(([h, d]) => [h, { description: d.description, schema: { type: 'string' } }])) : undefined;
     responses[status] = { description: r.description, ...(content ? { content } : {}), ...(headers ? { headers } : {}) };
   }
-  const errors = { ...SHARED_ERRORS, ...(route.auth === 'tenant' ? TENANT_ERRORS : {}), ...route.errors };
+  const bodyErrors = route.body ? { ...BODY_ERRORS, ...(route.bodyLimitBytes !== undefined ? LARGE_BODY_ERRORS : {}) } : {};
+  const errors = { ...SHARED_ERRORS, ...(route.auth === 'tenant' ? TENANT_ERRORS : {}), ...bodyErrors, ...route.errors };
   for (const [status, description] of Object.entries(errors)) responses[status] ??= problemResponse(description);
   return {
     operationId: route.operationId,

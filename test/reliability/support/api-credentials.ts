@@ -12,7 +12,7 @@ export interface Credential {
   label: string;
   headers(world: ApiWorld): Record<string, string>;
   /** For an operation that takes credentials; `unsafe` is true for POST, PUT and DELETE. */
-  onSecured(unsafe: boolean, referencesOwnedResource: boolean): Expected;
+  onSecured(unsafe: boolean, referencesOwnedResource: boolean, path: string): Expected;
   /** For one that takes none: credentials are ignored, except for login's own CSRF rule. */
   onOpen(operationId: string): Expected;
 }
@@ -26,6 +26,14 @@ const refused = (label: string, headers: Credential['headers']): Credential => (
 });
 const allowed = (label: string, headers: Credential['headers']): Credential => ({
   label, headers, onSecured: () => 'as-owner', onOpen: () => 'as-owner',
+});
+/**
+ * docs/SANDBOX.md, Keys and calls: the owner's calls are on a live carrier, so the owner's sandbox
+ * key reads each of them as missing. Unsafe probes carry a body every operation refuses, so they
+ * get the owner's 400 before any call is looked up.
+ */
+const sandboxKey = (label: string, headers: Credential['headers']): Credential => ({
+  label, headers, onSecured: (unsafe, owned, path) => (!unsafe && owned && path.startsWith('/v1/calls/') ? NOT_FOUND : 'as-owner'), onOpen: () => 'as-owner',
 });
 const crossSite = (label: string, headers: Credential['headers']): Credential => ({
   label, headers, onSecured: (unsafe) => (unsafe ? CSRF : 'as-owner'),
@@ -47,10 +55,10 @@ export const CREDENTIALS: Credential[] = [
   refused('revoked key', (w) => ({ authorization: `Bearer ${w.revokedKey}` })),
   refused('revoked cookie', (w) => ({ cookie: w.revokedCookie })),
   allowed('live key', (w) => w.owner.auth),
-  allowed('sandbox key', (w) => ({ authorization: `Bearer ${w.owner.sandboxKey}` })),
+  sandboxKey('sandbox key', (w) => ({ authorization: `Bearer ${w.owner.sandboxKey}` })),
   intruder('other tenant', (w) => w.intruder.auth),
   allowed('cookie', (w) => ({ cookie: w.owner.liveCookie })),
-  allowed('sandbox cookie', (w) => ({ cookie: w.owner.sandboxCookie })),
+  sandboxKey('sandbox cookie', (w) => ({ cookie: w.owner.sandboxCookie })),
   allowed('cookie same-origin', (w) => ({ cookie: w.owner.liveCookie, 'sec-fetch-site': 'same-origin' })),
   allowed('cookie own Origin', (w) => ({ cookie: w.owner.liveCookie, origin: w.ownOrigin })),
   allowed('cookie allowed Origin', (w) => ({ cookie: w.owner.liveCookie, origin: 'https://console.example.com' })),

@@ -5,7 +5,7 @@
 import type { Clock } from '../../../common/clock.js';
 import type { CallCommandResult, CallControl } from '../../../engine/calls/call-control.js';
 import { isCallFailure } from '../../../engine/calls/call-control.js';
-import type { IdempotencyRepository } from '../../../storage/index.js';
+import type { CallRepository, IdempotencyRepository } from '../../../storage/index.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotent } from '../../idempotency.js';
 import type { OutboundAddressPolicy } from '../../../common/outbound-policy.js';
 import type { HostResolver } from '../../ports.js';
@@ -13,10 +13,13 @@ import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { checkAgentUrl, checkSandboxRule, engineUnavailable, failureError, unknownCarrier } from './call-command-rules.js';
 import { CallSchema, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
+import { callInScope } from './key-scope.js';
 
 export interface CallCommandDeps {
   /** The engine's commands; absent when the engine is not running here (every command is a 503). */
   calls: CallControl | undefined;
+  /** The stored calls, read to hold each command to the key's scope before the engine acts. */
+  records: Pick<CallRepository, 'get' | 'getByControlId'>;
   idempotency: Pick<IdempotencyRepository, 'reserve' | 'complete' | 'release'>;
   resolveHost: HostResolver;
   clock: Clock;
@@ -27,7 +30,7 @@ export interface CallCommandDeps {
 const CALL_RESPONSE = { 200: { description: 'The call.', schema: CallSchema } };
 const ENGINE_DOWN = 'The call engine is not running, the gateway is draining, or it is out of media ports (`unavailable`).';
 const COMMAND_ERRORS = {
-  404: 'No such call for this tenant (`not_found`).',
+  404: 'No such call for this tenant, or one outside the key\'s scope: sandbox keys command sandbox calls only, live keys live calls only (`not_found`).',
   409: 'The call is not active (`call_not_active`).',
   503: ENGINE_DOWN,
 };
@@ -68,7 +71,9 @@ function commandRoute(deps: CallCommandDeps, command: Command): AnyRoute {
     responses: CALL_RESPONSE,
     errors: COMMAND_ERRORS,
     async handle({ params, principal }) {
-      return answer(await engine(deps)[command](principal.tenantId, params.id));
+      const calls = engine(deps);
+      callInScope(principal, deps.records.get(principal.tenantId, params.id));
+      return answer(await calls[command](principal.tenantId, params.id));
     },
   });
 }
@@ -116,9 +121,14 @@ function transferRoute(deps: CallCommandDeps): AnyRoute {
     description: 'The remote party (the callee of an outbound call, the caller of an inbound one) is sent to `to` over the call\'s carrier; the agent leg is released once the target answers, or once the carrier accepts a REFER where it is configured for REFER. The answer carries `transfer` `{to, state, started_at}`.',
     body: TransferBody,
     responses: { 200: { description: 'The call, with `transfer` set.', schema: CallSchema } },
-    errors: { ...COMMAND_ERRORS, 404: 'No call with that call_control_id for this tenant (`not_found`).', 502: 'The carrier cannot be reached (`carrier_unavailable`).' },
+    errors: {
+      ...COMMAND_ERRORS, 404: 'No call with that call_control_id for this tenant, or one outside the key\'s scope (`not_found`).',
+      502: 'The carrier cannot be reached (`carrier_unavailable`).',
+    },
     async handle({ body, principal }) {
-      return answer(await engine(deps).transfer(principal.tenantId, body.call_control_id, body.to));
+      const calls = engine(deps);
+      callInScope(principal, deps.records.getByControlId(principal.tenantId, body.call_control_id));
+      return answer(await calls.transfer(principal.tenantId, body.call_control_id, body.to));
     },
   });
 }

@@ -9,6 +9,7 @@ import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall, presentCdr } from './calls.schemas.js';
+import { callInScope, carrierScopeOf, isInKeyScope } from './key-scope.js';
 
 export interface CallRouteDeps {
   calls: Pick<CallRepository, 'list' | 'get'>;
@@ -27,12 +28,14 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/v1/calls', operationId: 'listCalls', tags: ['calls'], auth: 'tenant',
       summary: "The tenant's live calls, newest first",
-      description: 'Without `state`: calls not yet ended. `state=ended`: calls that ended within the live window (15 minutes by default).',
+      description: 'Without `state`: calls not yet ended. `state=ended`: calls that ended within the live window (15 minutes by default). '
+        + 'A sandbox key lists only calls on the sandbox carrier, a live key only calls on the other carriers.',
       query: ListCallsQuery,
       responses: { 200: { description: 'A page of calls.', schema: pageEnvelope(CallSchema) } },
       handle({ query, principal }) {
         const endedSince = query.state === 'ended' ? isoTime(deps.clock.now() - deps.liveWindowMs) : undefined;
-        const page = deps.calls.list(principal.tenantId, { state: query.state, direction: query.direction, endedSince },
+        const filter = { state: query.state, direction: query.direction, endedSince, carrier: carrierScopeOf(principal) };
+        const page = deps.calls.list(principal.tenantId, filter,
           { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
         return { status: 200, body: envelope(page.items.map(presentCall), page.next) };
       },
@@ -43,10 +46,9 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       description: 'A call reads as `ended` only once its CDR, recording and transcripts are final: they are written with the `ended` state, so polling until `ended` and then fetching the recording or transcript finds them (docs/API.md, "When a call reads as ended").',
       params: IdParams,
       responses: { 200: { description: 'The call detail.', schema: CallDetailSchema } },
-      errors: { 404: 'No such call for this tenant (`not_found`).' },
+      errors: { 404: 'No such call for this tenant, or one outside the key\'s scope (`not_found`).' },
       handle({ params, principal }) {
-        const call = deps.calls.get(principal.tenantId, params.id);
-        if (!call) throw problems.notFound('call');
+        const call = callInScope(principal, deps.calls.get(principal.tenantId, params.id));
         const sources = deps.transcripts.sources(principal.tenantId, call.id);
         return {
           status: 200,
@@ -65,8 +67,11 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       summary: "A call's transcript (the provider's when there is one, else the gateway's)",
       params: IdParams,
       responses: { 200: { description: 'The transcript.', schema: Type.Object({ call_id: Type.String(), source: Type.String(), turns: Type.Array(TurnSchema) }) } },
-      errors: { 404: 'No such call, or no transcript (`not_found`).' },
+      errors: { 404: 'No such call (or one outside the key\'s scope), or no transcript (`not_found`).' },
       handle({ params, principal }) {
+        const call = deps.calls.get(principal.tenantId, params.id);
+        // Out of the key's scope reads exactly like a call that does not exist.
+        if (!call || !isInKeyScope(principal, call)) throw problems.notFound('transcript for that call');
         const source = deps.transcripts.sources(principal.tenantId, params.id)[0];
         const turns = source && deps.transcripts.get(principal.tenantId, params.id, source);
         if (!source || !turns) throw problems.notFound('transcript for that call');

@@ -9,9 +9,10 @@ import { ApiError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
 import type { Store } from '../../../storage/index.js';
-import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute, type RouteInput } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
+import { callInScope } from '../calls/key-scope.js';
+import { recordingHeaders } from '../calls/recording-format.js';
 import { ingestPostCall } from './ingest.js';
 import { WEBHOOK_PROVIDERS, type SignatureOutcome, type WebhookOptions, type WebhookPorts, type WebhookProvider } from './webhook-ports.js';
 
@@ -62,9 +63,6 @@ function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRou
   });
 }
 
-/** A recording's media type when the gateway wrote it itself (its own recordings are WAV). */
-const mediaTypeOfPath = (path: string): string => (/\.wav$/i.test(path) ? 'audio/wav' : /\.mp3$/i.test(path) ? 'audio/mpeg' : 'application/octet-stream');
-
 const noRecording = (): ApiError => new ApiError(404, 'not_found', 'That call has no recording.');
 
 function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
@@ -72,27 +70,33 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
     method: 'GET', path: '/v1/calls/{id}/recording', operationId: 'getCallRecording', tags: ['calls'], auth: 'tenant',
     summary: "A call's recording: the gateway's own, else the provider's archived copy",
     params: IdParams,
-    responses: { 200: { description: 'The audio file.', contentType: 'audio/*', headers: { 'Content-Length': { description: 'Size in bytes.' } } } },
-    errors: { 404: 'No such call, or no recording (`not_found`).' },
+    description: 'The media type is that of the file\'s content (`audio/wav` for the gateway\'s own recordings), never the one a provider\'s download claimed; '
+      + 'a file in no known audio format is `application/octet-stream`. Always an attachment, with `X-Content-Type-Options: nosniff`.',
+    responses: {
+      200: {
+        description: 'The audio file.', contentType: 'audio/*',
+        headers: {
+          'Content-Length': { description: 'Size in bytes.' },
+          'Content-Disposition': { description: '`attachment; filename="<call id>.<ext>"`.' },
+          'X-Content-Type-Options': { description: '`nosniff`.' },
+        },
+      },
+    },
+    errors: { 404: 'No such call (or one outside the key\'s scope), or no recording (`not_found`).' },
     handle({ params, principal }) {
-      const call = deps.store.calls.get(principal.tenantId, params.id);
-      if (!call) throw problems.notFound('call');
+      const call = callInScope(principal, deps.store.calls.get(principal.tenantId, params.id));
       const provider = deps.store.recordings.get(principal.tenantId, call.id, 'provider');
       const path = call.recording_path ?? provider?.path;
       if (path === undefined) throw noRecording();
-      const archived = deps.store.recordings.byPath(principal.tenantId, call.id, path);
       const file = isAbsolute(path) ? path : join(deps.options.dataDir, path);
-      let size: number;
+      let headers: Record<string, string>;
       try {
-        size = statSync(file).size;
+        headers = recordingHeaders(file, call.id, statSync(file).size);
       } catch (err) {
         deps.logger.warn({ call_id: call.id, err }, 'recording file missing');
         throw noRecording();
       }
-      return {
-        status: 200, body: createReadStream(file),
-        headers: { 'Content-Type': archived?.media_type ?? mediaTypeOfPath(path), 'Content-Length': String(size) },
-      };
+      return { status: 200, body: createReadStream(file), headers };
     },
   });
 }
