@@ -1,16 +1,19 @@
 /**
  * @module Prometheus metrics of the telephony side: live calls by direction, ended calls by end
- * reason, each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk, and
- * SIP messages dropped by flood protection.
+ * reason, each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk,
+ * SIP messages dropped by flood protection, and datagrams refused on media ports.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
+import type { RtpRefusalReason } from '../engine/media/index.js';
 
 export interface CallMetrics {
   callEnded(call: CallRecord): void;
   carrierState(carrier: string, up: boolean, status: number): void;
   /** A SIP message dropped unread: over its source's rate limit, or over the size limit. */
   sipDropped(reason: 'rate-limit' | 'oversize'): void;
+  /** A datagram a media port refused (docs/SECURITY.md "Media sources"): never relayed, recorded or answered. */
+  rtpRefused(reason: RtpRefusalReason): void;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined): CallMetrics {
@@ -29,7 +32,12 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
   const dropped = new Counter({
     name: 'vgw_sip_dropped_total', help: 'SIP messages dropped before parsing: over the per-source rate limit, or over the size limit.', labelNames: ['reason'], registers: [metrics],
   });
+  const refused = new Counter({
+    name: 'vgw_rtp_packets_refused_total', help: 'Datagrams refused on media ports, by reason (source, probation, ssrc-collision, malformed, rtcp-source, invalid, unauthenticated).',
+    labelNames: ['reason'], registers: [metrics],
+  });
   return {
+    rtpRefused: (reason) => refused.inc({ reason }),
     sipDropped: (reason) => dropped.inc({ reason }),
     callEnded: (call) => ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' }),
     carrierState: (carrier, isUp, code) => {

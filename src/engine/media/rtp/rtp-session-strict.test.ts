@@ -156,6 +156,23 @@ t.test('RFC 3264 and RFC 4961: a new offer/answer pointing elsewhere moves the m
   t.equal(heard, 5);
 });
 
+t.test("a carrier's media_networks: a latched leg may learn another of its media servers there, after probation, and nowhere else", async (t) => {
+  const refusals = refusalCounter();
+  const session = await openTestSession(t, { refusals, mediaNetworks: ['127.0.8.0/24'] });
+  const first = await RtpPeer.open(t);
+  const second = await RtpPeer.open(t, '127.0.8.9');
+  const outside = await RtpPeer.open(t, '127.0.9.9');
+  session.setRemote({ address: '127.0.0.1', port: first.port });
+  await stream(first, session.localPort, 1, 3, 0x1111);
+  await stream(outside, session.localPort, 1, 5, 0x2222);
+  await settle();
+  t.same(session.remote, { address: '127.0.0.1', port: first.port }, 'outside the networks: refused');
+  await stream(second, session.localPort, 1, 2, 0x3333);
+  await settle();
+  t.same(session.remote, { address: second.host, port: second.port }, "the carrier's other media server, after two packets in sequence");
+  t.same(refusals.by, { source: 5, probation: 1 });
+});
+
 t.test('rtp.strict_source off: the previous rule, where any host may take the stream with a new SSRC in sequence', async (t) => {
   const session = await openTestSession(t, { strictSource: false });
   const peer = await RtpPeer.open(t);
