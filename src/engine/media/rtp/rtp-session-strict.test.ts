@@ -156,6 +156,23 @@ t.test('RFC 3264 and RFC 4961: a new offer/answer pointing elsewhere moves the m
   t.equal(heard, 5);
 });
 
+t.test('RFC 3264: before the answer the first packet latches; the answer discards that latch, and a sender it does not name is a stranger after it', async (t) => {
+  const refusals = refusalCounter();
+  const session = await openTestSession(t, { refusals });
+  const early = await RtpPeer.open(t, '127.0.0.2');
+  const answerer = await RtpPeer.open(t);
+  await stream(early, session.localPort, 1, 1, 0x6666);
+  await settle();
+  t.same(session.remote, { address: early.host, port: early.port }, 'no SDP yet: latched to the first packet');
+  session.setRemote({ address: '127.0.0.1', port: answerer.port });
+  t.equal(session.isLatched, false, 'the answer starts learning afresh');
+  await stream(answerer, session.localPort, 1, 1, 0x1111);
+  await stream(early, session.localPort, 2, 5, 0x6666);
+  await settle();
+  t.same(session.remote, { address: '127.0.0.1', port: answerer.port });
+  t.same(refusals.by, { source: 5 });
+});
+
 t.test("a carrier's media_networks: a latched leg may learn another of its media servers there, after probation, and nowhere else", async (t) => {
   const refusals = refusalCounter();
   const session = await openTestSession(t, { refusals, mediaNetworks: ['127.0.8.0/24'] });

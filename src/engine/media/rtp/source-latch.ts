@@ -43,7 +43,8 @@ export interface SourceLatchOptions {
  * The latch of one session. Until a source is latched (at the start, and after an offer/answer
  * names a new address), the session is learning: a packet from the host the SDP named latches at
  * once, any other source after RFC 3550 A.1 probation ({@link LatchCandidate}), so a far end
- * behind a NAT whose SDP names a private address is still heard. Once latched, the latched
+ * behind a NAT whose SDP names a private address is still heard. Before any SDP (our offer out,
+ * no answer yet) the first packet latches, and the answer discards that latch. Once latched, the latched
  * transport address is the far end, whatever its SSRC. Another address is learned only after
  * probation, and with `strict` only from a host that is trusted: the latched host (a NAT
  * rebinding changed the port), the host the SDP named, or the carrier's media networks. Without
@@ -94,7 +95,9 @@ export class SourceLatch {
     // Only a well-formed header may latch; the latched source's own malformed packets go on to the owner, which counts them.
     if (!wellFormed) return 'malformed';
     if (latched === null) {
-      const atOnce = !this.#options.strict || this.#isSdpHost(address);
+      // Before any offer/answer there is nothing to trust or distrust: the first packet latches,
+      // and the answer, when it comes, starts learning afresh (a packet racing it loses nothing).
+      const atOnce = !this.#options.strict || this.#sdp === null || this.#isSdpHost(address);
       if (!atOnce && !this.#candidate.observe(address, port, ssrc, seq)) return 'probation';
       return this.#learn(address, port, ssrc, seq);
     }
