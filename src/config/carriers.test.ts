@@ -29,6 +29,14 @@ t.test('contract 8: mistakes name the carrier and the key', (t) => {
   t.end();
 });
 
+t.test('SECURITY.md "Media sources": media_networks is an optional list of addresses and CIDRs', (t) => {
+  const parsed = parseCarriers('carriers:\n  - name: acme\n    media_networks: [192.0.2.0/24, 198.51.100.7]\n', 'c.yaml')[0]!;
+  t.same(parsed.media_networks, ['192.0.2.0/24', '198.51.100.7']);
+  t.equal(parseCarriers('carriers:\n  - name: acme\n', 'c.yaml')[0]!.media_networks, undefined, 'absent: only the hosts the SDP names');
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    media_networks: [media.example.net]\n', 'c.yaml'), { message: /carrier "acme": media_networks has "media\.example\.net", which is not an IP address or CIDR/ });
+  t.end();
+});
+
 t.test('addresses and CIDRs of both families', (t) => {
   for (const ok of ['203.0.113.7', '203.0.113.0/24', '0.0.0.0/0', '2001:db8::1', '2001:db8::/32']) t.ok(isAddressOrCidr(ok), ok);
   for (const bad of ['203.0.113.0/33', '2001:db8::/129', 'gw.example.net', '10.0.0.1/', '10.0.0.1/8/8', '']) t.notOk(isAddressOrCidr(bad), bad);

@@ -50,6 +50,11 @@ const CarrierSchema = Type.Object(
      * offers with SRTP and offers plain RTP; `required` offers and accepts SRTP only.
      */
     media_encryption: StringEnum(['disabled', 'allowed', 'required'], { default: 'disabled' }),
+    /**
+     * Addresses or CIDRs the carrier sends media from. A leg latched to one of its media servers
+     * may learn another there (docs/SECURITY.md "Media sources"); absent: only the hosts its SDP names.
+     */
+    media_networks: Type.Optional(Type.Array(Type.String())),
     /** OPTIONS keep-alive to the outbound target, in seconds (0 = off). */
     options_ping_s: Type.Integer({ minimum: 0, default: 30 }),
   },
@@ -89,6 +94,9 @@ export function parseCarriers(text: string, where: string): CarrierConfig[] {
     seen.add(carrier.name);
     for (const source of carrier.inbound?.sources ?? []) {
       if (!isAddressOrCidr(source)) throw new ConfigError(`carriers: carrier "${carrier.name}": inbound.sources has "${source}", which is not an IP address or CIDR (in ${where})`);
+    }
+    for (const network of carrier.media_networks ?? []) {
+      if (!isAddressOrCidr(network)) throw new ConfigError(`carriers: carrier "${carrier.name}": media_networks has "${network}", which is not an IP address or CIDR (in ${where})`);
     }
     if (carrier.outbound?.from_format === 'national' && !carrier.outbound.country_code) {
       throw new ConfigError(`carriers: carrier "${carrier.name}": outbound.country_code is required with from_format national (in ${where})`);

@@ -14,6 +14,7 @@ t.test('contract 8: defaults fill every setting and the result is frozen', (t) =
   t.equal(config.rtp.socket_io, 'auto');
   t.equal(config.rtp.relay_thread, true, 'passthrough streams are relayed off the event loop by default');
   t.equal(config.rtp.relay_thread_priority, 0, 'the relay thread is time-sharing unless real-time is granted on purpose');
+  t.equal(config.rtp.strict_source, true, 'SECURITY.md "Media sources": media sources are strict by default');
   t.ok(Object.isFrozen(config) && Object.isFrozen(config.http));
   t.end();
 });
@@ -36,6 +37,7 @@ t.test('a bad value names the key and the variable that set it', (t) => {
   t.equal(loadConfig({ env: { VGW_RTP_SOCKET_IO: 'dgram' } }).rtp.socket_io, 'dgram');
   t.equal(loadConfig({ env: { VGW_RTP_RELAY_THREAD: 'false' } }).rtp.relay_thread, false);
   t.equal(loadConfig({ env: { VGW_RTP_RELAY_THREAD_PRIORITY: '10' } }).rtp.relay_thread_priority, 10);
+  t.equal(loadConfig({ env: { VGW_RTP_STRICT_SOURCE: 'false' } }).rtp.strict_source, false, 'the old, any-host re-latch stays available');
   t.throws(() => loadConfig({ env: { VGW_RTP_RELAY_THREAD_PRIORITY: '100' } }), { message: /rtp\.relay_thread_priority must be <= 99 \(VGW_RTP_RELAY_THREAD_PRIORITY\)/ });
   t.end();
 });

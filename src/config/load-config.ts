@@ -28,6 +28,7 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_RTP_SOCKET_IO: { path: ['rtp', 'socket_io'], kind: 'string' },
   VGW_RTP_RELAY_THREAD: { path: ['rtp', 'relay_thread'], kind: 'bool' },
   VGW_RTP_RELAY_THREAD_PRIORITY: { path: ['rtp', 'relay_thread_priority'], kind: 'int' },
+  VGW_RTP_STRICT_SOURCE: { path: ['rtp', 'strict_source'], kind: 'bool' },
   VGW_DATA_DIR: { path: ['data_dir'], kind: 'string' },
   VGW_CARRIERS_FILE: { path: ['carriers_file'], kind: 'string' },
   VGW_SECRET_KEY: { path: ['secret_key'], kind: 'string' },

@@ -123,6 +123,13 @@ export const ConfigSchema = Type.Object(
          * waits for it to get a core; needs CAP_SYS_NICE or LimitRTPRIO. 0: time-sharing.
          */
         relay_thread_priority: Type.Integer({ minimum: 0, maximum: 99, default: 0 }),
+        /**
+         * Once a leg has latched, take RTP only from the latched address and learn a new source
+         * only from the latched host (a NAT rebinding), the host the SDP named or the carrier's
+         * `media_networks` (docs/SECURITY.md "Media sources"). False: from any host after
+         * probation, which lets a stranger who knows the port take the call's audio.
+         */
+        strict_source: Type.Boolean({ default: true }),
       },
       { ...strict, default: {} },
     ),

@@ -72,7 +72,7 @@ function carrierProfile(c: CarrierConfig): CarrierProfile {
   return {
     name: c.name, outboundUri: c.outbound?.uri ?? null, credentials: c.outbound?.auth, numberFormat: c.outbound?.from_format ?? 'e164',
     countryCode: c.outbound?.country_code, codecs: c.codecs, maxConcurrentCalls: c.max_concurrent_calls, transfer: c.transfer, sandbox: false,
-    didFrom: c.inbound?.did_from ?? 'request_uri', mediaEncryption: c.media_encryption,
+    didFrom: c.inbound?.did_from ?? 'request_uri', mediaEncryption: c.media_encryption, mediaNetworks: c.media_networks,
   };
 }
 
@@ -258,6 +258,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     sipTargets: policies.sipTargets,
     recordInbound: config.calls.record_inbound,
     transcription: await transcriptionOf(config, clock, logger),
+    mediaSources: { strict: config.rtp.strict_source, refusals: { refused: (reason) => callMetrics.rtpRefused(reason) } },
   };
   const service = new CallService(ctx, {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(),

@@ -1,10 +1,12 @@
 /**
  * @module Prometheus metrics of the telephony side: live calls by direction, ended calls by end
  * reason, each carrier's OPTIONS keep-alive state (RFC 3261 11), for alerting on a dead trunk,
- * SIP messages dropped by flood protection, and inbound SIP TCP/TLS connections open and refused.
+ * SIP messages dropped by flood protection, inbound SIP TCP/TLS connections open and refused, and
+ * datagrams refused on media ports.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
+import type { RtpRefusalReason } from '../engine/media/index.js';
 
 export interface CallMetrics {
   callEnded(call: CallRecord): void;
@@ -13,6 +15,8 @@ export interface CallMetrics {
   sipDropped(reason: 'rate-limit' | 'oversize'): void;
   /** An inbound SIP TCP/TLS connection over a cap, reset at once. */
   sipConnectionRefused(reason: 'max-connections' | 'max-connections-per-source'): void;
+  /** A datagram a media port refused (docs/SECURITY.md "Media sources"): never relayed, recorded or answered. */
+  rtpRefused(reason: RtpRefusalReason): void;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined, sipConnections: () => number = () => 0): CallMetrics {
@@ -40,7 +44,12 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
       this.set(sipConnections());
     },
   });
+  const rtpRefused = new Counter({
+    name: 'vgw_rtp_packets_refused_total', help: 'Datagrams refused on media ports, by reason (source, probation, ssrc-collision, malformed, rtcp-source, invalid, unauthenticated).',
+    labelNames: ['reason'], registers: [metrics],
+  });
   return {
+    rtpRefused: (reason) => rtpRefused.inc({ reason }),
     sipDropped: (reason) => dropped.inc({ reason }),
     sipConnectionRefused: (reason) => refused.inc({ reason }),
     callEnded: (call) => ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' }),

@@ -38,8 +38,8 @@ function forcedGc(): () => void {
 const udpHandles = (): number => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-async function openSession(clock: FakeClock, ports: PortPool, remotePort: number): Promise<RtpSession> {
-  const session = await RtpSession.open({ clock, ports, bindAddress: '127.0.0.1', rtcpIntervalMs: 0, mediaTimeoutMs: 0 });
+async function openSession(clock: FakeClock, ports: PortPool, remotePort: number, strictSource = true): Promise<RtpSession> {
+  const session = await RtpSession.open({ clock, ports, bindAddress: '127.0.0.1', rtcpIntervalMs: 0, mediaTimeoutMs: 0, strictSource });
   if (isPortsExhausted(session)) throw new Error('no RTP ports');
   session.setRemote({ address: '127.0.0.1', port: remotePort });
   return session;
@@ -127,20 +127,21 @@ t.test('RFC 3550 5.1, 6.4, 8.2, RFC 4961: hostile datagrams to both legs of a br
   }));
 });
 
-t.test('RFC 4961 and RFC 3550 A.1: the documented re-latch rule under a bridge: a foreign SSRC in sequence takes over, the same SSRC from elsewhere never does while active', async (t) => {
+// Another host (127.0.0.2) with rtp.strict_source off; with it on, that host is refused outright (rtp-session-strict.test.ts).
+t.test('RFC 4961 and RFC 3550 A.1, strict_source off: the re-latch rule under a bridge: a foreign SSRC in sequence from another host takes over, the same SSRC from it never does while active', async (t) => {
   const clock = new FakeClock();
   const ports = testPortPool(8);
   const caller = await StreamEnd.open(t);
   const agent = await StreamEnd.open(t);
-  const mover = await StreamEnd.open(t);
-  const a = await openSession(clock, ports, caller.port);
-  const b = await openSession(clock, ports, agent.port);
+  const mover = await StreamEnd.open(t, '127.0.0.2');
+  const a = await openSession(clock, ports, caller.port, false);
+  const b = await openSession(clock, ports, agent.port, false);
   t.teardown(() => { a.close(); b.close(); });
   const bridge = new MediaBridge({ clock, a: pcmu(a), b: pcmu(b) });
   t.teardown(() => bridge.close());
   await caller.sendLegit(a.localPort, 0, 0x1111);
   await agent.waitForLegit(1);
-  // The same SSRC and numbering from another port: a loop or a spoof (RFC 3550 8.2), refused.
+  // The same SSRC and numbering from another host: a loop or a spoof (RFC 3550 8.2), refused.
   for (let i = 1; i <= 20; i++) await mover.sendLegit(a.localPort, i, 0x1111);
   await caller.sendLegit(a.localPort, 1, 0x1111);
   await agent.waitForLegit(2);

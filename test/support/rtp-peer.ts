@@ -15,7 +15,7 @@ export interface ReceivedDatagram {
   port: number;
 }
 
-/** A UDP socket on 127.0.0.1 that records every datagram it receives. */
+/** A UDP socket on loopback (127.0.0.1 unless another 127.x address stands for another host) that records every datagram it receives. */
 export class RtpPeer {
   readonly socket: Socket;
   readonly received: ReceivedDatagram[] = [];
@@ -29,15 +29,19 @@ export class RtpPeer {
     });
   }
 
-  static async open(t: { teardown(fn: () => void): void }): Promise<RtpPeer> {
+  static async open(t: { teardown(fn: () => void): void }, host = '127.0.0.1'): Promise<RtpPeer> {
     const socket = createSocket('udp4');
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => socket.bind(0, host, resolve));
     t.teardown(() => socket.close());
     return new RtpPeer(socket);
   }
 
   get port(): number {
     return this.socket.address().port;
+  }
+
+  get host(): string {
+    return this.socket.address().address;
   }
 
   /** Sends one RTP packet built from `fields` and `payload` to `port` on 127.0.0.1. */

@@ -52,7 +52,7 @@ export class CallService implements CallControl {
     this.#bumpAdmitting(request.tenantId, carrier.name, 1);
     let rtp;
     try {
-      rtp = await openLegRtp(this.#ctx);
+      rtp = await openLegRtp(this.#ctx, carrier);
     } finally {
       this.#bumpAdmitting(request.tenantId, carrier.name, -1);
     }
@@ -99,7 +99,7 @@ export class CallService implements CallControl {
     this.#bumpAdmitting(route.tenantId, carrier.name, 1);
     let rtp;
     try {
-      rtp = await openLegRtp(this.#ctx);
+      rtp = await openLegRtp(this.#ctx, carrier);
     } finally {
       this.#bumpAdmitting(route.tenantId, carrier.name, -1);
     }

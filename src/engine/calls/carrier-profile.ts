@@ -25,6 +25,8 @@ export interface CarrierProfile {
   mediaEncryption: MediaEncryption;
   /** Address advertised in our SDP toward this carrier, when not the gateway's own (the loopback sandbox). */
   mediaAddress?: string;
+  /** Addresses and CIDRs it sends media from: its legs may learn a new source there (docs/SECURITY.md "Media sources"). */
+  mediaNetworks?: readonly string[];
   /** Calls over it are sandbox calls (only sandbox keys may place them). */
   sandbox: boolean;
 }

@@ -2,7 +2,7 @@
  * @module What every call flow shares: the SIP user agent, the RTP port pool and addresses, the
  * carriers, the agent connector, the store, and the timing settings.
  */
-import { isPortsExhausted, RtpSession, type AudioSource, type PortPool } from '../media/index.js';
+import { isPortsExhausted, RtpSession, type AudioSource, type PortPool, type RtpRefusalCounter } from '../media/index.js';
 import type { OutboundAddressPolicy } from '../../common/outbound-policy.js';
 import type { ServerLocator, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
@@ -44,12 +44,18 @@ export interface CallEngineContext extends CallContext {
   holdMusic(): AudioSource | null;
   /** The gateway's own speech recognition of answered calls; absent or null when off. */
   transcription?: TranscriptionSettings | null;
+  /** `rtp.strict_source` (strict when absent) and where refused media datagrams are counted. */
+  mediaSources?: { strict: boolean; refusals?: RtpRefusalCounter };
 }
 
-/** Opens an RTP session for a new leg, or null when the port range is exhausted. */
-export async function openLegRtp(ctx: CallEngineContext): Promise<RtpSession | null> {
+/**
+ * Opens an RTP session for a new leg, or null when the port range is exhausted. A carrier leg
+ * may also learn media sources in the carrier's `media_networks` (docs/SECURITY.md "Media sources").
+ */
+export async function openLegRtp(ctx: CallEngineContext, carrier?: Pick<CarrierProfile, 'mediaNetworks'>): Promise<RtpSession | null> {
   const session = await RtpSession.open({
     clock: ctx.clock, ports: ctx.ports, bindAddress: ctx.rtpBindAddress, mediaTimeoutMs: ctx.timings.mediaTimeoutMs,
+    strictSource: ctx.mediaSources?.strict ?? true, refusals: ctx.mediaSources?.refusals, mediaNetworks: carrier?.mediaNetworks,
   });
   return isPortsExhausted(session) ? null : session;
 }

@@ -112,7 +112,7 @@ export class Transfer {
 
   async #dial(): Promise<void> {
     const uri = this.#carrier.outboundUri;
-    const rtp = uri ? await openLegRtp(this.#ctx) : null;
+    const rtp = uri ? await openLegRtp(this.#ctx, this.#carrier) : null;
     if (!uri || !rtp) {
       this.#call.log.warn({ reason: uri ? 'no media ports' : 'carrier takes no outbound calls' }, 'transfer not possible');
       return this.#fail();

@@ -3,6 +3,7 @@ export * from './rtp/packet.js';
 export * from './rtp/sequencer.js';
 export * from './rtp/port-pool.js';
 export * from './rtp/latch-candidate.js';
+export { SourceLatch, type RtpRefusalCounter, type RtpRefusalReason, type SourceVerdict } from './rtp/source-latch.js';
 export * from './rtp/reception-stats.js';
 export * from './rtp/rtcp.js';
 export * from './rtp/rtcp-reporter.js';

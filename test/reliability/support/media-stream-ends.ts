@@ -19,7 +19,7 @@ export function legitPayload(index: number): Buffer {
   return payload;
 }
 
-/** A UDP socket on 127.0.0.1 at one end of the stream. */
+/** A UDP socket on loopback (127.0.0.1 unless another 127.x address stands for another host) at one end of the stream. */
 export class StreamEnd {
   readonly socket: Socket;
   /** Index of the next legitimate packet expected. */
@@ -44,9 +44,9 @@ export class StreamEnd {
     socket.on('message', (data) => this.#onDatagram(data));
   }
 
-  static async open(t: { teardown(fn: () => void): void }): Promise<StreamEnd> {
+  static async open(t: { teardown(fn: () => void): void }, host = '127.0.0.1'): Promise<StreamEnd> {
     const socket = createSocket('udp4');
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => socket.bind(0, host, resolve));
     const end = new StreamEnd(socket);
     t.teardown(() => end.close());
     return end;

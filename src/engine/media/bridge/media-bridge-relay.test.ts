@@ -148,9 +148,9 @@ t.test('packets from another address or a closed target never use the rule', asy
   const { caller, agent, a, b } = await rig(t);
   await stream(caller, a.localPort, 1, 10);
   await agent.waitFor(10);
-  const stranger = await RtpPeer.open(t);
+  const stranger = await RtpPeer.open(t, '127.0.0.2');
   const before = a.relayedPackets;
-  await stream(stranger, a.localPort, 500, 3, 0x1111); // the latched SSRC, from elsewhere: refused (RFC 3550 8.2)
+  await stream(stranger, a.localPort, 500, 3, 0x1111); // the latched SSRC, from another host: refused (strict source, RFC 3550 8.2)
   await settle();
   t.equal(a.relayedPackets, before, 'not relayed');
   t.equal(a.stats().packetsRejected, 3, 'refused by the latching rule, as without the relay');

@@ -4,6 +4,7 @@ import type { PortPool } from './port-pool.js';
 import type { RemoteReport } from './rtcp-reporter.js';
 import type { ReceptionSnapshot } from './reception-stats.js';
 import type { RtpSession } from './rtp-session.js';
+import type { RtpRefusalCounter } from './source-latch.js';
 
 /** Options of {@link RtpSession.open}; times in milliseconds. */
 export interface RtpSessionOptions {
@@ -22,8 +23,18 @@ export interface RtpSessionOptions {
    * legs that require rtcp-mux. Port+1 stays reserved in the pool either way.
    */
   muxOnly?: boolean;
-  /** A latched source silent this long may be replaced by a new one (see {@link RtpSession}). */
+  /** The latched SSRC from another host may replace the latched source once it was silent this long (see `SourceLatch`). */
   relatchIdleMs?: number;
+  /**
+   * `rtp.strict_source` (default true): once latched, learn a new source only from the latched
+   * host, the host the SDP named or `mediaNetworks` (docs/SECURITY.md "Media sources"). False:
+   * from any host, after the same probation.
+   */
+  strictSource?: boolean;
+  /** Addresses or CIDRs the far end's carrier sends media from (its `media_networks`). */
+  mediaNetworks?: readonly string[];
+  /** Where refused datagrams are counted, by reason. */
+  refusals?: RtpRefusalCounter;
   cname?: string;
 }
 
@@ -52,6 +63,8 @@ export interface RtpSessionStats {
   packetsReceived: number;
   /** Packets dropped because they came from an address we are not latched to (or had no valid header to latch on). */
   packetsRejected: number;
+  /** RTCP datagrams refused for their source host (strict source, docs/SECURITY.md "Media sources"). */
+  rtcpRejected: number;
   /** Datagrams on the RTP port that are neither RTP version 2 nor RTCP (too short, another version). */
   packetsInvalid: number;
   /** The SRTP suite in use, or null for plain RTP. */

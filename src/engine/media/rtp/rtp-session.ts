@@ -1,6 +1,6 @@
 /** @module One RTP/RTCP endpoint: port pair, symmetric latching, header continuity, reports, media timeout. */
 import type { Clock, TimerHandle } from '../../../common/clock.js';
-import { LatchCandidate } from './latch-candidate.js';
+import { SourceLatch, type RtpRefusalCounter, type RtpRefusalReason } from './source-latch.js';
 import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
 import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
 import type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionStats } from './rtp-session-types.js';
@@ -14,17 +14,13 @@ export type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionSta
 
 /**
  * One media stream endpoint on an even port (RTCP on port+1, or on the same port with rtcp-mux,
- * RFC 5761). Until the first packet it sends to the address from SDP; then it latches to the
- * packet's source (symmetric RTP, RFC 4961), which crosses NATs whose SDP lies. The latched
- * transport address is the far end: its packets are taken whatever their SSRC. From any other
- * address, the latched SSRC is refused while the latched source is active (RFC 3550 §8.2: a loop
- * or a collision). A new source moves the latch only after {@link LATCH_PROBATION} packets in
- * sequence from one address with one SSRC, and then only if its SSRC differs from the latched
- * one (a transferred source) or the latched source went silent for `relatchIdleMs` (a NAT
- * rebinding). So random, malformed or stray datagrams never steal the stream; a sender that
- * knows the port and sends a well-formed RTP stream under a new SSRC can, as symmetric RTP
- * without SRTP allows. With SRTP ({@link RtpSession.setSrtp}) every packet is authenticated
- * before anything else looks at it, so only the keyholder can latch.
+ * RFC 5761). Until a source is latched it sends to the address from SDP; then it sends to the
+ * latched source (symmetric RTP, RFC 4961), which crosses NATs whose SDP lies. Which sources are
+ * latched and learned is {@link SourceLatch}'s rule (docs/SECURITY.md "Media sources"): with
+ * `strictSource` (the default) a stranger's packets are refused, counted and never passed on,
+ * however well-formed; a new port of the latched host (a NAT rebinding) is learned after
+ * {@link LATCH_PROBATION} packets in sequence. With SRTP ({@link RtpSession.setSrtp}) every packet
+ * is authenticated before anything else looks at it, so only the keyholder can latch.
  */
 export class RtpSession {
   delegate: RtpSessionDelegate = {};
@@ -36,16 +32,14 @@ export class RtpSession {
   readonly #ports: PortPool;
   readonly #reporter: RtcpReporter;
   readonly #rtcpIntervalMs: number;
-  readonly #relatchIdleMs: number;
+  readonly #latch: SourceLatch;
+  readonly #refusals: RtpRefusalCounter | undefined;
   #remote: MediaAddress | null = null;
-  #sdpRemote: MediaAddress | null = null;
   #remoteRtcp: MediaAddress | null = null;
   #rtcpMux = false;
-  #latched = false;
-  #latchedSsrc = 0;
-  readonly #candidate = new LatchCandidate();
   readonly #silence: SilenceWatch;
   #rejected = 0;
+  #rtcpRejected = 0;
   #invalid = 0;
   #accepted = 0;
   #unauthenticated = 0;
@@ -73,7 +67,8 @@ export class RtpSession {
     this.sequencer = new RtpSequencer({ clockRate, samplesPerPacket: options.samplesPerPacket ?? clockRate / 50 });
     this.#reporter = new RtcpReporter(clockRate, options.cname ?? `vgw-${port}@${options.bindAddress}`);
     this.#rtcpIntervalMs = options.rtcpIntervalMs ?? 5000;
-    this.#relatchIdleMs = options.relatchIdleMs ?? 1000;
+    this.#latch = new SourceLatch({ strict: options.strictSource ?? true, relatchIdleMs: options.relatchIdleMs ?? 1000, mediaNetworks: options.mediaNetworks });
+    this.#refusals = options.refusals;
     this.#silence = new SilenceWatch(this.#clock, options.mediaTimeoutMs ?? 0, () => {
       if (!this.#closed) this.delegate.onMediaTimeout?.(this);
     });
@@ -107,13 +102,7 @@ export class RtpSession {
     this.#rtcpMux = (options.rtcpMux ?? false) || this.#rtcp === null;
     // A new address in SDP (a re-INVITE after transfer) starts over: send there and latch afresh.
     // The same address again (a session refresh) keeps the latched NAT binding.
-    const previous = this.#sdpRemote;
-    if (previous === null || previous.address !== rtp.address || previous.port !== rtp.port) {
-      this.#latched = false;
-      this.#candidate.reset();
-      this.#remote = rtp;
-    }
-    this.#sdpRemote = rtp;
+    if (this.#latch.signalled(rtp)) this.#remote = rtp;
     this.#remoteRtcp = this.#rtcpMux ? null : (options.rtcp ?? { address: rtp.address, port: rtp.port + 1 });
   }
 
@@ -146,7 +135,7 @@ export class RtpSession {
   }
 
   get isLatched(): boolean {
-    return this.#latched;
+    return this.#latch.latched !== null;
   }
 
   /**
@@ -171,11 +160,12 @@ export class RtpSession {
     return {
       localPort: this.localPort,
       remote: this.#remote,
-      latched: this.#latched,
+      latched: this.isLatched,
       packetsSent: this.#reporter.packetsSent,
       octetsSent: this.#reporter.octetsSent,
       packetsReceived: this.#accepted,
       packetsRejected: this.#rejected,
+      rtcpRejected: this.#rtcpRejected,
       packetsInvalid: this.#invalid,
       srtpSuite: this.#srtp?.suite ?? null,
       packetsUnauthenticated: this.#unauthenticated,
@@ -198,7 +188,7 @@ export class RtpSession {
   relayTo(target: RtpSession, stream: { ssrc: number; payloadType: number; outPayloadType: number }): boolean {
     const peer = this.#remote;
     const destination = target.#remote;
-    if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.#latched || peer === null || destination === null || !target.#sendsRtp) return false;
+    if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.isLatched || peer === null || destination === null || !target.#sendsRtp) return false;
     this.#rtp.catchUp();
     const offsets = target.sequencer.offsetsFor(stream.ssrc);
     if (offsets === null) return false;
@@ -242,7 +232,7 @@ export class RtpSession {
 
   describe(): string {
     const remote = this.#remote ? `${this.#remote.address}:${this.#remote.port}` : 'no remote';
-    return `rtp ${this.localPort} -> ${remote}${this.#latched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}${this.#srtp ? ' srtp' : ''}`;
+    return `rtp ${this.localPort} -> ${remote}${this.isLatched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}${this.#srtp ? ' srtp' : ''}`;
   }
 
   /** Idempotent: stops timers, closes both sockets and returns the port to the pool. */
@@ -262,20 +252,21 @@ export class RtpSession {
     if (isRtcpPacket(datagram)) return this.#onRtcpDatagram(datagram, address, port);
     if (datagram.length < RTP_HEADER_SIZE || datagram[0]! >> 6 !== 2) {
       this.#invalid++;
+      this.#refusals?.refused('invalid');
       return;
     }
     // RFC 3711 §3.3: authenticate (and drop replays) before the packet can latch or count.
     const msg = this.#srtp ? this.#srtp.receiver.unprotectRtp(datagram) : datagram;
     if (msg === null) {
       this.#unauthenticated++;
+      this.#refusals?.refused('unauthenticated');
       return;
     }
     const now = this.#clock.monotonic();
     const ssrc = rtpSsrc(msg);
-    if (!this.#acceptSource(msg, address, port, ssrc, now)) {
-      this.#rejected++;
-      return;
-    }
+    const verdict = this.#latch.admit(address, port, ssrc, rtpSequenceNumber(msg), rtpPayloadOffset(msg) >= 0, now - this.#silence.lastHeardAt);
+    if (verdict === 'learned') this.#follow(address, port);
+    else if (verdict !== 'taken') return this.#refuse(verdict);
     this.#silence.heard(now);
     this.#accepted++;
     this.#reporter.onRtpReceived(ssrc, rtpSequenceNumber(msg), rtpTimestamp(msg), now);
@@ -289,7 +280,7 @@ export class RtpSession {
     this.#silence.heard(now);
     this.#accepted++;
     this.#relayedPackets++;
-    this.#latchedSsrc = ssrc;
+    this.#latch.noteTaken(ssrc, sequenceNumber);
     this.#reporter.onRtpReceived(ssrc, sequenceNumber, timestamp, now);
     const relay = this.#relay;
     if (relay !== null) relay.target.#noteRelayed((sequenceNumber + relay.sequenceOffset) & 0xffff, (timestamp + relay.timestampOffset) >>> 0, length, now);
@@ -300,39 +291,32 @@ export class RtpSession {
     this.#reporter.onRtpSent(length - RTP_HEADER_SIZE, timestamp, now);
   }
 
-  /** Symmetric RTP latching, RFC 4961 §3; see the class comment for the re-latch rule. */
-  #acceptSource(msg: Buffer, address: string, port: number, ssrc: number, now: number): boolean {
-    const remote = this.#remote;
-    if (this.#latched && remote !== null && port === remote.port && address === remote.address) {
-      // The far end may change its SSRC (RFC 3550 §8.2); the loop check below compares with its current one.
-      this.#latchedSsrc = ssrc;
-      return true;
-    }
-    // Only a well-formed header may latch; the latched source's own malformed packets go on to the owner, which counts them.
-    if (rtpPayloadOffset(msg) < 0) return false;
-    if (this.#latched) {
-      const active = now - this.#silence.lastHeardAt < this.#relatchIdleMs;
-      if (ssrc === this.#latchedSsrc && active) return false;
-      if (!this.#candidate.observe(address, port, ssrc, rtpSequenceNumber(msg))) return false;
-    }
-    this.#candidate.reset();
-    this.#stopRelays();
-    this.#latched = true;
-    this.#latchedSsrc = ssrc;
+  /** Symmetric RTP (RFC 4961 §3): media goes to the source just latched, RTCP to its port+1 unless muxed. */
+  #follow(address: string, port: number): void {
+    // Rules into and out of this session name its far end; latching to the address already in use changes none.
+    if (this.#remote?.address !== address || this.#remote.port !== port) this.#stopRelays();
     this.#remote = { address, port };
     if (!this.#rtcpMux) this.#remoteRtcp = { address, port: port + 1 };
     this.delegate.onLatched?.(address, port, this);
-    return true;
+  }
+
+  /** A refused datagram: counted, never passed on, never answered. */
+  #refuse(reason: RtpRefusalReason): void {
+    if (reason === 'rtcp-source') this.#rtcpRejected++;
+    else this.#rejected++;
+    this.#refusals?.refused(reason);
   }
 
   readonly #onRtcpDatagram = (datagram: Buffer, address: string, port: number): void => {
+    if (!this.#latch.acceptsRtcpFrom(address)) return this.#refuse('rtcp-source');
     const msg = this.#srtp ? this.#srtp.receiver.unprotectRtcp(datagram) : datagram;
     if (msg === null) {
       this.#rtcpUnauthenticated++;
+      this.#refusals?.refused('unauthenticated');
       return;
     }
     // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched, from the latched host only.
-    if (this.#latched && !this.#rtcpMux && address === this.#remote?.address) this.#remoteRtcp = { address, port };
+    if (this.isLatched && !this.#rtcpMux && address === this.#latch.latched?.address) this.#remoteRtcp = { address, port };
     this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
   };
 
