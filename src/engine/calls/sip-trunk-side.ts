@@ -16,6 +16,7 @@ import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-co
 import type { InboundRoute } from './ports.js';
 import type { RecordingPort } from './recording-port.js';
 import { preferCodec } from './carrier-profile.js';
+import { EarlyOffers } from './early-offers.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
@@ -90,6 +91,8 @@ export class SipTrunkSide implements AgentSide {
     if (target.mediaEncryption === 'required' && targets.some((hop) => hop.protocol !== 'TLS')) {
       this.#call.log.warn({ uri: target.uri }, 'SRTP keys to this agent edge cross the network readable: use sip_transport tls');
     }
+    // The edge may move its early media by UPDATE after its reliable 183 (RFC 3311 5.1).
+    const early = new EarlyOffers(caps, (audio) => this.#join(audio));
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
@@ -98,7 +101,7 @@ export class SipTrunkSide implements AgentSide {
       sdp: Buffer.from(createOffer(caps)),
       credentials: target.credentials,
       headers: target.headers,
-    }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps) }).finally(() => ring.cancel());
+    }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps, early) }).finally(() => ring.cancel());
     this.#attempt = null;
     if (outcome.kind === 'failed') {
       const answered = outcome.response !== undefined;
@@ -107,7 +110,7 @@ export class SipTrunkSide implements AgentSide {
       return { kind: 'failed', callerStatus: callerStatusFor(outcome.status, answered), reason };
     }
     this.#dialog = outcome.session;
-    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
+    const answer = early.agreedIn(outcome.session) ?? processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
       void outcome.session.bye().catch(() => 0);
       return { kind: 'failed', callerStatus: 488, reason: { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' } };
@@ -197,8 +200,9 @@ export class SipTrunkSide implements AgentSide {
     };
   }
 
-  #watch(attempt: OutboundCall, caps: LocalCapabilities): void {
+  #watch(attempt: OutboundCall, caps: LocalCapabilities, early: EarlyOffers): void {
     this.#attempt = attempt;
+    early.watch(attempt);
     if (this.#released) attempt.cancel();
     attempt.events.on('progress', (response) => {
       if (response.status <= 100) return;
