@@ -75,6 +75,11 @@ export const ConfigSchema = Type.Object(
         tls: Type.Optional(Type.Object({ port: Port, cert_file: Type.String(), key_file: Type.String(), ca_file: Type.Optional(Type.String()) }, strict)),
         /** What happens to an INVITE from an address that matches no carrier. */
         unknown_source: StringEnum(['reject', 'drop'], { default: 'reject' }),
+        /**
+         * Edge proxies (addresses, CIDRs) whose `X-VGW-Source: ip[:port]` header names the
+         * packet's original source; carrier matching uses it (docs/ARCHITECTURE.md, trusted proxies).
+         */
+        trusted_proxies: Type.Array(Type.String(), { default: [] }),
       },
       { ...strict, default: {} },
     ),

@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
-import { SANDBOX_CARRIER, sdesExposure, usesTls, type CarrierConfig } from '../config/carriers.js';
+import { isAddressOrCidr, SANDBOX_CARRIER, sdesExposure, usesTls, type CarrierConfig } from '../config/carriers.js';
 import { readSipTls } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
@@ -19,7 +19,7 @@ import {
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool, relayThreadPriorityOutcome, useMediaIo } from '../engine/media/index.js';
 import {
-  DigestServer, hopUri, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipSource,
+  DigestServer, hopUri, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipRequest, type SipSource,
 } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
@@ -28,7 +28,7 @@ import type { Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
 import { createCallMetrics, type CallMetrics } from './call-metrics.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
-import { sourceMatches } from './carrier-sources.js';
+import { matchingAddress, sourceMatches } from './carrier-sources.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -100,11 +100,14 @@ async function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: L
   return { recognizer, channels: t.channels };
 }
 
+/** The carrier an out-of-dialog request belongs to (contract section 8), by its matching address. */
+type CarrierMatcher = (source: SipSource, request: SipRequest) => CarrierConfig | undefined;
+
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
-function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: (address: string) => CarrierConfig | undefined, clock: Clock): (source: SipSource) => InboundAuth | undefined {
+function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: CarrierMatcher, clock: Clock): (source: SipSource, request: SipRequest) => InboundAuth | undefined {
   const servers = new Map(carriers.flatMap((c) => (c.inbound?.auth ? [[c.name, new DigestServer({ realm: c.inbound.auth.realm ?? c.name, clock })] as const] : [])));
-  return (source) => {
-    const carrier = carrierFor(source.address);
+  return (source, request) => {
+    const carrier = carrierFor(source, request);
     const auth = carrier?.inbound?.auth;
     const server = carrier && servers.get(carrier.name);
     if (!auth || !server) return undefined;
@@ -174,12 +177,20 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     clock,
   });
   await transport.start();
-  const carrierConfigFor = (address: string): CarrierConfig | undefined => o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
+  const trusted = config.sip.trusted_proxies;
+  for (const proxy of trusted) {
+    if (!isAddressOrCidr(proxy)) throw new ConfigError(`config: sip.trusted_proxies has "${proxy}", which is not an IP address or CIDR`);
+  }
+  // First match wins: two carriers behind one edge are told apart by the source it forwards.
+  const carrierConfigFor: CarrierMatcher = (source, request) => {
+    const address = matchingAddress(source, request, trusted);
+    return o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
+  };
   const ua = new SipUserAgent({
     transport, clock, userAgent: 'voice-gateway', contactUser: 'gateway',
     timers: { T1: config.sip.t1_ms, T2: config.sip.t2_ms, T4: config.sip.t4_ms },
     // Contract section 8: INVITEs only from configured carrier sources.
-    authorizeSource: (source: SipSource) => (carrierConfigFor(source.address) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
+    authorizeSource: (source: SipSource, request: SipRequest) => (carrierConfigFor(source, request) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
     inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
   });
   up.ua = ua;
@@ -221,8 +232,8 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
       importedAgent: (request) => openImportedAgent(targets, request),
       allowPrivateAgentUrls: config.calls.allow_private_agent_urls, connectTimeoutMs,
     }),
-    carrierForSource: (address) => {
-      const c = carrierConfigFor(address);
+    carrierForSource: (source, request) => {
+      const c = carrierConfigFor(source, request);
       return c && carriers.get(c.name);
     },
     routeFor: (did, carrier) => {

@@ -75,7 +75,7 @@ export class CallService implements CallControl {
    * 21.5.4, so the carrier may try another route).
    */
   async acceptInbound(invite: InboundCall): Promise<void> {
-    const carrier = this.#ctx.carrierForSource(invite.source.address);
+    const carrier = this.#ctx.carrierForSource(invite.source, invite.request);
     if (!carrier) return invite.reject(403);
     const dialled = carrier.didFrom === 'to' ? invite.request.headers.get('To') ?? '' : invite.request.uri;
     const did = toE164(uriUser(dialled), carrier);
