@@ -11,6 +11,7 @@ import { CallRegistry, type LiveCall } from './call-registry.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
 import { OutboundCallFlow } from './outbound-call-flow.js';
 import { InboundCallFlow } from './inbound-call-flow.js';
+import { callerIdentity } from './caller-identity.js';
 import { toE164, uriUser } from './dialled-number.js';
 import type { InboundCall } from '../sip/index.js';
 
@@ -98,9 +99,9 @@ export class CallService implements CallControl {
     }
     if (!rtp) return invite.reject(503);
     if (invite.isFinal) return rtp.close();
-    const fromUser = uriUser(invite.request.headers.get('From') ?? '');
+    const caller = callerIdentity(invite.request, carrier);
     const call = new Call({
-      tenantId: route.tenantId, direction: 'inbound', from: toE164(fromUser, carrier) ?? (fromUser || 'anonymous'), to: did,
+      tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, to: did,
       carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
     }, this.#ctx);
     const flow = new InboundCallFlow(this.#ctx, call, invite, carrier, route, rtp);

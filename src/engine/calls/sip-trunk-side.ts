@@ -11,6 +11,7 @@ import {
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
 import type { Call } from './call.js';
+import { towardAgentEdge, type CallerIdentity } from './caller-identity.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { InboundRoute } from './ports.js';
@@ -48,6 +49,8 @@ export class SipTrunkSide implements AgentSide {
   /** The agent's answer, once it answered (or sent early media). */
   #agentAudio: NegotiatedAudio | null = null;
   readonly #hooks: TrunkHooks;
+  /** Who is calling, and what the edge may learn of it (caller-identity.ts). */
+  readonly #caller: CallerIdentity;
   #rtp: RtpSession | null = null;
   #attempt: OutboundCall | null = null;
   #dialog: SessionDialog | null = null;
@@ -56,8 +59,9 @@ export class SipTrunkSide implements AgentSide {
   #recorder: RecordingPort | null = null;
   #released = false;
 
-  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, hooks: TrunkHooks) {
+  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
     this.#ctx = ctx;
+    this.#caller = caller;
     this.#call = call;
     this.#route = route;
     this.#callerRtp = callerRtp;
@@ -94,13 +98,14 @@ export class SipTrunkSide implements AgentSide {
     // The edge may move its early media by UPDATE after its reliable 183 (RFC 3311 5.1).
     const early = new EarlyOffers(caps, (audio) => this.#join(audio));
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
+    const identity = towardAgentEdge(this.#caller, this.#ctx.sipHost);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
-      from: `sip:${record.from_number}@${this.#ctx.sipHost}`,
+      from: identity.from,
       to: `sip:${record.to_number}@${this.#ctx.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: target.credentials,
-      headers: target.headers,
+      headers: [...(target.headers ?? []), ...identity.headers],
     }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps, early) }).finally(() => ring.cancel());
     this.#attempt = null;
     if (outcome.kind === 'failed') {
