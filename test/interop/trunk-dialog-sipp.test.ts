@@ -1,7 +1,8 @@
 /**
  * Dialog rules real trunks hold the gateway to, against sipp: no BYE on a dialog the peer already
  * ended (RFC 3261 15.1.2), on the sip_trunk agent edge leg; the caller's identity and privacy
- * (RFC 3325, RFC 3323) from the carrier to the call record and to the agent edge.
+ * (RFC 3325, RFC 3323) from the carrier to the call record and to the agent edge; the caller's
+ * UPDATE offer in the early dialog of an inbound call (RFC 3311 5.1).
  */
 import t from 'tap';
 import { ended, inboundCall, requestsIn, sippMessages, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
@@ -68,4 +69,16 @@ t.test('RFC 3325 5: a carrier not trusted (the default) has its P-Asserted-Ident
   await sippPassed(t, carrier, 'the carrier');
   await sippPassed(t, rig.edge, 'the edge');
   t.notMatch(edgeInvite(rig), /P-Asserted-Identity|7770077/, 'nothing of the untrusted assertion reaches the edge');
+});
+
+t.test('RFC 3311 5.1: the caller\'s UPDATE offer in the early dialog of our 183 with early media gets 200 with an answer; the call goes on to the answer', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-early-media.xml' });
+  const carrier = await rig.call('inbound-uac-early-update.xml', ['-d', '1000']);
+  const live = await inboundCall(rig.gw, rig.did);
+  await sippPassed(t, carrier, 'the carrier (183, UPDATE answered 200 with PCMA, 200, BYE answered)');
+  await sippPassed(t, rig.edge, 'the edge (early media, answer, BYE received)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
+  t.ok(done.answered_at, 'answered after the early UPDATE');
 });
