@@ -12,6 +12,8 @@ t.test('contract 8: the example carriers file is valid and fully defaulted', (t)
   t.equal(lab.max_concurrent_calls, 1000);
   t.equal(lab.media_encryption, 'disabled', 'plain RTP by default');
   t.equal(carriers[0]!.media_encryption, 'required');
+  t.equal(lab.calls.trust_asserted_identity, false, 'RFC 3325: P-Asserted-Identity is not believed by default');
+  t.equal(carriers[0]!.calls.trust_asserted_identity, true);
   t.ok(readFileSync(new URL('../../sbc-config/carriers.example.yaml', import.meta.url), 'utf8').includes('sandbox'));
   t.same(loadCarriers(undefined), [], 'no file, no carriers');
   t.end();

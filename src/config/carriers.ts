@@ -57,6 +57,16 @@ const CarrierSchema = Type.Object(
     media_networks: Type.Optional(Type.Array(Type.String())),
     /** OPTIONS keep-alive to the outbound target, in seconds (0 = off). */
     options_ping_s: Type.Integer({ minimum: 0, default: 30 }),
+    calls: Type.Object(
+      {
+        /**
+         * Believe this carrier's P-Asserted-Identity (RFC 3325 §5: the carrier is in the gateway's
+         * trust domain): an anonymous caller's record shows the asserted number.
+         */
+        trust_asserted_identity: Type.Boolean({ default: false }),
+      },
+      { ...strict, default: {} },
+    ),
   },
   strict,
 );

@@ -99,6 +99,11 @@ export const ConfigSchema = Type.Object(
           },
           { ...strict, default: {} },
         ),
+        /**
+         * Edge proxies (addresses, CIDRs) whose `X-VGW-Source: ip[:port]` header names the
+         * packet's original source; carrier matching uses it (docs/ARCHITECTURE.md, trusted proxies).
+         */
+        trusted_proxies: Type.Array(Type.String(), { default: [] }),
       },
       { ...strict, default: {} },
     ),

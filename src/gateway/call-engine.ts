@@ -9,7 +9,7 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
-import { SANDBOX_CARRIER, sdesExposure, usesTls, type CarrierConfig } from '../config/carriers.js';
+import { isAddressOrCidr, SANDBOX_CARRIER, sdesExposure, usesTls, type CarrierConfig } from '../config/carriers.js';
 import { readSipTls } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
@@ -19,7 +19,7 @@ import {
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool, relayThreadPriorityOutcome, useMediaIo } from '../engine/media/index.js';
 import {
-  DigestServer, hopUri, locateAddresses, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipSource,
+  DigestServer, hopUri, locateAddresses, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipRequest, type SipSource,
 } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
@@ -28,7 +28,7 @@ import { CdrJournal, DurableCallStore, type Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
 import { createCallMetrics, type CallMetrics } from './call-metrics.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
-import { sourceMatches } from './carrier-sources.js';
+import { matchingAddress, sourceMatches } from './carrier-sources.js';
 import { descriptorBudget, softNofileLimit } from './descriptor-budget.js';
 import { outboundPolicies } from './outbound-policies.js';
 
@@ -73,6 +73,7 @@ function carrierProfile(c: CarrierConfig): CarrierProfile {
     name: c.name, outboundUri: c.outbound?.uri ?? null, credentials: c.outbound?.auth, numberFormat: c.outbound?.from_format ?? 'e164',
     countryCode: c.outbound?.country_code, codecs: c.codecs, maxConcurrentCalls: c.max_concurrent_calls, transfer: c.transfer, sandbox: false,
     didFrom: c.inbound?.did_from ?? 'request_uri', mediaEncryption: c.media_encryption, mediaNetworks: c.media_networks,
+    trustAssertedIdentity: c.calls.trust_asserted_identity,
   };
 }
 
@@ -104,11 +105,14 @@ async function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: L
   return { recognizer, channels: t.channels };
 }
 
+/** The carrier an out-of-dialog request belongs to (contract section 8), by its matching address. */
+type CarrierMatcher = (source: SipSource, request: SipRequest) => CarrierConfig | undefined;
+
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
-function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: (address: string) => CarrierConfig | undefined, clock: Clock): (source: SipSource) => InboundAuth | undefined {
+function inboundDigest(carriers: readonly CarrierConfig[], carrierFor: CarrierMatcher, clock: Clock): (source: SipSource, request: SipRequest) => InboundAuth | undefined {
   const servers = new Map(carriers.flatMap((c) => (c.inbound?.auth ? [[c.name, new DigestServer({ realm: c.inbound.auth.realm ?? c.name, clock })] as const] : [])));
-  return (source) => {
-    const carrier = carrierFor(source.address);
+  return (source, request) => {
+    const carrier = carrierFor(source, request);
     const auth = carrier?.inbound?.auth;
     const server = carrier && servers.get(carrier.name);
     if (!auth || !server) return undefined;
@@ -173,7 +177,13 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const up: { ua?: SipUserAgent; service?: CallService } = {};
   // The live-call gauge reads the service at scrape time, once it exists.
   const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry, () => transport.inboundConnections);
-  const carrierConfigFor = (address: string): CarrierConfig | undefined => o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
+  const trusted = config.sip.trusted_proxies;
+  for (const proxy of trusted) {
+    if (!isAddressOrCidr(proxy)) throw new ConfigError(`config: sip.trusted_proxies has "${proxy}", which is not an IP address or CIDR`);
+  }
+  // A connection's own address: a carrier's, or a trusted edge proxy's (which carries many carriers' traffic).
+  const isCarrierOrEdge = (address: string): boolean =>
+    sourceMatches(trusted, address) || o.carriers.some((c) => sourceMatches(c.inbound?.sources ?? [], address));
   const softLimit = softNofileLimit();
   const budget = softLimit === null ? null : descriptorBudget(config.sip, o.carriers, softLimit);
   if (budget && budget.leftForCalls < 0) logger.warn(budget, 'the SIP TCP/TLS connection caps exceed the open-file limit (RLIMIT_NOFILE): raise it or lower sip.tcp.max_connections (docs/RELIABILITY.md, "Descriptor budget")');
@@ -191,7 +201,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     // Carriers' addresses have a cap of their own outside the overall one: a flood from elsewhere cannot lock them out.
     connectionLimits: {
       maxConnections: tcp.max_connections, maxPerSource: tcp.max_connections_per_source,
-      maxPerTrustedSource: tcp.max_connections_per_carrier_source, isTrustedSource: (address) => carrierConfigFor(address) !== undefined,
+      maxPerTrustedSource: tcp.max_connections_per_carrier_source, isTrustedSource: isCarrierOrEdge,
     },
     idleTimeoutMs: tcp.idle_timeout_seconds * 1000, firstMessageTimeoutMs: tcp.first_message_timeout_seconds * 1000,
     // Per-source flood protection before parsing (a scanner on port 5060 costs a map lookup per datagram).
@@ -199,11 +209,16 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     clock,
   });
   await transport.start();
+  // First match wins: two carriers behind one edge are told apart by the source it forwards.
+  const carrierConfigFor: CarrierMatcher = (source, request) => {
+    const address = matchingAddress(source, request, trusted);
+    return o.carriers.find((c) => sourceMatches(c.inbound?.sources ?? [], address));
+  };
   const ua = new SipUserAgent({
     transport, clock, userAgent: 'voice-gateway', contactUser: 'gateway',
     timers: { T1: config.sip.t1_ms, T2: config.sip.t2_ms, T4: config.sip.t4_ms },
     // Contract section 8: INVITEs only from configured carrier sources.
-    authorizeSource: (source: SipSource) => (carrierConfigFor(source.address) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
+    authorizeSource: (source: SipSource, request: SipRequest) => (carrierConfigFor(source, request) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
     inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
   });
   up.ua = ua;
@@ -245,8 +260,8 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
       importedAgent: (request) => openImportedAgent(targets, request),
       agentUrls: policies.agentUrls, connectTimeoutMs,
     }),
-    carrierForSource: (address) => {
-      const c = carrierConfigFor(address);
+    carrierForSource: (source, request) => {
+      const c = carrierConfigFor(source, request);
       return c && carriers.get(c.name);
     },
     routeFor: (did, carrier) => {

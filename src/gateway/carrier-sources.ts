@@ -1,5 +1,13 @@
-/** @module Carrier source filtering (contract section 8): whether an address is one of a carrier's `inbound.sources`. */
+/**
+ * @module Carrier source filtering (contract section 8): whether an address is one of a carrier's
+ * `inbound.sources`, and which address a request is matched by when it came through a trusted
+ * edge proxy (`sip.trusted_proxies`, docs/ARCHITECTURE.md "Trusted edge proxies").
+ */
 import { BlockList, isIP } from 'node:net';
+import type { SipRequest, SipSource } from '../engine/sip/index.js';
+
+/** The header a trusted edge proxy adds with the source the request reached it from (`ip` or `ip:port`). */
+export const FORWARDED_SOURCE_HEADER = 'X-VGW-Source';
 
 const lists = new WeakMap<readonly string[], BlockList>();
 
@@ -27,4 +35,28 @@ export function sourceMatches(sources: readonly string[], address: string): bool
   const family = isIP(plain);
   if (family === 0) return false;
   return listOf(sources).check(plain, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * The address of a forwarded-source value: `192.0.2.7`, `192.0.2.7:5060`, `2001:db8::7` or
+ * `[2001:db8::7]:5060`, optionally followed by parameters (`;transport=udp`); null when it is none.
+ */
+export function forwardedAddress(value: string): string | null {
+  const v = (value.split(';')[0] ?? '').trim();
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(v)?.[1];
+  const candidate = bracketed ?? (isIP(v) !== 0 ? v : /^([^:]+):\d{1,5}$/.exec(v)?.[1] ?? '');
+  return isIP(candidate) !== 0 ? candidate : null;
+}
+
+/**
+ * The address a request is matched against carriers' `inbound.sources` by. From a trusted edge
+ * proxy, the one `X-VGW-Source` it added (the carrier behind it); without a usable one, the proxy's
+ * own address, as before proxies were trusted. From anyone else the packet's source: the header
+ * is ignored, so a caller cannot claim another carrier's address by writing it.
+ */
+export function matchingAddress(source: SipSource, request: SipRequest, trustedProxies: readonly string[]): string {
+  if (!sourceMatches(trustedProxies, source.address)) return source.address;
+  const values = request.headers.getAll(FORWARDED_SOURCE_HEADER);
+  const forwarded = values.length === 1 ? forwardedAddress(values[0] ?? '') : null;
+  return forwarded ?? source.address;
 }

@@ -1,5 +1,6 @@
 /**
- * @module Real protocol peers from Debian packages (sipp, baresip, flite, sox, pocketsphinx, openssl).
+ * @module Real protocol peers from Debian packages (sipp, baresip, flite, sox, pocketsphinx, openssl,
+ * kamailio).
  * A test that needs one calls {@link needPeer}: where the peer is missing it skips with a printed
  * reason, except under VGW_REQUIRE_INTEROP=1 (set by CI), where a missing peer fails the test.
  */
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 
-export type Peer = 'sipp' | 'baresip' | 'flite' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl';
+export type Peer = 'sipp' | 'baresip' | 'flite' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio';
 
 /** The Debian package that provides each peer, for the skip message. */
 const PACKAGE_OF: Record<Peer, string> = {
@@ -20,6 +21,7 @@ const PACKAGE_OF: Record<Peer, string> = {
   pocketsphinx_continuous: 'pocketsphinx',
   rtpengine: 'rtpengine-daemon',
   openssl: 'openssl',
+  kamailio: 'kamailio',
 };
 
 const found = new Map<Peer, string | null>();

@@ -18,6 +18,8 @@ export interface CallRecord {
   state: CallRecordState;
   on_hold: boolean;
   from_number: string;
+  /** Inbound: the caller asked for privacy (docs/DECISIONS.md "Caller identity and privacy"). */
+  caller_privacy: boolean;
   to_number: string;
   carrier: string;
   record: boolean;

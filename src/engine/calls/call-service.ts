@@ -11,6 +11,7 @@ import { CallRegistry, type LiveCall } from './call-registry.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
 import { OutboundCallFlow } from './outbound-call-flow.js';
 import { InboundCallFlow } from './inbound-call-flow.js';
+import { callerIdentity } from './caller-identity.js';
 import { toE164, uriUser } from './dialled-number.js';
 import type { InboundCall } from '../sip/index.js';
 
@@ -82,7 +83,7 @@ export class CallService implements CallControl {
    * 21.5.4, so the carrier may try another route).
    */
   async acceptInbound(invite: InboundCall): Promise<void> {
-    const carrier = this.#ctx.carrierForSource(invite.source.address);
+    const carrier = this.#ctx.carrierForSource(invite.source, invite.request);
     if (!carrier) return invite.reject(403);
     const dialled = carrier.didFrom === 'to' ? invite.request.headers.get('To') ?? '' : invite.request.uri;
     const did = toE164(uriUser(dialled), carrier);
@@ -105,11 +106,11 @@ export class CallService implements CallControl {
     }
     if (!rtp) return invite.reject(503);
     if (invite.isFinal) return rtp.close();
-    const fromUser = uriUser(invite.request.headers.get('From') ?? '');
+    const caller = callerIdentity(invite.request, carrier);
     let call: Call;
     try {
       call = new Call({
-        tenantId: route.tenantId, direction: 'inbound', from: toE164(fromUser, carrier) ?? (fromUser || 'anonymous'), to: did,
+        tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, to: did,
         carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
       }, this.#ctx);
     } catch (err) {

@@ -29,6 +29,8 @@ export interface CarrierProfile {
   mediaNetworks?: readonly string[];
   /** Calls over it are sandbox calls (only sandbox keys may place them). */
   sandbox: boolean;
+  /** Its P-Asserted-Identity is believed (RFC 3325 §5: it is in the gateway's trust domain). */
+  trustAssertedIdentity?: boolean;
 }
 
 /** An E.164 number (`+15550100`) written the way the carrier wants it in a SIP user part. */

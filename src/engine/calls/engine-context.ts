@@ -4,7 +4,7 @@
  */
 import { isPortsExhausted, RtpSession, type AudioSource, type PortPool, type RtpRefusalCounter } from '../media/index.js';
 import type { OutboundAddressPolicy } from '../../common/outbound-policy.js';
-import type { ServerLocator, SipUserAgent } from '../sip/index.js';
+import type { ServerLocator, SipRequest, SipSource, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
 import type { CarrierProfile } from './carrier-profile.js';
 import type { AgentConnector, InboundRoute, SipTrunkResolver, SpeakerRole, SpeechRecognizer } from './ports.js';
@@ -28,8 +28,11 @@ export interface CallEngineContext extends CallContext {
   sipHost: string;
   carriers: ReadonlyMap<string, CarrierProfile>;
   connectAgent: AgentConnector;
-  /** The carrier an INVITE's source address belongs to (contract section 8 `inbound.sources`). */
-  carrierForSource(address: string): CarrierProfile | undefined;
+  /**
+   * The carrier an INVITE belongs to (contract section 8 `inbound.sources`): by its source address,
+   * or the one a trusted edge proxy forwarded (docs/ARCHITECTURE.md "Trusted edge proxies").
+   */
+  carrierForSource(source: SipSource, request: SipRequest): CarrierProfile | undefined;
   /** The live route of a DID on a carrier, or undefined (unrouted or released). */
   routeFor(did: string, carrier: string): InboundRoute | undefined;
   resolveSipTrunk: SipTrunkResolver;

@@ -11,6 +11,7 @@ import {
 } from '../media/index.js';
 import type { InboundCall, SessionDialog } from '../sip/index.js';
 import { StreamingAgentSide } from './agent-side.js';
+import { callerIdentity } from './caller-identity.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
 import { carrierCodecs, preferCodec, type CarrierProfile } from './carrier-profile.js';
@@ -36,6 +37,11 @@ export class InboundCallFlow extends CallFlow {
   readonly #route: InboundRoute;
   readonly #rtp: RtpSession;
   #trunk: SipTrunkSide | null = null;
+  /**
+   * The caller's leg from our 183 with SDP on: its early dialog answers UPDATE offers (RFC 3311
+   * 5.1; docs/DECISIONS.md "Offers in early dialogs") and becomes the confirmed leg.
+   */
+  #earlyLeg: RemoteLeg | null = null;
 
   constructor(ctx: CallEngineContext, call: Call, invite: InboundCall, carrier: CarrierProfile, route: InboundRoute, rtp: RtpSession) {
     super(call);
@@ -118,13 +124,15 @@ export class InboundCallFlow extends CallFlow {
     // With a late offer the caller's codec is known only from the ACK, after the agent answered.
     const offered = this.#lateOffer ? null : this.#answerOffer();
     if (!this.#lateOffer && !offered) return;
-    const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, {
+    const identity = callerIdentity(this.#invite.request, this.#carrier);
+    const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, identity, {
       // The agent's 18x becomes ours; its early media flows through the bridge already. A late
       // offer has no answer to put in a 183 (an offer may not go in an unreliable 18x): 180 only.
       onRinging: (earlyMedia) => {
         this.call.advance('ringing');
-        if (earlyMedia && offered) this.#invite.progress(183, Buffer.from(offered.answer.sdp));
-        else this.#invite.progress(180);
+        if (!earlyMedia || !offered) return void this.#invite.progress(180);
+        const early = this.#invite.progress(183, Buffer.from(offered.answer.sdp));
+        if (early && !this.#earlyLeg) this.#earlyLeg = new RemoteLeg(early, this.#rtp, offered.answer.negotiated, offered.caps);
       },
     });
     this.#trunk = trunk;
@@ -137,12 +145,13 @@ export class InboundCallFlow extends CallFlow {
     }
     let caller: AnsweredCaller | null;
     if (offered) {
-      const dialog = this.#invite.accept(Buffer.from(offered.answer.sdp));
+      // After an UPDATE in the early dialog the 2xx repeats our latest answer, not the first one.
+      const dialog = this.#invite.accept(this.#earlyLeg?.dialog.localSdp ?? Buffer.from(offered.answer.sdp));
       if (!dialog) {
         trunk.release('caller went away');
         return this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });
       }
-      caller = { dialog, caps: offered.caps, audio: offered.answer.negotiated };
+      caller = { dialog, caps: offered.caps, audio: this.#earlyLeg?.audio ?? offered.answer.negotiated };
     } else {
       // The agent's codec first, so the bridge relays without transcoding when the caller takes it.
       const agentCodec = trunk.agentCodec;
@@ -152,7 +161,7 @@ export class InboundCallFlow extends CallFlow {
       trunk.bridgeCaller(caller.audio);
     }
     this.call.advance('answered');
-    const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
+    const remote = this.#earlyLeg?.dialog === caller.dialog ? this.#earlyLeg : new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
     await this.connected.start();
   }

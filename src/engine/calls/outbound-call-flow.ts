@@ -12,6 +12,7 @@ import { inviteThroughCarrier } from './carrier-invite.js';
 import { formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import { StreamingAgentSide } from './agent-side.js';
 import { ConnectedCall } from './connected-call.js';
+import { EarlyOffers } from './early-offers.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
@@ -59,6 +60,7 @@ export class OutboundCallFlow extends CallFlow {
     }
     if (this.#stoppedBy) return this.#fail(this.#stoppedReason(487));
     const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp);
+    const early = new EarlyOffers(caps, (audio) => wireRemote(this.#rtp, audio));
     const record = this.call.snapshot();
     const ring = this.#ctx.clock.setTimeout(() => {
       this.#stoppedBy ??= 'ring_timeout';
@@ -71,7 +73,7 @@ export class OutboundCallFlow extends CallFlow {
         from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#ctx.sipHost}`,
         sdp: Buffer.from(createOffer(caps)),
         credentials: this.#carrier.credentials,
-      }, targets, { onAttempt: (attempt) => this.#watch(attempt), stopped: () => this.#stoppedBy !== null, log: this.call.log });
+      }, targets, { onAttempt: (attempt) => this.#watch(attempt, early), stopped: () => this.#stoppedBy !== null, log: this.call.log });
     } finally {
       ring.cancel();
       this.#attempt = null;
@@ -82,7 +84,7 @@ export class OutboundCallFlow extends CallFlow {
       await outcome.session.bye().catch(() => 0);
       return this.#fail(this.#stoppedReason(487));
     }
-    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
+    const answer = early.agreedIn(outcome.session) ?? processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
       // RFC 3261 13.2.1 / RFC 3264 6: an unusable answer leaves only BYE.
       await outcome.session.bye().catch(() => 0);
@@ -98,8 +100,9 @@ export class OutboundCallFlow extends CallFlow {
     await connected.start();
   }
 
-  #watch(attempt: OutboundCall): void {
+  #watch(attempt: OutboundCall, early: EarlyOffers): void {
     this.#attempt = attempt;
+    early.watch(attempt);
     if (this.#stoppedBy) attempt.cancel();
     attempt.events.on('progress', (response) => {
       // 100 Trying is hop-by-hop; 18x means the far end is alerting (RFC 3261 21.1).

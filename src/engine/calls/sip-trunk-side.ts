@@ -11,11 +11,13 @@ import {
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
 import type { Call } from './call.js';
+import { towardAgentEdge, type CallerIdentity } from './caller-identity.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { InboundRoute } from './ports.js';
 import type { RecordingPort } from './recording-port.js';
 import { preferCodec } from './carrier-profile.js';
+import { EarlyOffers } from './early-offers.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
@@ -47,6 +49,8 @@ export class SipTrunkSide implements AgentSide {
   /** The agent's answer, once it answered (or sent early media). */
   #agentAudio: NegotiatedAudio | null = null;
   readonly #hooks: TrunkHooks;
+  /** Who is calling, and what the edge may learn of it (caller-identity.ts). */
+  readonly #caller: CallerIdentity;
   #rtp: RtpSession | null = null;
   #attempt: OutboundCall | null = null;
   #dialog: SessionDialog | null = null;
@@ -59,8 +63,9 @@ export class SipTrunkSide implements AgentSide {
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
   #holdApplied: 'api' | 'remote' | null = null;
 
-  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, hooks: TrunkHooks) {
+  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
     this.#ctx = ctx;
+    this.#caller = caller;
     this.#call = call;
     this.#route = route;
     this.#callerRtp = callerRtp;
@@ -98,15 +103,18 @@ export class SipTrunkSide implements AgentSide {
     if (target.mediaEncryption === 'required' && targets.some((hop) => hop.protocol !== 'TLS')) {
       this.#call.log.warn({ uri: target.uri }, 'SRTP keys to this agent edge cross the network readable: use sip_transport tls');
     }
+    // The edge may move its early media by UPDATE after its reliable 183 (RFC 3311 5.1).
+    const early = new EarlyOffers(caps, (audio) => this.#join(audio));
     const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
+    const identity = towardAgentEdge(this.#caller, this.#ctx.sipHost);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
-      from: `sip:${record.from_number}@${this.#ctx.sipHost}`,
+      from: identity.from,
       to: `sip:${record.to_number}@${this.#ctx.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: target.credentials,
-      headers: target.headers,
-    }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps) }).finally(() => ring.cancel());
+      headers: [...(target.headers ?? []), ...identity.headers],
+    }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps, early) }).finally(() => ring.cancel());
     this.#attempt = null;
     if (outcome.kind === 'failed') {
       const answered = outcome.response !== undefined;
@@ -115,7 +123,7 @@ export class SipTrunkSide implements AgentSide {
       return { kind: 'failed', callerStatus: callerStatusFor(outcome.status, answered), reason };
     }
     this.#dialog = outcome.session;
-    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
+    const answer = early.agreedIn(outcome.session) ?? processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
       void outcome.session.bye().catch(() => 0);
       return { kind: 'failed', callerStatus: 488, reason: { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' } };
@@ -237,8 +245,9 @@ export class SipTrunkSide implements AgentSide {
     };
   }
 
-  #watch(attempt: OutboundCall, caps: LocalCapabilities): void {
+  #watch(attempt: OutboundCall, caps: LocalCapabilities, early: EarlyOffers): void {
     this.#attempt = attempt;
+    early.watch(attempt);
     if (this.#released) attempt.cancel();
     attempt.events.on('progress', (response) => {
       if (response.status <= 100) return;

@@ -19,6 +19,7 @@ export const CallSchema = Type.Object(
     }),
     on_hold: Type.Boolean({ description: 'Hold is a flag of an active call, not a state.' }),
     from: Type.String(), to: Type.String(), carrier: Type.String(), record: Type.Boolean(),
+    caller_privacy: Type.Boolean({ description: 'Inbound: the caller asked that its identity not be shown (SIP Privacy, or an anonymous From); `from` may still hold the number its carrier asserted. Do not show it to third parties.' }),
     agent: Type.Union([
       Type.Object({ type: Type.Literal('websocket'), url: Type.String() }),
       Type.Object({ type: Type.Literal('imported'), agent_id: Type.String() }),
@@ -90,7 +91,7 @@ export const NoBody = Type.Object({}, { additionalProperties: false, description
 export function presentCall(c: CallListItem) {
   return {
     id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
-    from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record,
+    from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
     agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
     created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
     transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,

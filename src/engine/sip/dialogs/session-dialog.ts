@@ -205,9 +205,13 @@ export class SessionDialog {
     }
     switch (request.method) {
       case 'BYE':
+        // §15.1.2: the BYE ended the session the moment it was answered. The dialog is gone before
+        // anyone hears of it, so a listener that ends the call (a B2BUA ending both legs) finds it
+        // ended and BYEs only the other leg, never this one again (docs/DECISIONS.md).
         respond(200);
+        this.#close();
         this.events.emit('bye', request);
-        this.#end('remote-bye');
+        this.events.emit('terminated', 'remote-bye');
         return;
       case 'INVITE':
       case 'UPDATE':
@@ -301,12 +305,17 @@ export class SessionDialog {
 
   #end(reason: SessionEndReason): void {
     if (this.#ended) return;
+    this.#close();
+    this.events.emit('terminated', reason);
+  }
+
+  /** Marks the session ended and forgets the dialog, without telling anyone yet. */
+  #close(): void {
     this.#ended = true;
     this.#awaitingAck?.cancel();
     this.#awaitingAck = undefined;
     this.#sessionTimer.stop();
     if (this.dialog.state !== 'Terminated') this.dialog.transition('Terminated');
     this.#host.removeDialog(this.dialog.id);
-    this.events.emit('terminated', reason);
   }
 }

@@ -281,3 +281,14 @@ t.test('RFC 3261 17.2.1: no 100 Trying when the TU answers at once; a 100 first 
   later = true;
   t.same(await inviteFromRawSocket(t, tr.udpPort, 'z9hG4bKasync1', 486), [100, 486], 'answered after I/O: 100 Trying, then the 486');
 });
+
+t.test('RFC 3261 15.1.2: a BYE ends the dialog before its listeners run, so a B2BUA ending the call sends no BYE back on it', async (t) => {
+  const { sa, sb } = await establish(t);
+  const seen = new Promise<{ ended: boolean; bye: number }>((resolve) => sa.events.on('bye', () => {
+    // What a B2BUA does on the far end's BYE: end every leg that is not ended yet.
+    const ended = sa.isEnded;
+    void sa.bye().then((bye) => resolve({ ended, bye }));
+  }));
+  t.equal(await sb.bye(), 200, 'the BYE was answered 200');
+  t.same(await seen, { ended: true, bye: 0 }, 'the session was ended when `bye` was emitted; bye() sent nothing (0)');
+});
