@@ -30,9 +30,10 @@ function openRecordingFiles(): number | null {
 
 const udpHandles = (): number => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
 
-async function callState(gw: TestGateway, id: string, state: string): Promise<ApiBody> {
+/** Waits for a call's state, read with the key of its kind (docs/SANDBOX.md: a key sees only calls of its kind). */
+async function callState(gw: TestGateway, id: string, state: string, key = gw.sandboxKey): Promise<ApiBody> {
   return waitFor(`call ${id} ${state}`, async () => {
-    const r = await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
+    const r = await gw.api('GET', `/v1/calls/${id}`, undefined, { key });
     return r.body.state === state ? r.body : undefined;
   });
 }
@@ -82,7 +83,7 @@ t.test('RFC 3261 21.5.4: with every RTP port taken, new calls get 503 both ways,
       return r.body.data.find((c) => c.state === 'active');
     });
     await session.bye();
-    await callState(gw, inbound.id, 'ended');
+    await callState(gw, inbound.id, 'ended', gw.liveKey);
     await waitFor(`cycle ${cycle}: ports free after the inbound call`, () => portsFree(range.min, range.max));
     tally.cycles++;
   }

@@ -37,26 +37,35 @@ function isEncoded(ctx: Context): boolean {
   return encoding !== '' && encoding !== 'identity';
 }
 
-/** How long a connection closed after a refusal still takes (and discards) what the client sends. */
-export const LINGER_MS = 5_000;
+/** A connection closed after a refusal is destroyed once the client has sent nothing for this long… */
+export const LINGER_IDLE_MS = 5_000;
+/** …or this long after the answer, whatever it still sends (nginx's lingering_timeout and lingering_time). */
+export const LINGER_MAX_MS = 30_000;
 
 /**
  * Closes the connection once the answer is out: a lingering close, as HTTP servers do after an
- * early answer (RFC 9112 9.6). The answer is sent, then our side of the connection is shut;
- * what the client still sends meanwhile is discarded, unbuffered, for at most LINGER_MS, and only
- * then is the socket destroyed. Closing at once would reset the connection while the client is
- * still sending, and a reset can discard the answer before the client reads it.
+ * early answer (RFC 9112 9.6). The answer is sent, then our side of the connection is shut; what
+ * the client still sends is discarded, unbuffered, while it keeps sending (at most LINGER_MAX_MS),
+ * and the socket is destroyed once it has been quiet for LINGER_IDLE_MS. Destroying it while data
+ * still arrives resets the connection, and a reset can discard the answer before a busy client
+ * reads it. Activity is read from `bytesRead`: the HTTP parser consumes the socket natively, so
+ * no 'data' events are seen here.
  */
 export function closeAfterAnswer(ctx: Context): void {
   const socket = ctx.req.socket;
   ctx.res.once('finish', () => {
     socket.end();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    let seen = socket.bytesRead;
+    let waited = 0;
+    const timer = setInterval(() => {
+      waited += LINGER_IDLE_MS;
+      if (socket.bytesRead === seen || waited >= LINGER_MAX_MS) socket.destroy();
+      seen = socket.bytesRead;
+    }, LINGER_IDLE_MS);
     timer.unref();
-    socket.once('close', () => clearTimeout(timer));
+    socket.once('close', () => clearInterval(timer));
   });
 }
-
 
 export class BodyAdmission {
   readonly #options: BodyAdmissionOptions;
