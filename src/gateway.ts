@@ -20,12 +20,13 @@ import {
 } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 import { startCallEngine, type CallEngine } from './gateway/call-engine.js';
+import { prepareDataDir } from './start-up.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
   logger: Logger;
   clock?: Clock;
-  /** Where the first-start sandbox key is announced (stdout in production). */
+  /** Where the first-start sandbox key is announced (stderr in production: stdout is the JSON log stream). */
   announce?: (text: string) => void;
 }
 
@@ -50,7 +51,7 @@ function bootstrapSandboxTenant(store: Store, announce: (text: string) => void):
     'First start: created the sandbox tenant.',
     `  tenant id:   ${tenant.id}`,
     `  sandbox key: ${apiKey}`,
-    'This key is shown once. Create more tenants and keys with `npm run -s vgw -- tenant create NAME`.',
+    `This key is shown once; make another with \`npm run -s vgw -- key create ${tenant.id} --sandbox\`.`,
     '',
   ].join('\n'));
 }
@@ -93,12 +94,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   const carriers = loadCarriers(config.carriers_file);
+  prepareDataDir(config.data_dir);
   const secrets = new SecretBox(loadMasterKey(config.secret_key, config.data_dir));
   const store = openStore(databasePath(config.data_dir), clock, {
     idleMs: config.auth.session_idle_minutes * 60_000,
     absoluteMs: config.auth.session_absolute_hours * 3_600_000,
   }, secrets);
-  bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stdout.write(`${text}\n`)));
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'vgw_' });
@@ -138,6 +139,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     store.close();
     throw err;
   }
+  // Only now that every listener is bound: a failed first start leaves no tenant whose key was never shown.
+  bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
   logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: carriers.map((c) => c.name) }, 'control API listening');
 
   let stopping: Promise<void> | undefined;
