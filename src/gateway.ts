@@ -42,9 +42,11 @@ export interface Gateway {
 }
 
 /** On first start with an empty database: a sandbox tenant, whose key is shown this once. */
-function bootstrapSandboxTenant(store: Store, announce: (text: string) => void): void {
+function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): void {
   if (store.tenants.count() > 0) return;
   const tenant = store.tenants.create('sandbox');
+  // The log says that it happened (never the key); the key itself goes to the announcement only.
+  logger.info({ tenant_id: tenant.id }, 'first start: sandbox tenant created, its key announced on stderr');
   const { apiKey } = store.apiKeys.create(tenant.id, 'sandbox');
   announce([
     '',
@@ -140,7 +142,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     throw err;
   }
   // Only now that every listener is bound: a failed first start leaves no tenant whose key was never shown.
-  bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
+  bootstrapSandboxTenant(store, logger, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
   logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: carriers.map((c) => c.name) }, 'control API listening');
 
   let stopping: Promise<void> | undefined;
