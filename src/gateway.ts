@@ -3,7 +3,7 @@
  * media engine with its call service, and the control API over them; and stops it in order: stop
  * taking new work, drain HTTP, hang up calls, close.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { systemClock, type Clock } from './common/clock.js';
@@ -13,6 +13,7 @@ import type { Config } from './config/schema.js';
 import { loadMasterKey } from './config/master-key.js';
 import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
+import { createApiServer } from './control-api/http-server.js';
 import type { WebhookOptions, WebhookPorts } from './control-api/routes/webhooks/webhook-ports.js';
 import {
   createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
@@ -130,7 +131,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.
-  const server = createServer((req, res) => { void handle(req, res); });
+  const server = createApiServer((req, res) => { void handle(req, res); });
   server.keepAliveTimeout = 5_000;
   let httpPort: number;
   try {

@@ -4,7 +4,7 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { koaBody, HttpMethodEnum } from 'koa-body';
+import { jsonBody } from './middleware/json-body.js';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../common/errors.js';
 import { compileValidator, type ValidationResult } from '../common/schema.js';
@@ -46,12 +46,7 @@ function hasBody(ctx: Ctx): boolean {
 }
 
 function bodyParser(limit: number, rawBody: boolean): Middleware<ApiState> {
-  return koaBody({
-    json: true, jsonStrict: !rawBody, includeUnparsed: rawBody, jsonLimit: limit, text: false, urlencoded: false, multipart: false,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.DELETE],
-    // koa-body would answer errors itself; rethrow so the error handler writes problem+json.
-    onError: (err) => { throw err; },
-  });
+  return jsonBody(limit, rawBody);
 }
 
 /**
