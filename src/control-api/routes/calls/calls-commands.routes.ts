@@ -26,7 +26,7 @@ const CALL_RESPONSE = { 200: { description: 'The call.', schema: CallSchema } };
 const ENGINE_DOWN = 'The call engine is not running, the gateway is draining, or it is out of media ports (`unavailable`).';
 const COMMAND_ERRORS = {
   404: 'No such call for this tenant (`not_found`).',
-  409: 'The call is not active (`call_not_active`).',
+  409: 'The call is not active (`call_not_active`), or, for a transfer, one is already under way (`transfer_in_progress`).',
   503: ENGINE_DOWN,
 };
 
