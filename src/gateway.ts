@@ -22,6 +22,7 @@ import {
 import { databasePath, openStore, type Store } from './storage/index.js';
 import { startCallEngine, type CallEngine } from './gateway/call-engine.js';
 import { prepareDataDir } from './start-up.js';
+import { waitForDrain } from './drain.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
@@ -131,7 +132,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.
-  const server = createApiServer((req, res) => { void handle(req, res); });
+  let requestsInFlight = 0;
+  const server = createApiServer((req, res) => {
+    requestsInFlight += 1;
+    res.once('close', () => { requestsInFlight -= 1; });
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 5_000;
   let httpPort: number;
   try {
@@ -150,15 +156,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
     draining = true;
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
-    // Stop accepting connections; requests in flight finish. Idle keep-alive sockets are closed
-    // now, busy ones when their response is written.
+    // The listener stays open: /readyz answers 503 and new calls are refused (unavailable) while
+    // live calls and requests in flight go on, until none is left or the drain time is over.
+    const outcome = await waitForDrain({ liveCalls: () => engine.service.registry.size, requestsInFlight: () => requestsInFlight }, config.shutdown.drain_seconds * 1000);
+    if (outcome === 'timeout') logger.warn({ live_calls: engine.service.registry.size }, 'drain time over; ending what is left');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdown.drain_seconds * 1000).unref());
-    if ((await Promise.race([closed, deadline])) === 'timeout') {
-      logger.warn('drain time over; closing remaining connections');
-      server.closeAllConnections();
-    }
+    server.closeAllConnections();
+    await closed;
     // Calls still up are hung up (gateway_shutdown) so their CDRs and recordings are complete.
     await engine.stop();
     store.close();
