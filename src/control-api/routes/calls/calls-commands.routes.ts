@@ -77,6 +77,7 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
     summary: 'Place an outbound call over a carrier and connect it to an agent WebSocket',
     description: `Answers at once with the call in state \`initiated\`. Send an \`${IDEMPOTENCY_KEY_HEADER}\` header (1 to 255 visible ASCII characters) to make retries safe: the same key and body within 24 hours replays the first response with \`${IDEMPOTENT_REPLAYED_HEADER}: true\` and places no second call.`,
     body: PlaceCallBody,
+    requestHeaders: { [IDEMPOTENCY_KEY_HEADER]: { description: 'Makes retries safe: the same key and body within 24 hours replays the first response and places no second call.', pattern: '^[\\x21-\\x7e]{1,255}$' } },
     responses: {
       200: {
         ...CALL_RESPONSE[200],
