@@ -3,7 +3,7 @@
  * media engine with its call service, and the control API over them; and stops it in order: stop
  * taking new work, drain HTTP, hang up calls, close.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { systemClock, type Clock } from './common/clock.js';
@@ -13,6 +13,7 @@ import type { Config } from './config/schema.js';
 import { loadMasterKey } from './config/master-key.js';
 import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
+import { createApiServer } from './control-api/http-server.js';
 import type { WebhookOptions, WebhookPorts } from './control-api/routes/webhooks/webhook-ports.js';
 import {
   createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
@@ -20,12 +21,14 @@ import {
 } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 import { startCallEngine, type CallEngine } from './gateway/call-engine.js';
+import { prepareDataDir } from './start-up.js';
+import { waitForDrain } from './drain.js';
 
 export interface GatewayOptions {
   config: Readonly<Config>;
   logger: Logger;
   clock?: Clock;
-  /** Where the first-start sandbox key is announced (stdout in production). */
+  /** Where the first-start sandbox key is announced (stderr in production: stdout is the JSON log stream). */
   announce?: (text: string) => void;
 }
 
@@ -41,16 +44,18 @@ export interface Gateway {
 }
 
 /** On first start with an empty database: a sandbox tenant, whose key is shown this once. */
-function bootstrapSandboxTenant(store: Store, announce: (text: string) => void): void {
+function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): void {
   if (store.tenants.count() > 0) return;
   const tenant = store.tenants.create('sandbox');
+  // The log says that it happened (never the key); the key itself goes to the announcement only.
+  logger.info({ tenant_id: tenant.id }, 'first start: sandbox tenant created, its key announced on stderr');
   const { apiKey } = store.apiKeys.create(tenant.id, 'sandbox');
   announce([
     '',
     'First start: created the sandbox tenant.',
     `  tenant id:   ${tenant.id}`,
     `  sandbox key: ${apiKey}`,
-    'This key is shown once. Create more tenants and keys with `npm run -s vgw -- tenant create NAME`.',
+    `This key is shown once; make another with \`npm run -s vgw -- key create ${tenant.id} --sandbox\`.`,
     '',
   ].join('\n'));
 }
@@ -93,12 +98,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   const carriers = loadCarriers(config.carriers_file);
+  prepareDataDir(config.data_dir);
   const secrets = new SecretBox(loadMasterKey(config.secret_key, config.data_dir));
   const store = openStore(databasePath(config.data_dir), clock, {
     idleMs: config.auth.session_idle_minutes * 60_000,
     absoluteMs: config.auth.session_absolute_hours * 3_600_000,
   }, secrets, { busyTimeoutMs: config.storage.busy_timeout_ms });
-  bootstrapSandboxTenant(store, options.announce ?? ((text) => process.stdout.write(`${text}\n`)));
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics, prefix: 'vgw_' });
@@ -133,7 +138,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.
-  const server = createServer((req, res) => { void handle(req, res); });
+  let requestsInFlight = 0;
+  const server = createApiServer((req, res) => {
+    requestsInFlight += 1;
+    res.once('close', () => { requestsInFlight -= 1; });
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 5_000;
   let httpPort: number;
   try {
@@ -144,21 +154,21 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     store.close();
     throw err;
   }
+  // Only now that every listener is bound: a failed first start leaves no tenant whose key was never shown.
+  bootstrapSandboxTenant(store, logger, options.announce ?? ((text) => process.stderr.write(`${text}\n`)));
   logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: carriers.map((c) => c.name) }, 'control API listening');
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
     draining = true;
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
-    // Stop accepting connections; requests in flight finish. Idle keep-alive sockets are closed
-    // now, busy ones when their response is written.
+    // The listener stays open: /readyz answers 503 and new calls are refused (unavailable) while
+    // live calls and requests in flight go on, until none is left or the drain time is over.
+    const outcome = await waitForDrain({ liveCalls: () => engine.service.registry.size, requestsInFlight: () => requestsInFlight }, config.shutdown.drain_seconds * 1000);
+    if (outcome === 'timeout') logger.warn({ live_calls: engine.service.registry.size }, 'drain time over; ending what is left');
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const deadline = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), config.shutdown.drain_seconds * 1000).unref());
-    if ((await Promise.race([closed, deadline])) === 'timeout') {
-      logger.warn('drain time over; closing remaining connections');
-      server.closeAllConnections();
-    }
+    server.closeAllConnections();
+    await closed;
     // Calls still up are hung up (gateway_shutdown) so their CDRs and recordings are complete.
     await engine.stop();
     store.close();

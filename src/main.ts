@@ -4,18 +4,26 @@ import { createLogger } from './common/logger.js';
 import { isStorageFailure } from './common/storage-failure.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { startGateway } from './gateway.js';
+import { describeStartFailure } from './start-up.js';
 
 async function main(): Promise<void> {
   let gateway;
   let logger;
+  let config;
   try {
-    const config = loadConfig();
+    config = loadConfig();
     logger = createLogger({ level: config.log_level });
     gateway = await startGateway({ config, logger });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(78); // EX_CONFIG
+    }
+    // The port taken, the data folder read-only, the database locked: one line, a distinct code.
+    const failure = config ? describeStartFailure(err, config) : null;
+    if (failure) {
+      process.stderr.write(`${failure.message}\n`);
+      process.exit(failure.exitCode);
     }
     throw err;
   }

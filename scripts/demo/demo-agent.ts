@@ -22,6 +22,8 @@ export interface DemoAgentOptions {
   greeting: Int16Array;
   /** Where the agent narrates what it receives. */
   log: (line: string) => void;
+  /** The loopback port to listen on; 0 (the default) picks a free one. */
+  port?: number;
 }
 
 /** Encodes 8 kHz PCM as µ-law. */
@@ -75,7 +77,7 @@ export class DemoAgent {
   }
 
   static async start(options: DemoAgentOptions): Promise<DemoAgent> {
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    const server = new WebSocketServer({ host: '127.0.0.1', port: options.port ?? 0 });
     await once(server, 'listening');
     return new DemoAgent(server, options);
   }

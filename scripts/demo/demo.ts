@@ -58,7 +58,8 @@ interface Started {
 async function startGateway(narrator: Narrator, started: Started, options: DemoOptions): Promise<GatewayProcess> {
   narrator.step('Start the gateway',
     `A fresh data folder: ${started.workDir}\n` +
-    'The gateway runs as an operator runs it (`node --import tsx src/main.ts`, VGW_CONFIG=config.yaml), on loopback\n' +
+    'The gateway runs from its TypeScript sources (`node --import tsx src/main.ts`, the code `npm start` runs built\n' +
+    'from dist/), with VGW_CONFIG=config.yaml, on loopback ' +
     'with free ports. On its first start with an empty database it creates a sandbox tenant and prints its key once.');
   const gateway = await GatewayProcess.start({ workDir: started.workDir, ringMs: RING_MS, announcement: options.tones ? '' : undefined });
   started.gateway = gateway;

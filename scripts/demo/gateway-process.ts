@@ -1,5 +1,5 @@
 /**
- * @module The gateway as an operator runs it, for the demo: `node --import tsx src/main.ts` in a
+ * @module The gateway for the demo, from its sources (`npm start` runs the same code from dist/): `node --import tsx src/main.ts` in a
  * child process with a config file, its control API port and first-start sandbox key read from
  * its output, and a graceful SIGTERM stop.
  */
@@ -144,7 +144,8 @@ export class GatewayProcess {
         else resolve();
       };
       child.stdout?.on('data', onData);
-      child.stderr?.on('data', (c: Buffer) => this.#collect(c));
+      // The first-start banner (the sandbox key) comes on stderr, the JSON log on stdout.
+      child.stderr?.on('data', (c: Buffer) => { this.#collect(c); if (!done && this.httpPort > 0 && this.sandboxKey) finish(); });
       child.once('exit', onExit);
     });
   }

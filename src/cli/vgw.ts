@@ -3,6 +3,8 @@
  * @module `vgw`: the operator CLI. Works beside a running gateway on the same data folder (SQLite
  * in WAL mode with a busy timeout); prints JSON on stdout, errors as JSON on stderr.
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../common/clock.js';
 import { loadCarriers, SANDBOX_CARRIER } from '../config/carriers.js';
@@ -21,12 +23,13 @@ const USAGE = `usage:
   vgw key revoke KEY
   vgw number add TENANT_ID E164 --carrier NAME
   vgw number list [TENANT_ID]
-The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data).`;
+The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data);
+vgw names it on stderr. Where it holds no database yet, vgw refuses unless given --init.`;
 
 function run(store: Store, argv: string[], knownCarriers: readonly string[]): unknown {
   const { positionals, values } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
-    options: { sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: { init: { type: 'boolean', default: false }, sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   });
   const [noun, verb, a, b] = positionals;
   const command = `${noun ?? ''} ${verb ?? ''}`;
@@ -50,8 +53,14 @@ function main(argv: string[]): number {
   let store: Store | undefined;
   try {
     const config = loadConfig();
+    const file = databasePath(config.data_dir);
+    process.stderr.write(`vgw: data folder ${resolve(config.data_dir)}\n`);
+    // A CLI run from another folder must not quietly make an empty database and answer from it.
+    if (!existsSync(file) && !argv.includes('--init')) {
+      throw new CliError('no_database', `no gateway database in ${resolve(config.data_dir)}; set VGW_DATA_DIR (or VGW_CONFIG) to the gateway's data folder, or pass --init to create one here`);
+    }
     // Sessions are not touched by the CLI; the policy only has to be valid.
-    store = openStore(databasePath(config.data_dir), systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
+    store = openStore(file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
     process.stdout.write(`${JSON.stringify(run(store, argv, knownCarriers), null, 2)}\n`);
     return 0;

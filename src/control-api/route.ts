@@ -53,6 +53,8 @@ export interface RouteSpec<B extends TSchema, Q extends TSchema, P extends TSche
    * objects and arrays): the post-call webhook answers every well-formed payload itself.
    */
   rawBody?: boolean;
+  /** Request headers the route reads (the OpenAPI document declares them as header parameters). */
+  requestHeaders?: Record<string, { description: string; pattern?: string }>;
   responses: Record<number, ResponseSpec>;
   /** Problem statuses this route can answer with, besides the ones every route shares. */
   errors?: Record<number, string>;

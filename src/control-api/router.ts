@@ -4,8 +4,8 @@
  */
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { koaBody, HttpMethodEnum } from 'koa-body';
 import { Type, type TSchema } from '@sinclair/typebox';
+import { jsonBody } from './middleware/json-body.js';
 import { ApiError } from '../common/errors.js';
 import { compileValidator, type ValidationResult } from '../common/schema.js';
 import type { ApiState, Principal } from './api-state.js';
@@ -65,12 +65,7 @@ function hasBody(ctx: Ctx): boolean {
 }
 
 function bodyParser(limit: number, rawBody: boolean): Middleware<ApiState> {
-  return koaBody({
-    json: true, jsonStrict: !rawBody, includeUnparsed: rawBody, jsonLimit: limit, text: false, urlencoded: false, multipart: false,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.DELETE],
-    // koa-body would answer errors itself; rethrow so the error handler writes problem+json.
-    onError: (err) => { throw err; },
-  });
+  return jsonBody(limit, rawBody);
 }
 
 /**

@@ -146,9 +146,31 @@ t.test('contract 4: blind transfer bridges the far end to the target and release
   t.pass('the agent leg is released once the target answered');
   const again = await gw.api('POST', '/v1/calls/transfer', { call_control_id: placed.body.call_control_id, to: '+15550143' });
   t.equal(again.status, 409, 'one transfer at a time');
+  t.equal(again.body.code, 'transfer_in_progress', 'the code says why: the call is active, its transfer is under way');
   const hung = await gw.api('POST', `/v1/calls/${placed.body.id}/hangup`);
   t.equal(hung.body.state, 'ended');
   t.equal(hung.body.transfer?.state, 'connected', 'the CDR keeps the transfer trail');
+});
+
+t.test('docs/API.md "Call commands": a held call comes off hold when the transfer target answers; a second transfer is transfer_in_progress', async (t) => {
+  const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
+  const bot = await agent(t);
+  const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url });
+  await callState(gw, placed.body.id, 'active');
+  const held = await gw.api('POST', `/v1/calls/${placed.body.id}/hold`);
+  t.equal(held.body.on_hold, true, held.status === 200 ? 'held' : JSON.stringify(held.body));
+  const first = await gw.api('POST', '/v1/calls/transfer', { call_control_id: placed.body.call_control_id, to: '+15550142' });
+  t.equal(first.status, 200, JSON.stringify(first.body));
+  const second = await gw.api('POST', '/v1/calls/transfer', { call_control_id: placed.body.call_control_id, to: '+15550143' });
+  t.equal(second.status, 409);
+  t.equal(second.body.code, 'transfer_in_progress', 'while the first transfer is dialling');
+  const connected = await waitFor('transfer connected', async () => {
+    const r = await gw.api('GET', `/v1/calls/${placed.body.id}`);
+    return r.body.transfer?.state === 'connected' ? r.body : undefined;
+  });
+  t.equal(connected.on_hold, false, 'the far end and the target can hear each other');
+  t.equal(connected.transfer?.to, '+15550142', 'the second request changed nothing');
+  await gw.api('POST', `/v1/calls/${placed.body.id}/hangup`);
 });
 
 t.test('contract 2: sandbox keys only on the sandbox carrier, live keys never on it', async (t) => {

@@ -6,6 +6,7 @@ import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { startGatewayProcess } from '../support/gateway-process.js';
 
 const run = promisify(execFile);
@@ -23,6 +24,23 @@ async function vgw(dataDir: string, ...args: string[]): Promise<{ code: number; 
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** vgw's stderr: first the data folder it used, last the error as JSON. */
+const lastJson = (stderr: string): { error: { code: string } } => JSON.parse(stderr.trim().split('\n').at(-1)!) as { error: { code: string } };
+
+t.test('docs/DECISIONS.md "The CLI and its data folder": no database is made unless --init, and the folder is named', async (t) => {
+  const elsewhere = t.testdir({});
+  const refused = await vgw(elsewhere, 'tenant', 'list');
+  t.equal(refused.code, 1, 'a folder with no gateway database is refused');
+  t.equal(lastJson(refused.stderr).error.code, 'no_database');
+  t.match(refused.stderr, new RegExp(`^vgw: data folder ${elsewhere.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`), 'stderr names the folder used');
+  t.notOk(existsSync(`${elsewhere}/gateway.db`), 'and nothing was created there');
+  const made = await vgw(elsewhere, 'tenant', 'list', '--init');
+  t.equal(made.code, 0, made.stderr);
+  t.same(JSON.parse(made.stdout), { tenants: [] }, '--init creates the database on purpose');
+  t.ok(existsSync(`${elsewhere}/gateway.db`));
+  t.equal((await vgw(elsewhere, 'tenant', 'list')).code, 0, 'then it is used without --init');
+});
 
 t.test('contract 8: first start, CLI tenant, authenticated request, graceful stop', async (t) => {
   const dataDir = t.testdir({});
@@ -52,12 +70,12 @@ t.test('contract 8: first start, CLI tenant, authenticated request, graceful sto
 
   const usage = await vgw(dataDir, 'number', 'add', tenant.id, '5550100', '--carrier', 'sandbox');
   t.equal(usage.code, 2);
-  t.equal(JSON.parse(usage.stderr).error.code, 'invalid_number');
+  t.equal(lastJson(usage.stderr).error.code, 'invalid_number');
   const unknownCarrier = await vgw(dataDir, 'number', 'add', tenant.id, '+15550101', '--carrier', 'nowhere');
-  t.equal(JSON.parse(unknownCarrier.stderr).error.code, 'unknown_carrier', 'a number must be on a carrier the gateway knows');
+  t.equal(lastJson(unknownCarrier.stderr).error.code, 'unknown_carrier', 'a number must be on a carrier the gateway knows');
   const missing = await vgw(dataDir, 'key', 'create', 'ten_missing');
   t.equal(missing.code, 1);
-  t.equal(JSON.parse(missing.stderr).error.code, 'tenant_not_found');
+  t.equal(lastJson(missing.stderr).error.code, 'tenant_not_found');
 
   gw.child.kill('SIGTERM');
   const [code] = await once(gw.child, 'exit');

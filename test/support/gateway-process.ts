@@ -26,8 +26,14 @@ export async function startGatewayProcess(t: Teardown, env: Record<string, strin
     const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
     child.stdout.on('data', () => {
       const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+      if (m) { clearTimeout(timer); listening = Number(m[1]); settle(); }
     });
+    // On a first start the key comes on stderr (the log on stdout says so): wait for both.
+    let listening = 0;
+    const settle = (): void => {
+      if (listening && (!output.includes('first start: sandbox tenant created') || /sandbox key: vgw_test_\w+\n/.test(output))) resolve(listening);
+    };
+    child.stderr.on('data', settle);
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
   });
   return { child, port, base: `http://127.0.0.1:${port}`, output: () => output };

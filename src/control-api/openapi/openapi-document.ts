@@ -26,7 +26,7 @@ const TENANT_ERRORS: Record<number, string> = {
 /** docs/API.md, Body limits: what any route that reads a body may answer before its handler runs. */
 const BODY_ERRORS: Record<number, string> = {
   413: 'The body is over the route\'s limit, by its Content-Length or as it arrives (`payload_too_large`).',
-  415: 'The body is not JSON (`unsupported_media_type`).',
+  415: 'The request body is not `application/json`, or its Content-Encoding is unsupported (`unsupported_media_type`).',
   429: 'Too many requests (`rate_limited`), or too many large bodies from this address at once; see Retry-After.',
 };
 /** Routes whose limit is raised above the default may also meet the gateway-wide cap on large bodies. */
@@ -61,8 +61,28 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query', compon
   }));
 }
 
+/** Response headers by status (docs/API.md): every answer carries X-Request-Id. */
+const REQUEST_ID_HEADER = { 'X-Request-Id': { description: 'The request id, echoed when the client sent a sane one; the log carries it too.', schema: { type: 'string' } } };
+const RETRY_AFTER_HEADER = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } };
+const STATUS_HEADERS: Record<string, Json> = {
+  401: { 'WWW-Authenticate': { description: 'RFC 6750 3: `Bearer realm="voice-gateway"`.', schema: { type: 'string' } } },
+  429: RETRY_AFTER_HEADER,
+  503: RETRY_AFTER_HEADER,
+};
+/** Every operation with a body can meet these before its handler runs. */
 function problemResponse(description: string): Json {
   return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+}
+
+function withHeaders(status: string, response: Json): Json {
+  const headers = { ...REQUEST_ID_HEADER, ...(STATUS_HEADERS[status] ?? {}), ...((response.headers as Json | undefined) ?? {}) };
+  return { ...response, headers };
+}
+
+function headerParameters(route: AnyRoute): Json[] {
+  return Object.entries(route.requestHeaders ?? {}).map(([name, h]) => ({
+    name, in: 'header', required: false, description: h.description, schema: { type: 'string', ...(h.pattern ? { pattern: h.pattern } : {}) },
+  }));
 }
 
 function operation(route: AnyRoute, components: Json): Json {
@@ -76,13 +96,14 @@ function operation(route: AnyRoute, components: Json): Json {
   const bodyErrors = route.body ? { ...BODY_ERRORS, ...(route.bodyLimitBytes !== undefined ? LARGE_BODY_ERRORS : {}) } : {};
   const errors = { ...SHARED_ERRORS, ...(route.auth === 'tenant' ? TENANT_ERRORS : {}), ...bodyErrors, ...route.errors };
   for (const [status, description] of Object.entries(errors)) responses[status] ??= problemResponse(description);
+  for (const [status, response] of Object.entries(responses)) responses[status] = withHeaders(status, response as Json);
   return {
     operationId: route.operationId,
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: route.tags,
     security: route.auth === 'tenant' ? [{ BearerAuth: [] }, { CookieAuth: [] }] : [],
-    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components)],
+    parameters: [...parameters(route.params, 'path', components), ...parameters(route.query, 'query', components), ...headerParameters(route)],
     ...(route.body ? { requestBody: { required: route.bodyOptional !== true, content: { 'application/json': { schema: hoist(route.body, components) } } } } : {}),
     responses,
   };
@@ -91,6 +112,8 @@ function operation(route: AnyRoute, components: Json): Json {
 export function buildOpenApiDocument(routes: readonly AnyRoute[]): Json {
   const components: Json = {};
   hoist({ ...ProblemSchema, 'x-component': 'Problem' }, components);
+  // TypeBox's $id names the schema for the validator; in the document the component name does.
+  delete (components.Problem as Json).$id;
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, components);

@@ -12,6 +12,8 @@ export type CallCommandFailure =
   | { error: 'not_found' }
   /** The call is not in a state that allows the command (not active, or ended). */
   | { error: 'call_not_active' }
+  /** A transfer of this call is already under way (docs/API.md, "Call commands"). */
+  | { error: 'transfer_in_progress' }
   /** The tenant or the carrier is at its concurrent-call limit. */
   | { error: 'concurrency_limit'; retryAfterSeconds: number }
   | { error: 'unknown_carrier' }

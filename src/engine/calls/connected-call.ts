@@ -158,11 +158,13 @@ export class ConnectedCall {
   }
 
   transfer(to: string): CallCommandFailure | null {
-    if (this.#call.isEnded || this.#transfer?.active) return { error: 'call_not_active' };
+    if (this.#call.isEnded) return { error: 'call_not_active' };
+    if (this.#transfer?.active) return { error: 'transfer_in_progress' };
     this.#transfer = new Transfer(this.#ctx, this.#call, this.#remote, this.#carrier, {
       releaseAgent: () => this.#agent?.release('transferred'),
       recorder: () => this.#recorder,
       end: (reason, byeRemote) => this.end(reason, byeRemote),
+      offHold: () => { this.#transcriber?.resume(); this.#call.setHold(false); },
     });
     this.#transfer.start(to);
     return null;

@@ -24,6 +24,8 @@ export interface TransferHooks {
   /** The call's recording, when it has one (it may open after the transfer started). */
   recorder(): RecordingPort | null;
   end(reason: EndReason, byeRemote: boolean): Promise<void>;
+  /** The target answered a held call: the hold (and its paused transcription) ends. */
+  offHold(): void;
 }
 
 type Phase = 'dialing' | 'bridged' | 'referred' | 'connected' | 'failed' | 'closed';
@@ -161,7 +163,8 @@ export class Transfer {
       bridge.setTap('a', 'received', (frame) => remote.writeFrame(frame));
       bridge.setTap('b', 'received', (frame) => target.writeFrame(frame));
     }
-    if (this.#call.snapshot().on_hold) this.hold();
+    // A transfer connects two people: a held call comes off hold, or both would stay muted.
+    if (this.#call.snapshot().on_hold) this.#hooks.offHold();
     this.#phase = 'bridged';
     this.#call.setTransfer(this.#to, 'connected');
     dialog.events.on('bye', () => void this.#hooks.end({ reason: 'completed', sipStatus: null, hangupBy: 'callee' }, true));

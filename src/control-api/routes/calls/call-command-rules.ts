@@ -26,6 +26,7 @@ export function failureError(failure: CallCommandFailure): ApiError {
   switch (failure.error) {
     case 'not_found': return problems.notFound('call');
     case 'call_not_active': return new ApiError(409, 'call_not_active', 'The call is not in a state that allows this action.');
+    case 'transfer_in_progress': return new ApiError(409, 'transfer_in_progress', 'A transfer of this call is already under way.');
     case 'concurrency_limit':
       return new ApiError(429, 'concurrency_limit', 'The concurrent-call limit is reached; retry later.', {
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(failure.retryAfterSeconds))) },

@@ -31,7 +31,7 @@ const CALL_RESPONSE = { 200: { description: 'The call.', schema: CallSchema } };
 const ENGINE_DOWN = 'The call engine is not running, the gateway is draining, or it is out of media ports (`unavailable`).';
 const COMMAND_ERRORS = {
   404: 'No such call for this tenant, or one outside the key\'s scope: sandbox keys command sandbox calls only, live keys live calls only (`not_found`).',
-  409: 'The call is not active (`call_not_active`).',
+  409: 'The call is not active (`call_not_active`), or, for a transfer, one is already under way (`transfer_in_progress`).',
   503: ENGINE_DOWN,
 };
 
@@ -84,6 +84,7 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
     summary: 'Place an outbound call over a carrier and connect it to an agent WebSocket',
     description: `Answers at once with the call in state \`initiated\`. Send an \`${IDEMPOTENCY_KEY_HEADER}\` header (1 to 255 visible ASCII characters) to make retries safe: the same key and body within 24 hours replays the first response with \`${IDEMPOTENT_REPLAYED_HEADER}: true\` and places no second call.`,
     body: PlaceCallBody,
+    requestHeaders: { [IDEMPOTENCY_KEY_HEADER]: { description: 'Makes retries safe: the same key and body within 24 hours replays the first response and places no second call.', pattern: '^[\\x21-\\x7e]{1,255}$' } },
     responses: {
       200: {
         ...CALL_RESPONSE[200],
