@@ -10,6 +10,11 @@ import { problems } from '../problem.js';
 import type { ApiState } from '../api-state.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+/**
+ * An all-ASCII body reads the same in latin1 and UTF-8, so koa-body's parse already holds what
+ * was sent and needs no second pass: large bodies, nearly always ASCII, cost no extra copies.
+ */
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** `keepRaw`: leave the decoded text in `ctx.request.rawBody` (webhook signatures are over it). */
 export function jsonBody(limit: number, keepRaw: boolean): Middleware<ApiState> {
@@ -21,7 +26,7 @@ export function jsonBody(limit: number, keepRaw: boolean): Middleware<ApiState> 
   });
   return async (ctx, next) => { await parse(ctx, async () => {
     const latin1 = (ctx.request as { rawBody?: unknown }).rawBody;
-    if (typeof latin1 === 'string') {
+    if (typeof latin1 === 'string' && NON_ASCII.test(latin1)) {
       let text: string;
       try {
         text = strictUtf8.decode(Buffer.from(latin1, 'latin1'));
@@ -31,6 +36,8 @@ export function jsonBody(limit: number, keepRaw: boolean): Middleware<ApiState> 
       // Parsed once more from the decoded text, so strings hold the characters that were sent.
       (ctx.request as { body?: unknown }).body = text === '' ? {} : JSON.parse(text) as unknown;
       (ctx.request as { rawBody?: string }).rawBody = keepRaw ? text : undefined;
+    } else if (!keepRaw) {
+      (ctx.request as { rawBody?: string }).rawBody = undefined;
     }
     await next();
   }); };
