@@ -119,7 +119,7 @@ t.test('contract 2: a sandbox key places calls on the sandbox carrier only, a li
 
 t.test('contract 3: another tenant\'s resource answers like a missing one on every operation that names one', async (t) => {
   const w = await startApiWorld(t);
-  const inject = (r: HttpRequest): InjectOptions => ({ method: r.method, url: r.path, ...(r.body ? { headers: JSON_TYPE, payload: r.body } : {}) });
+  const inject = (r: HttpRequest): InjectOptions => ({ method: r.method as InjectOptions['method'], url: r.path, ...(r.body ? { headers: JSON_TYPE, payload: r.body } : {}) });
   const cases: IsolationCase[] = operationsOf(w.document).filter((op) => op.secured && ownsResource(op)).map((op) => {
     const ref = BODY_REFERENCES[op.operationId];
     const real = realRequest(op, w);

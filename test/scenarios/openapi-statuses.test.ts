@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { buildApp } from '../support/build-app.js';
+import type { InjectOptions } from 'light-my-request';
 
 type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -28,7 +29,7 @@ t.test('every status an operation answers on the shared error paths is declared,
       const tenant = Array.isArray(op.security) && op.security.length > 0;
       const observed = new Set<number>();
       const send = async (headers: Record<string, string>, payload?: string): Promise<void> => {
-        const res = await request({ method: method.toUpperCase(), url, headers, ...(payload !== undefined ? { payload } : {}) });
+        const res = await request({ method: method.toUpperCase() as InjectOptions['method'], url, headers, ...(payload !== undefined ? { payload } : {}) });
         observed.add(res.statusCode);
         t.ok(res.headers['x-request-id'], `${method} ${path}: X-Request-Id on ${res.statusCode}`);
       };
