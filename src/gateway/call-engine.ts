@@ -276,7 +276,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     mediaSources: { strict: config.rtp.strict_source, refusals: { refused: (reason) => callMetrics.rtpRefused(reason) } },
   };
   const service = new CallService(ctx, {
-    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(),
+    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
     onCallEnded: (call) => callMetrics.callEnded(call),
   });
   up.service = service;

@@ -20,6 +20,8 @@ export interface CallServiceOptions {
   maxConcurrentPerTenant: number;
   /** Whether the gateway is draining: no new calls. */
   isDraining(): boolean;
+  /** `shutdown.drain_seconds`: the Retry-After of an INVITE refused while draining. */
+  drainSeconds: number;
   /** Told of every call's final record (metrics). */
   onCallEnded?(call: CallRecord): void;
 }
@@ -93,8 +95,14 @@ export class CallService implements CallControl {
       log.info('inbound call to an unrouted number');
       return invite.reject(404);
     }
-    if (this.#o.isDraining() || this.#admissionRefused(route.tenantId, carrier.name, carrier.maxConcurrentCalls)) {
-      log.warn({ tenant_id: route.tenantId }, 'inbound call refused: draining or over a concurrency limit');
+    if (this.#o.isDraining()) {
+      log.warn({ tenant_id: route.tenantId }, 'inbound call refused: draining');
+      // RFC 3261 21.5.4 and RFC 3263 4.3: a proxy or carrier tries another node, and leaves this one
+      // alone for the drain time, after which this process is gone.
+      return invite.reject(503, undefined, [['Retry-After', String(this.#o.drainSeconds)]]);
+    }
+    if (this.#admissionRefused(route.tenantId, carrier.name, carrier.maxConcurrentCalls)) {
+      log.warn({ tenant_id: route.tenantId }, 'inbound call refused: over a concurrency limit');
       return invite.reject(503);
     }
     this.#bumpAdmitting(route.tenantId, carrier.name, 1);

@@ -143,13 +143,13 @@ export class InboundCall {
     return session;
   }
 
-  /** Sends a final failure (486 Busy Here, 603 Decline, 480...). */
-  reject(status = 486, reason?: string): void {
+  /** Sends a final failure (486 Busy Here, 603 Decline, 480...), with extra headers such as Retry-After (§20.33). */
+  reject(status = 486, reason?: string, headers: readonly [string, string][] = []): void {
     if (this.#final || status < 300) return;
     this.#final = true;
     this.#registrar.callFinished(this.#tx);
     this.#reliable?.stop();
-    this.#tx.respond(createResponse(this.request, status, reason, { toTag: this.#localTag, headers: [['Server', this.#host.userAgent]] }));
+    this.#tx.respond(createResponse(this.request, status, reason, { toTag: this.#localTag, headers: [['Server', this.#host.userAgent], ...headers] }));
     this.#early?.endEarly();
   }
 
