@@ -1,7 +1,7 @@
 /**
  * @module The call layer's AgentConnector, built from the providers' streaming sessions. A
  * tenant's `agent_ws_url` is checked again when the call connects, under the outbound-address
- * policy (contract section 4, docs/SECURITY.md "Outbound addresses"), and the socket is pinned to
+ * policy (docs/SECURITY.md "Outbound addresses"), and the socket is pinned to
  * the address that passed, so a DNS answer that changes in between cannot redirect it.
  */
 import type { Clock } from '../common/clock.js';

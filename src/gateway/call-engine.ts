@@ -105,7 +105,7 @@ async function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: L
   return { recognizer, channels: t.channels };
 }
 
-/** The carrier an out-of-dialog request belongs to (contract section 8), by its matching address. */
+/** The carrier an out-of-dialog request belongs to (`inbound.sources`, docs/CONFIGURATION.md), by its matching address. */
 type CarrierMatcher = (source: SipSource, request: SipRequest) => CarrierConfig | undefined;
 
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */

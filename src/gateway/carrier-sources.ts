@@ -1,5 +1,5 @@
 /**
- * @module Carrier source filtering (contract section 8): whether an address is one of a carrier's
+ * @module Carrier source filtering (`inbound.sources`, docs/CONFIGURATION.md): whether an address is one of a carrier's
  * `inbound.sources`, and which address a request is matched by when it came through a trusted
  * edge proxy (`sip.trusted_proxies`, docs/ARCHITECTURE.md "Trusted edge proxies").
  */

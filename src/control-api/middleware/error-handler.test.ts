@@ -1,4 +1,4 @@
-/** @module The error handler's mapping of body-decoding and storage failures (contract section 2). */
+/** @module The error handler's mapping of body-decoding and storage failures (docs/API.md, Errors). */
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';

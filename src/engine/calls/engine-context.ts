@@ -29,7 +29,7 @@ export interface CallEngineContext extends CallContext {
   carriers: ReadonlyMap<string, CarrierProfile>;
   connectAgent: AgentConnector;
   /**
-   * The carrier an INVITE belongs to (contract section 8 `inbound.sources`): by its source address,
+   * The carrier an INVITE belongs to (`inbound.sources`, docs/CONFIGURATION.md): by its source address,
    * or the one a trusted edge proxy forwarded (docs/ARCHITECTURE.md "Trusted edge proxies").
    */
   carrierForSource(source: SipSource, request: SipRequest): CarrierProfile | undefined;

@@ -74,7 +74,7 @@ t.test('contract section 5: hold and unhold events bracket a pause in caller aud
   t.same(fake.core.jsonMessages().filter((m) => m.event === 'hold' || m.event === 'unhold').map((m) => m.source), ['api', 'api'], 'an API hold says source api');
 });
 
-t.test('contract section 5 extension: a hold by the remote party itself says source remote', async (t) => {
+t.test('docs/PROVIDERS.md hold events: a hold by the remote party itself says source remote', async (t) => {
   const { fake, session } = await started(t);
   session.hold('remote');
   session.unhold('remote');

@@ -2,7 +2,7 @@
  * @module Ingesting one post-call payload: parse, attribute, deduplicate per tenant, check it
  * against what the call's first attribution stored, then store transcript, audit copy,
  * conversation id and inline recording in one transaction; a recording URL is downloaded
- * afterwards (contract section 7, docs/WEBHOOKS.md).
+ * afterwards (docs/WEBHOOKS.md).
  */
 import type { Clock } from '../../../common/clock.js';
 import type { TenantId } from '../../../common/ids.js';
