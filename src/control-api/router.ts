@@ -11,7 +11,7 @@ import { compileValidator, type ValidationResult } from '../common/schema.js';
 import type { ApiState, Principal } from './api-state.js';
 import { authenticate, checkCsrf, type AuthDeps } from './middleware/tenant-auth.js';
 import type { RequestRateLimiter } from './middleware/rate-limit.js';
-import type { BodyAdmission } from './middleware/body-admission.js';
+import { closeAfterAnswer, type BodyAdmission } from './middleware/body-admission.js';
 import { problems } from './problem.js';
 import type { AnyRoute } from './route.js';
 
@@ -117,7 +117,10 @@ function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): voi
     } catch (err) {
       // A body refused before or while it is read is not drained: the connection closes instead
       // (docs/SECURITY.md, Request bodies).
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      if (!ctx.req.complete) {
+        ctx.set('Connection', 'close');
+        closeAfterAnswer(ctx);
+      }
       throw err;
     }
   };

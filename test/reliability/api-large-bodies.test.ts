@@ -87,7 +87,9 @@ function post(port: number, path: string, o: PostOptions): Promise<Answer> {
       answer.headers = res.headers;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => { answer.body += chunk; });
-      res.on('end', () => setTimeout(finish, settleMs));
+      // Node's client stops reading a socket whose answer has ended; a client waiting for the
+      // server's close reads on, so the FIN is seen.
+      res.on('end', () => { res.socket?.resume(); setTimeout(finish, settleMs); });
     });
     req.on('socket', (socket) => {
       socket.on('end', () => { answer.closed = true; });

@@ -53,6 +53,9 @@ export const LINGER_MAX_MS = 30_000;
  */
 export function closeAfterAnswer(ctx: Context): void {
   const socket = ctx.req.socket;
+  // Node's server ends a `Connection: close` answer with destroySoon(), which destroys the socket
+  // as soon as the answer is flushed; the half-close is kept and the destroy left to the linger.
+  socket.destroySoon = () => { socket.end(); };
   ctx.res.once('finish', () => {
     socket.end();
     let seen = socket.bytesRead;
