@@ -11,6 +11,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+// The server's promise: a refused connection is closed at the latest once its client is quiet this long.
+import { LINGER_IDLE_MS } from '../../src/control-api/middleware/body-admission.js';
 
 const MiB = 1024 * 1024;
 const POSTS = 20;
@@ -89,7 +91,7 @@ function post(port: number, path: string, o: PostOptions): Promise<Answer> {
       res.on('data', (chunk: string) => { answer.body += chunk; });
       // Node's client stops reading a socket whose answer has ended; a client waiting for the
       // server's close reads on, so the FIN is seen.
-      res.on('end', () => { res.socket?.resume(); setTimeout(finish, settleMs); });
+      res.on('end', () => { req.socket?.resume(); setTimeout(finish, settleMs); });
     });
     req.on('socket', (socket) => {
       socket.on('end', () => { answer.closed = true; });
@@ -117,7 +119,7 @@ t.test('docs/SECURITY.md request bodies: 20 concurrent 32 MiB webhook posts from
   const before = memoryOf(pid, 'VmRSS');
 
   const body = jsonBody(BODY_BYTES);
-  const answers = await Promise.all(Array.from({ length: POSTS }, () => post(gw.port, '/v1/webhooks/elevenlabs', { body })));
+  const answers = await Promise.all(Array.from({ length: POSTS }, () => post(gw.port, '/v1/webhooks/elevenlabs', { body, settleMs: LINGER_IDLE_MS + 1_000 })));
   const growth = memoryOf(pid, 'VmHWM') - before;
   const posted = POSTS * BODY_BYTES;
 
