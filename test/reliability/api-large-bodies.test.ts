@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 // The server's promise: a refused connection is closed at the latest once its client is quiet this long.
@@ -40,7 +40,7 @@ function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 interface Answer {
   status: number | undefined;
-  headers: IncomingHttpHeaders;
+  headers: Record<string, string>;
   body: string;
   /** The server closed the connection (its FIN, or a reset) within `settleMs` of the answer. */
   closed: boolean;
@@ -58,49 +58,64 @@ interface PostOptions {
 
 const SLICE = 256 * 1024;
 
-/** Writes `body` in slices as the socket takes them, as a streaming client does, until `stop()`. */
-function writeSlices(req: ClientRequest, body: Buffer, stop: () => boolean): void {
-  let offset = 0;
-  const more = (): void => {
-    while (offset < body.length && !stop()) {
-      const slice = body.subarray(offset, (offset += SLICE));
-      if (!req.write(slice)) {
-        req.once('drain', more);
-        return;
-      }
-    }
-    if (offset >= body.length) req.end();
-  };
-  more();
+/** The answer in `bytes` once its head and Content-Length body are all there, else undefined. */
+function parseAnswer(bytes: Buffer): Omit<Answer, 'closed'> | undefined {
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  if (headEnd < 0) return undefined;
+  const [statusLine = '', ...fields] = bytes.subarray(0, headEnd).toString('latin1').split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const field of fields) {
+    const colon = field.indexOf(':');
+    headers[field.slice(0, colon).trim().toLowerCase()] = field.slice(colon + 1).trim();
+  }
+  const length = Number(headers['content-length'] ?? 0);
+  if (bytes.length < headEnd + 4 + length) return undefined;
+  return { status: Number(statusLine.split(' ')[1]), headers, body: bytes.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8') };
 }
 
-/** One POST on a keep-alive connection of its own; resolves once the connection is over, or `settleMs` after the answer. */
+/**
+ * One POST on a keep-alive connection of its own, from a raw socket so that only the server can
+ * close it: an HTTP client library closes a connection itself after a `Connection: close` answer,
+ * which would hide whether the server did. Resolves once the server has closed the connection, or
+ * `settleMs` after the answer.
+ */
 function post(port: number, path: string, o: PostOptions): Promise<Answer> {
   const { body, settleMs = 1_000 } = o;
   return new Promise((resolve) => {
     const answer: Answer = { status: undefined, headers: {}, body: '', closed: false };
+    let received = Buffer.alloc(0);
     let done = false;
-    const finish = (): void => { if (!done) { done = true; req.destroy(); resolve(answer); } };
-    const req = request({
-      host: '127.0.0.1', port, method: 'POST', path, agent: false,
-      headers: { connection: 'keep-alive', 'content-type': 'application/json', ...(o.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(o.declared ?? body?.length ?? 0) }) },
-    }, (res) => {
-      answer.status = res.statusCode;
-      answer.headers = res.headers;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { answer.body += chunk; });
-      // Node's client stops reading a socket whose answer has ended; a client waiting for the
-      // server's close reads on, so the FIN is seen.
-      res.on('end', () => { req.socket?.resume(); setTimeout(finish, settleMs); });
+    const finish = (): void => { if (!done) { done = true; socket.destroy(); resolve(answer); } };
+    const socket = connect(port, '127.0.0.1');
+    socket.on('data', (chunk: Buffer) => {
+      if (answer.status !== undefined) return;
+      received = Buffer.concat([received, chunk]);
+      const parsed = parseAnswer(received);
+      if (!parsed) return;
+      Object.assign(answer, parsed);
+      setTimeout(finish, settleMs);
     });
-    req.on('socket', (socket) => {
-      socket.on('end', () => { answer.closed = true; });
-      socket.on('close', finish);
-    });
-    req.on('error', () => { answer.closed = true; });
-    req.flushHeaders();
-    // A client stops sending once it has the answer (RFC 9112 9.6); the server must not need it to.
-    if (body) writeSlices(req, body, () => answer.status !== undefined || done);
+    // The server's FIN, or a reset: either way the server closed it.
+    socket.on('end', () => { answer.closed = true; finish(); });
+    socket.on('error', () => { answer.closed = true; finish(); });
+    socket.on('close', finish);
+    const length = o.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${o.declared ?? body?.length ?? 0}`;
+    socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\nContent-Type: application/json\r\n${length}\r\n\r\n`);
+    if (!body) return;
+    // Slices as the socket takes them; a client stops sending once it has the answer (RFC 9112
+    // 9.6), and the server must not need it to.
+    let offset = 0;
+    const more = (): void => {
+      while (offset < body.length && answer.status === undefined && !done) {
+        const slice = body.subarray(offset, (offset += SLICE));
+        const framed = o.chunked ? [Buffer.from(`${slice.length.toString(16)}\r\n`), slice, Buffer.from('\r\n')] : [slice];
+        let room = true;
+        for (const part of framed) room = socket.write(part) && room;
+        if (!room) { socket.once('drain', more); return; }
+      }
+      if (offset >= body.length && o.chunked && !done) socket.write('0\r\n\r\n');
+    };
+    more();
   });
 }
 
