@@ -1,5 +1,5 @@
 import t from 'tap';
-import { checkedLookup, OutboundAddressPolicy, pinnedLookup, resolveChecked, type HostResolver } from './outbound-policy.js';
+import { checkedLookup, OutboundAddressPolicy, pinHost, pinnedLookup, resolveChecked, type HostResolver } from './outbound-policy.js';
 
 const resolver = (table: Record<string, string[]>): HostResolver => (host) =>
   table[host] ? Promise.resolve(table[host].map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
@@ -56,4 +56,17 @@ t.test('a refusal says which address was refused, or which resolver code left th
   const excepted = new OutboundAddressPolicy({ allowPrivate: false, allowAddress: (a) => a === '10.0.0.5' });
   t.same(await resolveChecked('[10.0.0.5]', excepted, dns), { ok: true, address: '10.0.0.5', family: 4 }, 'the per-address exception');
   t.notOk(excepted.permits('10.0.0.6'));
+});
+
+t.test('pinHost: one resolution, then the host is answered with the checked address and other names are checked', async (t) => {
+  const policy = new OutboundAddressPolicy({ allowPrivate: false });
+  const asked: string[] = [];
+  const dns: HostResolver = (host) => { asked.push(host); return resolver({ 'agent.test': ['93.184.215.15'], 'inside.test': ['10.0.0.5'] })(host); };
+  const pinned = await pinHost('agent.test', policy, dns);
+  if (!pinned.ok) return t.fail(pinned.detail);
+  const ask = (host: string) => new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) => pinned.lookup(host, {}, (err, address) => resolve({ err, address })));
+  t.same(await ask('agent.test'), { err: null, address: '93.184.215.15' });
+  t.match((await ask('inside.test')).err, { code: 'EADDRREFUSED' });
+  t.same(asked, ['agent.test', 'inside.test'], 'the pinned host was resolved once');
+  t.match(await pinHost('[::1]', policy, dns), { ok: false, reason: 'refused' });
 });

@@ -149,3 +149,16 @@ export function checkedLookup(policy: OutboundAddressPolicy, resolver: HostResol
     });
   };
 }
+
+/**
+ * Resolves and checks `host` once, then pins it: the lookup answers `host` with the address just
+ * checked and checks every other name a socket opens (a platform's signed URL) as it comes. The
+ * agent sockets' rule (docs/SECURITY.md, "Outbound addresses"): a DNS answer that changes between
+ * the check and the connection cannot redirect it.
+ */
+export async function pinHost(host: string, policy: OutboundAddressPolicy, resolver: HostResolver): Promise<{ ok: true; lookup: LookupFunction } | AddressRefusal> {
+  const bare = stripBrackets(host);
+  const checked = await resolveChecked(bare, policy, resolver);
+  if (!checked.ok) return checked;
+  return { ok: true, lookup: checkedLookup(policy, resolver, { host: bare, address: checked.address, family: checked.family }) };
+}
