@@ -15,10 +15,7 @@ import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
 import { createApiServer } from './control-api/http-server.js';
 import type { WebhookOptions, WebhookPorts } from './control-api/routes/webhooks/webhook-ports.js';
-import {
-  createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
-  verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature,
-} from './providers/index.js';
+import { createProviderRegistry, downloadRecording, postCallWebhooks } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 import { startCallEngine, type CallEngine } from './gateway/call-engine.js';
 import { prepareDataDir } from './start-up.js';
@@ -63,10 +60,11 @@ function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: s
 /** The post-call webhook's settings, compiled from the `webhooks` and `http` sections. */
 function webhookOptions(config: Readonly<Config>): WebhookOptions {
   const { webhooks } = config;
-  const secret = (name: string): string | undefined => webhooks.secrets[name];
+  // Only the secrets of providers with a post-call webhook: a secret under another name checks nothing.
+  const secrets = Object.fromEntries([...postCallWebhooks().keys()].map((name) => [name, webhooks.secrets[name]]));
   return {
     attributionWindowMs: webhooks.attribution_window_minutes * 60_000,
-    secrets: { elevenlabs: secret('elevenlabs'), retell: secret('retell'), vapi: secret('vapi') },
+    secrets,
     recordingHosts: webhooks.recording_hosts,
     downloadMaxBytes: webhooks.download_max_bytes,
     downloadTimeoutMs: webhooks.download_timeout_seconds * 1000,
@@ -78,11 +76,10 @@ function webhookOptions(config: Readonly<Config>): WebhookOptions {
   };
 }
 
-/** The providers layer's webhook functions, handed to the control API through its ports. */
+/** The providers registry's post-call webhooks (parsers, signature rules), handed to the control API through its ports. */
 function webhookPorts(clock: Clock): WebhookPorts {
   return {
-    parsers: { elevenlabs: parseElevenLabsWebhook, retell: parseRetellWebhook, vapi: parseVapiWebhook },
-    signatures: { elevenlabs: verifyElevenLabsSignature, retell: verifyRetellSignature, vapi: verifyVapiSignature },
+    vendors: postCallWebhooks(),
     downloadRecording: (url, limits) => downloadRecording(url, { ...limits, clock }),
   };
 }

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { checkedLookup, OutboundAddressPolicy, resolveChecked, type HostResolver } from './outbound-policy.js';
+import { checkedLookup, OutboundAddressPolicy, pinHost, pinnedLookup, resolveChecked, type HostResolver } from './outbound-policy.js';
 
 const resolver = (table: Record<string, string[]>): HostResolver => (host) =>
   table[host] ? Promise.resolve(table[host].map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))) : Promise.reject(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }));
@@ -37,4 +37,36 @@ t.test('checkedLookup: answers only checked addresses, the pinned host without a
   t.same(await ask('ok.test'), { err: null, address: '93.184.215.14' });
   t.match((await ask('inside.test')).err, { name: 'OutboundAddressError', code: 'EADDRREFUSED' });
   t.same(asked, ['ok.test', 'inside.test'], 'the pinned host was not resolved again');
+});
+
+t.test('pinnedLookup: every name gets the checked address, in both callback forms (docs/SECURITY.md "Outbound addresses")', async (t) => {
+  const lookup = pinnedLookup('2001:db8::7', 6);
+  const one = await new Promise<unknown[]>((resolve) => lookup('media.example.test', {}, (...args) => resolve(args)));
+  t.same(one, [null, '2001:db8::7', 6]);
+  const all = await new Promise<unknown[]>((resolve) => lookup('other.example.test', { all: true }, (...args) => resolve(args)));
+  t.same(all, [null, [{ address: '2001:db8::7', family: 6 }]]);
+});
+
+t.test('a refusal says which address was refused, or which resolver code left the name unresolved', async (t) => {
+  const policy = new OutboundAddressPolicy({ allowPrivate: false });
+  const dns = resolver({ 'mixed.test': ['93.184.215.14', '10.0.0.5'] });
+  t.match(await resolveChecked('mixed.test', policy, dns), { ok: false, reason: 'refused', address: '10.0.0.5' });
+  t.match(await resolveChecked('localhost', policy, dns), { ok: false, reason: 'refused', address: 'localhost' });
+  t.match(await resolveChecked('gone.test', policy, dns), { ok: false, reason: 'unresolved', code: 'ENOTFOUND' });
+  const excepted = new OutboundAddressPolicy({ allowPrivate: false, allowAddress: (a) => a === '10.0.0.5' });
+  t.same(await resolveChecked('[10.0.0.5]', excepted, dns), { ok: true, address: '10.0.0.5', family: 4 }, 'the per-address exception');
+  t.notOk(excepted.permits('10.0.0.6'));
+});
+
+t.test('pinHost: one resolution, then the host is answered with the checked address and other names are checked', async (t) => {
+  const policy = new OutboundAddressPolicy({ allowPrivate: false });
+  const asked: string[] = [];
+  const dns: HostResolver = (host) => { asked.push(host); return resolver({ 'agent.test': ['93.184.215.15'], 'inside.test': ['10.0.0.5'] })(host); };
+  const pinned = await pinHost('agent.test', policy, dns);
+  if (!pinned.ok) return t.fail(pinned.detail);
+  const ask = (host: string) => new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((resolve) => pinned.lookup(host, {}, (err, address) => resolve({ err, address })));
+  t.same(await ask('agent.test'), { err: null, address: '93.184.215.15' });
+  t.match((await ask('inside.test')).err, { code: 'EADDRREFUSED' });
+  t.same(asked, ['agent.test', 'inside.test'], 'the pinned host was resolved once');
+  t.match(await pinHost('[::1]', policy, dns), { ok: false, reason: 'refused' });
 });

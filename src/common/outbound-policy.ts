@@ -2,8 +2,8 @@
  * @module The one outbound-address policy (docs/SECURITY.md, "Outbound addresses"): which
  * addresses the gateway may connect to on a tenant's behalf (agent WebSocket URLs, the SIP
  * targets of sip_trunk agents, recording downloads), the operator's exceptions to it, the one
- * system resolver, and a socket `lookup` that resolves, checks every answer and pins the
- * connection to the address it checked.
+ * system resolver, the one resolve-and-check of a host, and the socket `lookup`s that pin a
+ * connection to the address checked (agent sockets and recording downloads alike).
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -26,10 +26,20 @@ export interface OutboundPolicyOptions {
   allowPrivate: boolean;
   /** Non-public networks (CIDR, or one address) allowed anyway: an on-premises agent or PBX. */
   allowedPrivateNetworks?: readonly string[];
+  /**
+   * One more exception, decided per address: only the recording downloader's test seam sets it,
+   * so a loopback server can stand in for a provider's public host.
+   */
+  allowAddress?: (address: string) => boolean;
 }
 
-/** Why an address check failed: the host resolved to a refused address, or did not resolve. */
-export type AddressRefusal = { ok: false; reason: 'refused' | 'unresolved'; detail: string };
+/**
+ * Why an address check failed: the host is or resolved to a refused `address`, or did not
+ * resolve (`code`: the resolver's error code, `no addresses` for an empty answer).
+ */
+export type AddressRefusal =
+  | { ok: false; reason: 'refused'; detail: string; address: string }
+  | { ok: false; reason: 'unresolved'; detail: string; code: string };
 
 /** A checked host: every answer allowed, and the one address to connect to. */
 export type AddressCheck = { ok: true; address: string; family: 4 | 6 } | AddressRefusal;
@@ -42,10 +52,12 @@ export type AddressCheck = { ok: true; address: string; family: 4 | 6 } | Addres
 export class OutboundAddressPolicy {
   readonly #allowPrivate: boolean;
   readonly #allowed = new BlockList();
+  readonly #allowAddress: ((address: string) => boolean) | undefined;
 
   /** Throws on an entry of `allowedPrivateNetworks` that is not an address or CIDR (config validates it first). */
   constructor(o: OutboundPolicyOptions) {
     this.#allowPrivate = o.allowPrivate;
+    this.#allowAddress = o.allowAddress;
     for (const entry of o.allowedPrivateNetworks ?? []) {
       if (!isAddressOrCidr(entry)) throw new Error(`not an address or CIDR: ${entry}`);
       const [network = '', prefix] = entry.split('/');
@@ -58,7 +70,7 @@ export class OutboundAddressPolicy {
   permits(address: string): boolean {
     if (this.#allowPrivate) return true;
     const bare = stripBrackets(address).split('%')[0]!;
-    if (!isNonPublicAddress(bare)) return true;
+    if (!isNonPublicAddress(bare) || this.#allowAddress?.(bare) === true) return true;
     const family = isIP(bare);
     return family !== 0 && this.#allowed.check(bare, family === 4 ? 'ipv4' : 'ipv6');
   }
@@ -78,21 +90,22 @@ export class OutboundAddressPolicy {
  */
 export async function resolveChecked(host: string, policy: OutboundAddressPolicy, resolver: HostResolver = systemResolver): Promise<AddressCheck> {
   const bare = stripBrackets(host);
-  if (policy.refusesHostText(bare)) return { ok: false, reason: 'refused', detail: `${bare} is not a public address` };
+  if (policy.refusesHostText(bare)) return { ok: false, reason: 'refused', detail: `${bare} is not a public address`, address: bare };
   let answers: readonly ResolvedAddress[];
   if (isIP(bare) !== 0) answers = [{ address: bare, family: isIP(bare) }];
   else {
     try {
       answers = await resolver(bare);
     } catch (err) {
-      return { ok: false, reason: 'unresolved', detail: `${bare}: ${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}` };
+      const code = (err as NodeJS.ErrnoException).code ?? 'lookup failed';
+      return { ok: false, reason: 'unresolved', detail: `${bare}: ${code}`, code };
     }
   }
   const refused = answers.find((a) => !policy.permits(a.address));
-  if (refused) return { ok: false, reason: 'refused', detail: `${bare} resolves to ${refused.address}` };
+  if (refused) return { ok: false, reason: 'refused', detail: `${bare} resolves to ${refused.address}`, address: refused.address };
   const first = answers[0];
   const family = first ? isIP(first.address) : 0;
-  if (!first || (family !== 4 && family !== 6)) return { ok: false, reason: 'unresolved', detail: `${bare}: no addresses` };
+  if (!first || (family !== 4 && family !== 6)) return { ok: false, reason: 'unresolved', detail: `${bare}: no addresses`, code: 'no addresses' };
   return { ok: true, address: first.address, family };
 }
 
@@ -109,21 +122,43 @@ export class OutboundAddressError extends Error {
 }
 
 /**
+ * A socket `lookup` that answers every name with `address`, checked just before: the connection
+ * goes there and nowhere else, without a second lookup that could answer differently. TLS still
+ * checks the certificate against the URL's host name.
+ */
+export function pinnedLookup(address: string, family: number): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+/**
  * A socket `lookup` (the option of net, tls, http and ws): every name the socket looks up is
  * resolved with `resolver` and all its answers checked, and the socket gets the first one, so it
  * connects to a checked address and nowhere else. `pinned` answers one name with the address
  * checked just before, without a second lookup that could answer differently.
  */
 export function checkedLookup(policy: OutboundAddressPolicy, resolver: HostResolver, pinned?: { host: string; address: string; family: number }): LookupFunction {
+  const pinnedHost = pinned && pinnedLookup(pinned.address, pinned.family);
   return (hostname, options, callback) => {
-    const answer = (address: string, family: number): void => {
-      if (options.all) callback(null, [{ address, family }]);
-      else callback(null, address, family);
-    };
-    if (pinned && stripBrackets(hostname) === pinned.host) return answer(pinned.address, pinned.family);
+    if (pinned && pinnedHost && stripBrackets(hostname) === pinned.host) return pinnedHost(hostname, options, callback);
     void resolveChecked(hostname, policy, resolver).then((checked) => {
-      if (checked.ok) answer(checked.address, checked.family);
+      if (checked.ok) pinnedLookup(checked.address, checked.family)(hostname, options, callback);
       else callback(new OutboundAddressError(checked), '', 0);
     });
   };
+}
+
+/**
+ * Resolves and checks `host` once, then pins it: the lookup answers `host` with the address just
+ * checked and checks every other name a socket opens (a platform's signed URL) as it comes. The
+ * agent sockets' rule (docs/SECURITY.md, "Outbound addresses"): a DNS answer that changes between
+ * the check and the connection cannot redirect it.
+ */
+export async function pinHost(host: string, policy: OutboundAddressPolicy, resolver: HostResolver): Promise<{ ok: true; lookup: LookupFunction } | AddressRefusal> {
+  const bare = stripBrackets(host);
+  const checked = await resolveChecked(bare, policy, resolver);
+  if (!checked.ok) return checked;
+  return { ok: true, lookup: checkedLookup(policy, resolver, { host: bare, address: checked.address, family: checked.family }) };
 }

@@ -5,7 +5,7 @@
 import Koa from 'koa';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../common/logger.js';
-import { OutboundAddressPolicy } from '../common/outbound-policy.js';
+import { OutboundAddressPolicy, systemResolver } from '../common/outbound-policy.js';
 import type { Store } from '../storage/index.js';
 import type { ApiState } from './api-state.js';
 import { createApiMetrics } from './metrics.js';
@@ -22,7 +22,6 @@ import type { CallControl } from '../engine/calls/call-control.js';
 import type { AgentPlatforms, HostResolver, SipUriLocator } from './ports.js';
 import { callReadRoutes } from './routes/calls/calls.routes.js';
 import { callCommandRoutes } from './routes/calls/calls-commands.routes.js';
-import { systemHostResolver } from './routes/calls/call-command-rules.js';
 import { agentRoutes } from './routes/agents/agents.routes.js';
 import { authRoutes } from './routes/auth/auth.routes.js';
 import { routeRoutes } from './routes/routes/routes.routes.js';
@@ -82,7 +81,7 @@ export interface ControlApi {
 
 export function createApp(deps: AppDeps): ControlApi {
   const { options, store } = deps;
-  const resolveHost = deps.resolveHost ?? systemHostResolver;
+  const resolveHost = deps.resolveHost ?? systemResolver;
   // docs/SECURITY.md "Outbound addresses": one policy, with the operator's exceptions per kind.
   const allowedPrivateNetworks = options.allowedPrivateNetworks ?? [];
   const agentUrls = new OutboundAddressPolicy({ allowPrivate: options.allowPrivateAgentUrls, allowedPrivateNetworks });

@@ -28,10 +28,11 @@ export interface AgentPlatforms {
 }
 
 /**
- * Resolves a host name to every address it has (A and AAAA), as `dns.lookup(..., {all: true})`
- * does; rejects when the name does not resolve. Injected so tests need no DNS.
+ * Resolves a host name to every address it has (A and AAAA); rejects when the name does not
+ * resolve. The outbound-address policy's type: the system resolver in production, injected by
+ * tests so they need no DNS.
  */
-export type HostResolver = (hostname: string) => Promise<string[]>;
+export type { HostResolver } from '../common/outbound-policy.js';
 
 /**
  * RFC 3263 location of a SIP URI, as the engine will do it when it dials: the URI's host and

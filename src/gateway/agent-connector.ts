@@ -9,13 +9,13 @@ import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import type { HostResolver, OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { AgentCallInfo, AgentConnector, AgentLink, AgentLinkHandlers } from '../engine/calls/index.js';
-import type { AgentSessionFactory } from '../providers/index.js';
+import { OWN_PROTOCOL_VENDOR, type AgentSessionFactory } from '../providers/index.js';
 import { CheckedAgentLink } from './checked-agent-link.js';
 
 export interface AgentConnectorOptions {
   clock: Clock;
   logger: Logger;
-  /** The `custom` factory (contract section 5 protocol) for `agent_ws_url` calls. */
+  /** The session of the gateway's own agent protocol (the registry's `OWN_PROTOCOL_VENDOR`) for `agent_ws_url` calls. */
   websocketAgent: AgentSessionFactory;
   /** The outbound-address policy of agent URLs (config `calls.allow_private_agent_urls`, `calls.allowed_private_networks`). */
   agentUrls: OutboundAddressPolicy;
@@ -31,7 +31,7 @@ export function createAgentConnector(o: AgentConnectorOptions): AgentConnector {
     const log = o.logger.child({ call_id: call.callId, tenant_id: tenantId });
     if (agent.kind === 'imported') return o.importedAgent({ tenantId, agentId: agent.agentId, call, handlers });
     return new CheckedAgentLink({
-      provider: 'custom', url: agent.url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}),
+      provider: OWN_PROTOCOL_VENDOR.name, url: agent.url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}),
       open: (lookup) => o.websocketAgent({
         call, endpoint: { url: agent.url, externalAgentId: '' }, clock: o.clock, connectTimeoutMs: o.connectTimeoutMs,
         handlers, lookup, log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),

@@ -7,7 +7,7 @@ import { FakeClock } from '../common/clock.js';
 import { silentLogger } from '../common/logger.js';
 import { OutboundAddressPolicy } from '../common/outbound-policy.js';
 import { SecretBox } from '../common/secret-box.js';
-import { createProviderRegistry, createStreamingRegistry } from '../providers/index.js';
+import { createProviderRegistry } from '../providers/index.js';
 import { openStore } from '../storage/index.js';
 import { createSipTrunkResolver, type AgentTargetOptions } from './agent-targets.js';
 
@@ -33,7 +33,7 @@ function setUp(apiBaseUrl: string, sipTrunkEncryption?: AgentTargetOptions['sipT
   const store = openStore(':memory:', clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
   const platforms = createProviderRegistry({ retell: { api_base_url: apiBaseUrl, sip_host: 'sip.retell.test' } }, { clock });
   const resolve = createSipTrunkResolver({
-    store, platforms, streaming: createStreamingRegistry(), clock, logger: silentLogger(), connectTimeoutMs: 2000, agentUrls: new OutboundAddressPolicy({ allowPrivate: false }), ...(sipTrunkEncryption ? { sipTrunkEncryption } : {}),
+    store, platforms, clock, logger: silentLogger(), connectTimeoutMs: 2000, agentUrls: new OutboundAddressPolicy({ allowPrivate: false }), ...(sipTrunkEncryption ? { sipTrunkEncryption } : {}),
   });
   const tenant = store.tenants.create('acme');
   const settings = { name: null, connection_mode: 'sip_trunk' as const, region: 'default', sip_credential_id: null, sip_uri: null, sip_transport: null, sip_region: null, websocket_url: null };

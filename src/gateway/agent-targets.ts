@@ -1,22 +1,22 @@
 /**
- * @module Imported agents at call time (issue "inbound calls"): the SIP target of a sip_trunk
- * agent (its `sip_uri`, or its platform's edge for its region, Retell's per-call registration,
- * the stored SIP credential, the platform's call-identification headers) and the streaming
- * session of a media_bridge agent (the platform's adapter with the tenant's stored key).
+ * @module Imported agents at call time: the SIP target of a sip_trunk agent (its `sip_uri`, or
+ * its platform's edge for its region or per-call registration, the stored SIP credential, the
+ * platform's call-identification headers) and the streaming session of a media_bridge agent (the
+ * platform's session with the tenant's stored key). Everything per vendor comes from the provider
+ * registry (docs/PROVIDERS.md, "Adding a vendor"); nothing here names a vendor.
  */
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import type { HostResolver, OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { AgentCallInfo, AgentLink, AgentLinkHandlers, SipTrunkResolver, SipTrunkTarget } from '../engine/calls/index.js';
-import { registerRetellCall, type ProviderRegistry, type StreamingRegistry } from '../providers/index.js';
+import type { ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
 import { CheckedAgentLink } from './checked-agent-link.js';
 
 export interface AgentTargetOptions {
   store: Store;
   platforms: ProviderRegistry;
-  streaming: StreamingRegistry;
   clock: Clock;
   logger: Logger;
   connectTimeoutMs: number;
@@ -28,37 +28,26 @@ export interface AgentTargetOptions {
   sipTrunkEncryption?: Readonly<Record<string, SipTrunkTarget['mediaEncryption']>>;
 }
 
-/** Headers each platform documents for identifying the call on its side. */
-function platformHeaders(provider: string, call: AgentCallInfo): [string, string][] {
-  switch (provider) {
-    // ElevenLabs honours X-CALL-ID and X-CALLER-ID on inbound INVITEs.
-    case 'elevenlabs': return [['X-CALL-ID', call.callId], ['X-CALLER-ID', call.from]];
-    default: return [['X-Call-Id', call.callId]];
-  }
-}
-
 export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver {
   return async ({ tenantId, agentId, call }) => {
     const agent = o.store.agents.get(tenantId, agentId);
     const platform = agent && o.platforms.get(agent.provider);
-    if (!agent || !platform) return { error: 'agent or provider no longer exists' };
+    const edge = agent && o.platforms.sipEdge(agent.provider);
+    if (!agent || !platform || !edge) return { error: 'agent or provider no longer exists' };
     const transport = agent.sip_transport ?? platform.defaultSipTransport;
     const region = agent.sip_region ?? agent.region;
     let uri = agent.sip_uri;
-    if (!uri && agent.provider === 'retell') {
-      const apiKey = o.store.agents.apiKey(tenantId, agent.id);
-      const endpoints = platform.endpoints(region);
-      if (!apiKey || !endpoints.apiBaseUrl || !endpoints.sipHost) return { error: 'retell needs the stored api_key to register the call' };
-      const registered = await registerRetellCall({
-        apiBaseUrl: endpoints.apiBaseUrl, sipHost: endpoints.sipHost, apiKey, agentId: agent.external_agent_id,
-        from: call.from, to: call.to, transport, timeoutMs: o.connectTimeoutMs,
+    if (!uri && edge.registerCall) {
+      const registered = await edge.registerCall({
+        endpoints: platform.endpoints(region), apiKey: o.store.agents.apiKey(tenantId, agent.id), externalAgentId: agent.external_agent_id,
+        call, transport, timeoutMs: o.connectTimeoutMs,
       });
       if ('error' in registered) return registered;
       uri = registered.uri;
     }
     uri ??= platform.defaultSipUri(region, { didNumber: call.to, externalAgentId: agent.external_agent_id, transport });
     if (!uri) return { error: `no SIP target for ${agent.provider} agent` };
-    const target: SipTrunkTarget = { uri, headers: platformHeaders(agent.provider, call) };
+    const target: SipTrunkTarget = { uri, headers: edge.callHeaders(call) };
     const encryption = o.sipTrunkEncryption?.[agent.provider];
     if (encryption !== undefined && encryption !== 'disabled') target.mediaEncryption = encryption;
     if (agent.sip_credential_id) {
@@ -78,7 +67,7 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
 export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): AgentLink {
   const agent = o.store.agents.get(request.tenantId, request.agentId);
   const platform = agent && o.platforms.get(agent.provider);
-  const factory = agent && o.streaming.get(agent.provider);
+  const factory = agent && o.platforms.streaming(agent.provider);
   const url = agent && platform ? agent.websocket_url ?? platform.defaultStreamingUrl(agent.region, agent.external_agent_id) : null;
   if (!agent || !platform || !factory || !url) throw new Error('the agent has no streaming endpoint');
   const log = o.logger.child({ call_id: request.call.callId, tenant_id: request.tenantId, provider: agent.provider });

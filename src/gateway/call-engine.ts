@@ -22,7 +22,7 @@ import {
   DigestServer, hopUri, locateAddresses, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipRequest, type SipSource,
 } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
-import { createStreamingRegistry, type ProviderRegistry } from '../providers/index.js';
+import { OWN_PROTOCOL_VENDOR, type ProviderRegistry } from '../providers/index.js';
 import { PocketsphinxRecognizer } from '../providers/speech/index.js';
 import { CdrJournal, DurableCallStore, type Store } from '../storage/index.js';
 import { createAgentConnector } from './agent-connector.js';
@@ -245,18 +245,17 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     mediaAddress: isUnspecified(rtpBindAddress) ? '127.0.0.1' : rtpBindAddress,
   });
 
-  const streaming = createStreamingRegistry();
   const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
   const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
   const policies = outboundPolicies(config);
-  const targets = { store: o.store, platforms: o.platforms, streaming, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
+  const targets = { store: o.store, platforms: o.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
   const ctx: CallEngineContext = {
     clock, logger, store: callStore, ua, locator: new ServerLocator(), ports, rtpBindAddress,
     mediaAddress: advertised, sipHost: advertised, carriers, dataDir: config.data_dir,
     timings: { ringTimeoutMs: config.calls.ring_timeout_seconds * 1000, mediaTimeoutMs: config.calls.media_timeout_seconds * 1000 },
     holdMusic: () => (holdMusic ? new LoopingPcmSource(holdMusic, 'hold music') : null),
     connectAgent: createAgentConnector({
-      clock, logger, websocketAgent: (options) => streaming.get('custom')!(options),
+      clock, logger, websocketAgent: (options) => o.platforms.streaming(OWN_PROTOCOL_VENDOR.name)!(options),
       importedAgent: (request) => openImportedAgent(targets, request),
       agentUrls: policies.agentUrls, connectTimeoutMs,
     }),

@@ -4,6 +4,7 @@
  * edge proxy (`sip.trusted_proxies`, docs/ARCHITECTURE.md "Trusted edge proxies").
  */
 import { BlockList, isIP } from 'node:net';
+import { stripBrackets } from '../common/address-policy.js';
 import type { SipRequest, SipSource } from '../engine/sip/index.js';
 
 /** The header a trusted edge proxy adds with the source the request reached it from (`ip` or `ip:port`). */
@@ -43,8 +44,9 @@ export function sourceMatches(sources: readonly string[], address: string): bool
  */
 export function forwardedAddress(value: string): string | null {
   const v = (value.split(';')[0] ?? '').trim();
-  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(v)?.[1];
-  const candidate = bracketed ?? (isIP(v) !== 0 ? v : /^([^:]+):\d{1,5}$/.exec(v)?.[1] ?? '');
+  if (isIP(v) !== 0) return v;
+  // What is left is `host:port`, `[v6]` or `[v6]:port`: without its port and brackets, an address or nothing.
+  const candidate = stripBrackets(/^(.*):\d{1,5}$/.exec(v)?.[1] ?? v);
   return isIP(candidate) !== 0 ? candidate : null;
 }
 

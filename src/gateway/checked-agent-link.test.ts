@@ -12,7 +12,7 @@ import { FakeClock } from '../common/clock.js';
 import { silentLogger } from '../common/logger.js';
 import { checkedLookup, OutboundAddressPolicy, type HostResolver } from '../common/outbound-policy.js';
 import { SecretBox } from '../common/secret-box.js';
-import { createProviderRegistry, createStreamingRegistry, ProviderError } from '../providers/index.js';
+import { createProviderRegistry, ProviderError } from '../providers/index.js';
 import { openCustomAgentSession } from '../providers/custom/custom-agent-session.js';
 import { openStore } from '../storage/index.js';
 import { openImportedAgent } from './agent-targets.js';
@@ -46,7 +46,7 @@ function openAgent(url: string, policy: OutboundAddressPolicy, resolve: HostReso
     settings: { name: null, connection_mode: 'media_bridge', region: 'default', sip_credential_id: null, sip_uri: null, sip_transport: null, sip_region: null, websocket_url: url },
   });
   const options = {
-    store, platforms: createProviderRegistry({}, { clock }), streaming: createStreamingRegistry(), clock: new FakeClock(), logger: silentLogger(),
+    store, platforms: createProviderRegistry({}, { clock }), clock: new FakeClock(), logger: silentLogger(),
     connectTimeoutMs: 2000, agentUrls: policy, resolve,
   };
   return openImportedAgent(options, { tenantId: tenant.id, agentId: agent.id, call: CALL, handlers: {} });

@@ -1,13 +1,12 @@
 /**
  * @module An agent's streaming session under the outbound-address policy (docs/SECURITY.md,
- * "Outbound addresses"): before anything connects, the agent URL's host is resolved and every
- * answer checked; the session's sockets then resolve through a checked lookup that answers that
- * host with the address just checked (pinned: a DNS answer that changes in between cannot
- * redirect it) and checks every other name they open (a platform's signed URL) the same way.
+ * "Outbound addresses"): before anything connects, the agent URL's host is resolved, checked and
+ * pinned by common/outbound-policy's `pinHost`; the session's sockets then resolve through that
+ * lookup, so they reach the address just checked, and every other name they open is checked too.
  */
 import type { LookupFunction } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
-import { checkedLookup, resolveChecked, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
+import { checkedLookup, pinHost, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { AgentAudioFormat, AgentLink, HoldSource } from '../engine/calls/index.js';
 import { ProviderError, type AgentSession } from '../providers/index.js';
 
@@ -55,14 +54,14 @@ export class CheckedAgentLink implements AgentLink {
       this.#inner.close('bad agent URL');
       throw new ProviderError(provider, 'rejected', 'the agent URL does not parse');
     }
-    const checked = await resolveChecked(host, this.#o.policy, this.#resolve);
-    if (!checked.ok) {
+    const pinned = await pinHost(host, this.#o.policy, this.#resolve);
+    if (!pinned.ok) {
       this.#inner.close('agent address refused');
-      if (checked.reason === 'unresolved') throw new ProviderError(provider, 'unreachable', `agent host ${checked.detail} does not resolve`);
-      throw new ProviderError(provider, 'rejected', `agent host refused by the outbound-address policy: ${checked.detail}`);
+      if (pinned.reason === 'unresolved') throw new ProviderError(provider, 'unreachable', `agent host ${pinned.detail} does not resolve`);
+      throw new ProviderError(provider, 'rejected', `agent host refused by the outbound-address policy: ${pinned.detail}`);
     }
     if (this.#closed) throw new ProviderError(provider, 'unreachable', 'closed before connecting');
-    this.#lookup = checkedLookup(this.#o.policy, this.#resolve, { host, address: checked.address, family: checked.family });
+    this.#lookup = pinned.lookup;
     await this.#inner.start();
   }
 

@@ -6,7 +6,6 @@ import type {
   EndpointOverrides,
   ProviderAdapter,
   ProviderEndpoints,
-  ProviderName,
   SipTransport,
   SipUriOptions,
   VerifyResult,
@@ -14,7 +13,7 @@ import type {
 
 /** What a platform adapter declares; everything else is shared. */
 export interface PlatformSpec {
-  name: ProviderName;
+  name: string;
   connectionModes: readonly ConnectionMode[];
   /** Public endpoints per region; the first key is not implied to be the default. */
   regions: Readonly<Record<string, ProviderEndpoints>>;

@@ -4,8 +4,8 @@
  */
 import { isE164 } from '../common/phone-number.js';
 
-/** Providers whose post-call webhooks the gateway ingests. */
-export type PostCallProvider = 'elevenlabs' | 'retell' | 'vapi';
+/** The name of a vendor whose post-call webhook the gateway ingests (one with `VendorDescriptor.postCallWebhook`). */
+export type PostCallProvider = string;
 
 /** One line of a provider transcript. `offsetS` is seconds from the start of the call, when known. */
 export interface TranscriptTurn {

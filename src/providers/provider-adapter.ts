@@ -1,13 +1,7 @@
-/** @module The contract every voice-agent provider adapter implements (contract section 6). */
-
-/** Providers this gateway can import agents from. */
-export const PROVIDER_NAMES = ['elevenlabs', 'retell', 'vapi', 'custom', 'ultravox', 'openai'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
-
-/** True when `value` names a provider this build knows (safe for tenant input). */
-export function isProviderName(value: string): value is ProviderName {
-  return (PROVIDER_NAMES as readonly string[]).includes(value);
-}
+/**
+ * @module The contract every voice-agent provider adapter implements (contract section 6). The
+ * providers themselves are listed in one place only: the registry (`registry.ts`).
+ */
 
 /**
  * How a call reaches the agent. `sip_trunk`: the gateway dials the platform's SIP edge.
@@ -66,7 +60,8 @@ export type VerifyOutcome = VerifyResult['outcome'];
  * exists. Adapters hold no tenant state; keys are passed in per call and never logged.
  */
 export interface ProviderAdapter {
-  readonly name: ProviderName;
+  /** The vendor's name (`VendorDescriptor.name`). */
+  readonly name: string;
   /**
    * Modes the platform offers (Retell offers only `sip_trunk`). The import default is
    * `sip_trunk` whatever the provider, so every adapter offers it.

@@ -4,7 +4,7 @@
  * the fake servers are passed in so that src/ does not depend on test/.
  */
 import type { Test } from 'tap';
-import type { ProviderAdapter, ProviderName, VerifyResult } from './provider-adapter.js';
+import type { ProviderAdapter, VerifyResult } from './provider-adapter.js';
 import { createProviderRegistry } from './registry.js';
 
 /** The subset of a fake platform server the contract drives (see test/support/fake-providers). */
@@ -24,7 +24,7 @@ export interface ContractFakeOptions {
 
 /** One adapter under contract. */
 export interface ContractSubject {
-  provider: ProviderName;
+  provider: string;
   startFake(options: ContractFakeOptions): Promise<ContractFake>;
   /** Lower-case name of the header that carries the key, and its value for a given key. */
   authHeader: string;

@@ -1,8 +1,7 @@
 import t from 'tap';
 import { FakeClock, type Clock } from '../common/clock.js';
 import { startFakeProvider } from '../../test/support/fake-providers/fake-provider.js';
-import { PROVIDER_NAMES } from './provider-adapter.js';
-import { createProviderRegistry } from './registry.js';
+import { createProviderRegistry, PROVIDER_NAMES } from './registry.js';
 
 t.test('contract 6: the registry knows the required providers and refuses others', (t) => {
   const registry = createProviderRegistry();

@@ -1,20 +1,52 @@
-/** @module The providers this gateway supports, built once from the config's `providers.<name>`. */
+/**
+ * @module The one list of the vendors this gateway supports, and the registry built from it once
+ * with the config's `providers.<name>`. Each vendor is a folder `providers/<vendor>/` whose
+ * `vendor.ts` exports one {@link VendorDescriptor}; adding a vendor is that folder plus one line
+ * in {@link VENDORS} (docs/PROVIDERS.md, "Adding a vendor").
+ */
 import { systemClock, type Clock } from '../common/clock.js';
-import { createCustomAdapter } from './custom/custom-adapter.js';
-import { createElevenLabsAdapter } from './elevenlabs/elevenlabs-adapter.js';
-import type { AdapterOptions } from './http-adapter.js';
+import type { AgentSessionFactory } from './agent-session.js';
+import { custom } from './custom/vendor.js';
+import { elevenlabs } from './elevenlabs/vendor.js';
 import { DEFAULT_RETRY_BACKOFF_MS, DEFAULT_TIMEOUT_MS, type HttpOptions } from './http-verify.js';
-import { createOpenAiAdapter } from './openai/openai-adapter.js';
-import {
-  PROVIDER_NAMES,
-  isProviderName,
-  type EndpointOverrides,
-  type ProviderAdapter,
-  type ProviderName,
-} from './provider-adapter.js';
-import { createRetellAdapter } from './retell/retell-adapter.js';
-import { createUltravoxAdapter } from './ultravox/ultravox-adapter.js';
-import { createVapiAdapter } from './vapi/vapi-adapter.js';
+import { openai } from './openai/vendor.js';
+import type { EndpointOverrides, ProviderAdapter } from './provider-adapter.js';
+import { retell } from './retell/vendor.js';
+import { ultravox } from './ultravox/vendor.js';
+import type { PostCallWebhook, SipEdge, VendorDescriptor } from './vendor.js';
+import { vapi } from './vapi/vendor.js';
+
+/** Every supported vendor, in the order the API and the docs list them. */
+export const VENDORS = Object.freeze([elevenlabs, retell, vapi, custom, ultravox, openai] as const);
+
+/** Providers this gateway can import agents from. */
+export type ProviderName = (typeof VENDORS)[number]['name'];
+export const PROVIDER_NAMES: readonly ProviderName[] = Object.freeze(VENDORS.map((v) => v.name));
+
+/**
+ * The vendor whose session speaks the gateway's own agent WebSocket protocol (docs/API.md): the
+ * session of every `agent_ws_url` call too, not only of its imported agents.
+ */
+export const OWN_PROTOCOL_VENDOR = custom;
+
+const BY_NAME: ReadonlyMap<string, VendorDescriptor> = new Map(VENDORS.map((v) => [v.name, v]));
+
+/** True when `value` names a provider this build knows (safe for tenant input). */
+export function isProviderName(value: string): value is ProviderName {
+  return BY_NAME.has(value);
+}
+
+/** The descriptor of `name`, or undefined for an unsupported provider (any string is safe). */
+export function vendorOf(name: string): VendorDescriptor | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The vendors whose post-call webhooks are ingested, by name, in {@link VENDORS} order. */
+export function postCallWebhooks(): ReadonlyMap<ProviderName, PostCallWebhook & { displayName: string }> {
+  const hooks = new Map<ProviderName, PostCallWebhook & { displayName: string }>();
+  for (const v of VENDORS) if (v.postCallWebhook) hooks.set(v.name, { ...v.postCallWebhook, displayName: v.displayName });
+  return hooks;
+}
 
 /** The config file's `providers` object: per provider, endpoints that replace the public ones. */
 export type ProviderOverrides = Partial<Record<ProviderName, EndpointOverrides>>;
@@ -30,22 +62,17 @@ export interface RegistryOptions {
   clock?: Clock;
 }
 
-/** Looks adapters up by the provider name a tenant sent. */
+/** Looks a vendor's parts up by the provider name a tenant sent (any string is safe). */
 export interface ProviderRegistry {
-  /** The adapter of `name`, or undefined for an unsupported provider (any string is safe). */
+  /** The adapter of `name`, or undefined for an unsupported provider. */
   get(name: string): ProviderAdapter | undefined;
   /** Supported provider names, in a stable order. */
   names(): ProviderName[];
+  /** The SIP edge specifics of `name` (call headers, per-call registration), or undefined. */
+  sipEdge(name: string): SipEdge | undefined;
+  /** The media_bridge session factory of `name`, or undefined when it has none. */
+  streaming(name: string): AgentSessionFactory | undefined;
 }
-
-const FACTORIES: Record<ProviderName, (options: AdapterOptions) => ProviderAdapter> = {
-  elevenlabs: createElevenLabsAdapter,
-  retell: createRetellAdapter,
-  vapi: createVapiAdapter,
-  custom: (options) => createCustomAdapter(options.overrides),
-  ultravox: createUltravoxAdapter,
-  openai: createOpenAiAdapter,
-};
 
 /**
  * Builds every adapter once.
@@ -63,14 +90,16 @@ export function createProviderRegistry(overrides: ProviderOverrides = {}, option
     if (!isProviderName(name)) throw new Error(`providers.${name}: unknown provider (known: ${PROVIDER_NAMES.join(', ')})`);
   }
   const adapters = new Map<string, ProviderAdapter>();
-  for (const name of PROVIDER_NAMES) {
-    const own = overrides[name];
-    if (own) checkOverrides(name, own);
-    adapters.set(name, FACTORIES[name](own ? { overrides: own, http } : { http }));
+  for (const vendor of VENDORS) {
+    const own = overrides[vendor.name];
+    if (own) checkOverrides(vendor.name, own);
+    adapters.set(vendor.name, vendor.createAdapter(own ? { overrides: own, http } : { http }));
   }
   return Object.freeze({
     get: (name: string) => adapters.get(name),
     names: () => [...PROVIDER_NAMES],
+    sipEdge: (name: string) => vendorOf(name)?.sipEdge,
+    streaming: (name: string) => vendorOf(name)?.streaming ?? undefined,
   });
 }
 

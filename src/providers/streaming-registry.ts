@@ -1,20 +1,6 @@
-/** @module Provider name → AgentSession factory, for the providers that have a streaming protocol. */
+/** @module Provider name → AgentSession factory, for the vendors that have a streaming protocol (from the registry's {@link VENDORS}). */
 import type { AgentSessionFactory } from './agent-session.js';
-import { openCustomAgentSession } from './custom/custom-agent-session.js';
-import { openElevenLabsAgentSession } from './elevenlabs/elevenlabs-agent-session.js';
-import { openOpenAiRealtimeSession } from './openai/openai-realtime-session.js';
-import type { ProviderName } from './provider-adapter.js';
-import { openUltravoxAgentSession } from './ultravox/ultravox-agent-session.js';
-import { openVapiAgentSession } from './vapi/vapi-agent-session.js';
-
-/** Streaming adapters by provider. Retell has no audio WebSocket any more (SIP only). */
-const FACTORIES: Partial<Record<ProviderName, AgentSessionFactory>> = Object.freeze({
-  custom: openCustomAgentSession,
-  elevenlabs: openElevenLabsAgentSession,
-  openai: openOpenAiRealtimeSession,
-  ultravox: openUltravoxAgentSession,
-  vapi: openVapiAgentSession,
-});
+import { VENDORS, vendorOf, type ProviderName } from './registry.js';
 
 /** Looks up the session factory of a provider. */
 export interface StreamingRegistry {
@@ -25,9 +11,9 @@ export interface StreamingRegistry {
 }
 
 export function createStreamingRegistry(): StreamingRegistry {
-  const names = Object.keys(FACTORIES).sort() as ProviderName[];
+  const names = VENDORS.filter((v) => v.streaming !== null).map((v) => v.name).sort();
   return Object.freeze({
-    get: (name: string) => (Object.hasOwn(FACTORIES, name) ? FACTORIES[name as ProviderName] : undefined),
+    get: (name: string) => vendorOf(name)?.streaming ?? undefined,
     names: () => [...names],
   });
 }

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { createHmac } from 'node:crypto';
-import { verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature } from './webhook-signatures.js';
+import { verifyElevenLabsSignature } from './elevenlabs/webhook-signature.js';
+import { verifyRetellSignature } from './retell/webhook-signature.js';
+import { verifyVapiSignature } from './vapi/webhook-signature.js';
 
 const SECRET = 'wsec_4f1b2c3d';
 const BODY = Buffer.from('{"type":"post_call_transcription","data":{"conversation_id":"c1","note":"caf\u00e9"}}', 'utf8');

@@ -4,6 +4,8 @@
  */
 import t, { type Test } from 'tap';
 import type { Response } from 'light-my-request';
+import { isIP } from 'node:net';
+import type { HostResolver } from '../../src/common/outbound-policy.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { isoTime } from '../../src/common/time.js';
 import type { ApiOptions } from '../../src/control-api/app.js';
@@ -19,9 +21,9 @@ const DNS: Record<string, string[]> = {
   'internal.example.com': ['192.168.1.20'],
   'metadata.example.com': ['169.254.169.254'],
 };
-const resolveHost = (host: string): Promise<string[]> => {
+const resolveHost: HostResolver = (host) => {
   const found = DNS[host];
-  return found ? Promise.resolve(found) : Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+  return found ? Promise.resolve(found.map((address) => ({ address, family: isIP(address) }))) : Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
 };
 
 const CALL = { from: '+15550100', to: '+15550199', carrier: 'telnyx', agent_ws_url: 'wss://agent.example.com/stream' };

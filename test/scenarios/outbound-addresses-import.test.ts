@@ -6,6 +6,8 @@
  */
 import t from 'tap';
 import type { NaptrRecord, SrvRecord } from 'node:dns';
+import { isIP } from 'node:net';
+import type { HostResolver } from '../../src/common/outbound-policy.js';
 import type { Test } from 'tap';
 import { buildApp, type AppHarness, type BuildAppOverrides, type TestTenant } from '../support/build-app.js';
 
@@ -17,8 +19,8 @@ const HOSTS: Record<string, string[]> = {
   'mixed.example.test': [PUBLIC_V4, '10.0.0.7'],
   'metadata.example.test': ['169.254.169.254'],
 };
-const resolveHost = (host: string): Promise<string[]> =>
-  HOSTS[host] ? Promise.resolve(HOSTS[host]) : Promise.reject(Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+const resolveHost: HostResolver = (host) =>
+  HOSTS[host] ? Promise.resolve(HOSTS[host].map((address) => ({ address, family: isIP(address) }))) : Promise.reject(Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
 
 /** DNS of the RFC 3263 resolver: an edge with SRV records, one of whose targets is internal. */
 const A: Record<string, string[]> = { 'edge.example.test': [PUBLIC_V4], 'pbx.internal.test': ['10.1.2.3'], 'sip1.example.test': [PUBLIC_V4] };

@@ -20,8 +20,7 @@ import type { CallControl } from '../../src/engine/calls/call-control.js';
 import { locateAddresses, ServerLocator, type DnsLookup } from '../../src/engine/sip/index.js';
 import type { WebhookOptions, WebhookPorts } from '../../src/control-api/routes/webhooks/webhook-ports.js';
 import {
-  createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
-  verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature, type DownloadOptions, type ProviderOverrides,
+  createProviderRegistry, downloadRecording, postCallWebhooks, type DownloadOptions, type ProviderOverrides,
 } from '../../src/providers/index.js';
 import { openStore, type Store, type TenantRecord } from '../../src/storage/index.js';
 
@@ -84,8 +83,7 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
   const dataDir = mkdtempSync(join(tmpdir(), 'vgw-app-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const webhookPorts: WebhookPorts = {
-    parsers: { elevenlabs: parseElevenLabsWebhook, retell: parseRetellWebhook, vapi: parseVapiWebhook },
-    signatures: { elevenlabs: verifyElevenLabsSignature, retell: verifyRetellSignature, vapi: verifyVapiSignature },
+    vendors: postCallWebhooks(),
     downloadRecording: (url, limits) => downloadRecording(url, { ...limits, ...overrides.recordingDownload }),
   };
   const webhookOptions: WebhookOptions = {

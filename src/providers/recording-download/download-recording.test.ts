@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { FakeClock } from '../../common/clock.js';
 import { startHttpsFixture, type HttpsFixture } from '../../../test/support/https-fixture.js';
-import type { ResolvedAddress } from './address-check.js';
+import type { ResolvedAddress } from '../../common/outbound-policy.js';
 import { downloadRecording, type DownloadOptions } from './download-recording.js';
 
 const AUDIO = Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 37) & 255));

@@ -5,10 +5,8 @@
  * each redirect checked the same way, and caps on redirects, bytes and total time.
  */
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
 import { systemClock, type Clock } from '../../common/clock.js';
-import { isNonPublicAddress, isNonPublicHost } from '../../common/address-policy.js';
-import { systemResolver, type ResolvedAddress, type Resolver } from './address-check.js';
+import { OutboundAddressPolicy, resolveChecked, systemResolver, type HostResolver } from '../../common/outbound-policy.js';
 import { isAllowedHost, normalizeHost } from './host-allow-list.js';
 import { pinnedGet, type HopResult } from './pinned-get.js';
 
@@ -20,8 +18,8 @@ export interface DownloadOptions {
   timeoutMs: number;
   /** Redirects followed at most; one more is a failure. */
   maxRedirects: number;
-  /** Defaults to node:dns `lookup(host, {all: true})`. */
-  resolver?: Resolver;
+  /** The outbound-address policy's system resolver unless given. */
+  resolver?: HostResolver;
   clock?: Clock;
   /** Trust anchors (PEM) used instead of the system store. Production leaves this unset. */
   ca?: string | Buffer | readonly (string | Buffer)[];
@@ -69,36 +67,29 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
   });
 }
 
-/** Resolves once and checks every answer: one refused address refuses the host. */
-async function resolveChecked(host: string, options: DownloadOptions, signal: AbortSignal): Promise<Checked> {
-  const allow = (address: string): boolean => options.unsafeAllowAddressForTests?.(host, address) === true;
-  let answers: readonly ResolvedAddress[];
-  if (isIP(host) !== 0) {
-    answers = [{ address: host, family: isIP(host) }];
-  } else {
-    if (isNonPublicHost(host)) return { ok: false, reason: 'address_refused', detail: host };
-    try {
-      answers = await Promise.race([(options.resolver ?? systemResolver)(host), rejectOnAbort(signal)]);
-    } catch (err) {
-      if (signal.aborted) return { ok: false, reason: 'timeout', detail: 'time limit reached during resolution' };
-      return { ok: false, reason: 'dns_failed', detail: (err as NodeJS.ErrnoException).code ?? 'lookup failed' };
-    }
-  }
-  if (answers.length === 0) return { ok: false, reason: 'dns_failed', detail: 'no addresses' };
-  for (const { address } of answers) {
-    if (isNonPublicAddress(address) && !allow(address)) return { ok: false, reason: 'address_refused', detail: address };
-  }
-  const first = answers[0]!;
-  const family = isIP(first.address);
-  if (family !== 4 && family !== 6) return { ok: false, reason: 'dns_failed', detail: 'not an address' };
-  return { ok: true, address: first.address, family };
+/** Recording hosts are always public: no operator exception applies to a provider's URL. */
+const PUBLIC_ONLY = new OutboundAddressPolicy({ allowPrivate: false });
+
+/**
+ * Resolves once and checks every answer with the outbound-address policy (common/outbound-policy):
+ * one refused address refuses the host. The resolution counts against the overall time cap.
+ */
+async function checkHost(host: string, options: DownloadOptions, signal: AbortSignal): Promise<Checked> {
+  const seam = options.unsafeAllowAddressForTests;
+  const policy = seam ? new OutboundAddressPolicy({ allowPrivate: false, allowAddress: (address) => seam(host, address) }) : PUBLIC_ONLY;
+  const resolver: HostResolver = (name) => Promise.race([(options.resolver ?? systemResolver)(name), rejectOnAbort(signal)]);
+  const checked = await resolveChecked(host, policy, resolver);
+  if (checked.ok) return checked;
+  if (checked.reason === 'refused') return { ok: false, reason: 'address_refused', detail: checked.address };
+  if (signal.aborted) return { ok: false, reason: 'timeout', detail: 'time limit reached during resolution' };
+  return { ok: false, reason: 'dns_failed', detail: checked.code };
 }
 
 /** One hop: URL checks, resolution, then the pinned request. */
 async function hop(url: URL, options: DownloadOptions, signal: AbortSignal): Promise<HopResult | Refusal> {
   const refused = checkUrl(url, options);
   if (refused) return refused;
-  const checked = await resolveChecked(normalizeHost(url.hostname), options, signal);
+  const checked = await checkHost(normalizeHost(url.hostname), options, signal);
   if (!checked.ok) return checked;
   if (signal.aborted) return { ok: false, reason: 'timeout', detail: 'time limit reached' };
   return pinnedGet(url, { address: checked.address, family: checked.family, maxBytes: options.maxBytes, signal, ca: options.ca });

@@ -1,13 +1,14 @@
 /**
  * @module One HTTPS GET whose connection goes to an address checked beforehand: the socket's
- * name lookup is replaced by one that returns that address, while TLS still verifies the
+ * name lookup is the outbound-address policy's pinned one (common/outbound-policy), while TLS still verifies the
  * certificate against the URL's host name (SNI and RFC 6125 name checks). The body is read
  * under a byte cap.
  */
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { stripBrackets } from '../../common/address-policy.js';
+import { pinnedLookup } from '../../common/outbound-policy.js';
 
 /** What one request produced. Redirects are returned to the caller, who checks the next hop. */
 export type HopResult =
@@ -88,10 +89,6 @@ function handleResponse(res: IncomingMessage, options: PinnedGetOptions, finish:
 /** GET `url` over a connection to `options.address`. Never rejects. */
 export function pinnedGet(url: URL, options: PinnedGetOptions): Promise<HopResult> {
   const host = stripBrackets(url.hostname);
-  const pinned: LookupFunction = (_name, lookupOptions, callback) => {
-    if (lookupOptions.all) callback(null, [{ address: options.address, family: options.family }]);
-    else callback(null, options.address, options.family);
-  };
   return new Promise<HopResult>((resolve) => {
     let done = false;
     const req = request({
@@ -101,7 +98,7 @@ export function pinnedGet(url: URL, options: PinnedGetOptions): Promise<HopResul
       method: 'GET',
       // TLS SNI carries names only (RFC 6066 §3); for an IP literal the certificate is checked against the IP.
       servername: isIP(host) === 0 ? host : '',
-      lookup: pinned,
+      lookup: pinnedLookup(options.address, options.family),
       // A fresh connection per request: a pooled socket could have been opened to another address.
       agent: false,
       ca: options.ca as string | Buffer | (string | Buffer)[] | undefined,

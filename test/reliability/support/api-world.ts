@@ -127,7 +127,7 @@ export async function startApiWorld(t: TestContext, options: Partial<ApiOptions>
     webhooks: { secrets: webhookSecrets },
     options: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, ...options },
     callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)),
-    resolveHost: () => Promise.resolve([PUBLIC_ADDRESS]),
+    resolveHost: () => Promise.resolve([{ address: PUBLIC_ADDRESS, family: 4 }]),
   });
   if (!fake) throw new Error('the call control was not built');
   const { base } = await listen(h, t);

@@ -4,7 +4,6 @@
  * resolves to one (any answer) is refused with 400 `validation_failed`. The engine checks again
  * when it connects, since a name may resolve differently by then.
  */
-import { isIP } from 'node:net';
 import type { Clock } from '../../../common/clock.js';
 import { resolveChecked, type OutboundAddressPolicy } from '../../../common/outbound-policy.js';
 import type { HostResolver, SipUriLocator } from '../../ports.js';
@@ -36,8 +35,7 @@ async function checkWebsocketUrl(value: string, policy: AgentAddressPolicy): Pro
     throw invalid('/websocket_url', 'is not a valid URL');
   }
   if (url.hostname === '') throw invalid('/websocket_url', 'has no host');
-  const resolver = (host: string) => resolveWithin(policy.resolveHost, host, policy.clock)
-    .then((list) => list.map((address) => ({ address, family: isIP(address) })));
+  const resolver = (host: string) => resolveWithin(policy.resolveHost, host, policy.clock);
   const checked = await resolveChecked(url.hostname, policy.agentUrls, resolver);
   // A name that does not resolve yet is kept: the call fails as agent_unreachable if it still does not (docs/DECISIONS.md).
   if (!checked.ok && checked.reason === 'refused') throw invalid('/websocket_url', `${NON_PUBLIC} (${checked.detail})`);

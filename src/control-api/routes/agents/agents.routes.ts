@@ -13,7 +13,7 @@ import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { checkAgentAddresses, type AgentAddressPolicy } from './agent-address-rules.js';
 import { platformOf, resolveSettings, verificationOutcome } from './agent-rules.js';
-import { AgentSchema, IdParams, ImportAgentBody, ImportAgentResponse, UpdateAgentBody } from './agents.schemas.js';
+import { AgentSchema, IdParams, ImportAgentResponse, UpdateAgentBody, importAgentBody } from './agents.schemas.js';
 
 export interface AgentRouteDeps {
   store: Pick<Store, 'agents' | 'routes' | 'numbers' | 'sipCredentials' | 'transaction'>;
@@ -68,7 +68,7 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/v1/agents/import', operationId: 'importAgent', tags: ['agents'], auth: 'tenant',
       summary: 'Import an agent hosted on a voice-agent platform, optionally routing a DID to it',
-      body: ImportAgentBody,
+      body: importAgentBody(deps.platforms.names()),
       responses: { 200: { description: 'The agent (key redacted) and the route created, or null.', schema: ImportAgentResponse } },
       errors: { ...AGENT_ERRORS, 404: 'The agent id does not exist on the platform account (`agent_not_found_on_platform`).', 409: 'Already imported (`agent_already_imported`, with `existing_id`).' },
       async handle({ body, principal: { tenantId } }) {

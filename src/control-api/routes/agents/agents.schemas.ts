@@ -23,9 +23,16 @@ const settings = {
 
 const ApiKey = Type.String({ minLength: 8, maxLength: 512, description: 'Provider API key: verified live when given, stored encrypted, never returned.' });
 
-export const ImportAgentBody = Type.Object(
+/** `a, b or c.` */
+const oneOf = (names: readonly string[]): string => (names.length < 2 ? `${names.join('')}.` : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}.`);
+
+/**
+ * The import body; `providers` are the provider registry's names (a plain string, not an enum: an
+ * unknown provider gets its own code, `unsupported_provider`).
+ */
+export const importAgentBody = (providers: readonly string[]) => Type.Object(
   {
-    provider: Type.String({ minLength: 1, maxLength: 40, description: 'elevenlabs, retell, vapi, custom, ultravox or openai.' }),
+    provider: Type.String({ minLength: 1, maxLength: 40, description: oneOf(providers) }),
     external_agent_id: Type.String({ minLength: 1, maxLength: 200 }),
     ...settings,
     api_key: Type.Optional(ApiKey),

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { isNonPublicHost, stripBrackets } from '../../../common/address-policy.js';
-import { resolveChecked, systemResolver, type OutboundAddressPolicy } from '../../../common/outbound-policy.js';
+import { resolveChecked, type OutboundAddressPolicy, type ResolvedAddress } from '../../../common/outbound-policy.js';
 import type { Clock } from '../../../common/clock.js';
 import { ApiError, assertNever } from '../../../common/errors.js';
 import type { CallCommandFailure } from '../../../engine/calls/call-control.js';
@@ -17,9 +17,6 @@ export const SANDBOX_CARRIER = 'sandbox';
 
 /** Longest wait for the agent host's name resolution before the request is refused. */
 export const AGENT_LOOKUP_TIMEOUT_MS = 5_000;
-
-/** Every address of a name, from the one system resolver (hosts file and DNS, A and AAAA). */
-export const systemHostResolver: HostResolver = async (hostname) => (await systemResolver(hostname)).map((a) => a.address);
 
 /** The problem a command failure is answered with. */
 export function failureError(failure: CallCommandFailure): ApiError {
@@ -61,7 +58,7 @@ function refused(message: string): ApiError {
 }
 
 /** `resolve(host)`, rejected after {@link AGENT_LOOKUP_TIMEOUT_MS}. */
-export async function resolveWithin(resolve: HostResolver, host: string, clock: Clock): Promise<string[]> {
+export async function resolveWithin(resolve: HostResolver, host: string, clock: Clock): Promise<readonly ResolvedAddress[]> {
   let timer: { cancel(): void } | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = clock.setTimeout(() => reject(new Error('lookup timed out')), AGENT_LOOKUP_TIMEOUT_MS);
@@ -95,8 +92,7 @@ export async function checkAgentUrl(value: string, policy: AgentUrlPolicy): Prom
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw refused('must be a ws:// or wss:// URL');
   if (url.hostname === '') throw refused('has no host');
-  const resolver = (host: string) => resolveWithin(policy.resolve, host, policy.clock)
-    .then((list) => list.map((address) => ({ address, family: isIP(address) })));
+  const resolver = (host: string) => resolveWithin(policy.resolve, host, policy.clock);
   const checked = await resolveChecked(url.hostname, policy.policy, resolver);
   if (checked.ok) return;
   const host = stripBrackets(url.hostname);

@@ -4,6 +4,7 @@
  * conversation id and inline recording in one transaction; a recording URL is downloaded
  * afterwards (docs/WEBHOOKS.md).
  */
+import { InvariantError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
 import type { TenantId } from '../../../common/ids.js';
 import type { Logger } from '../../../common/logger.js';
@@ -127,7 +128,10 @@ function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribu
  * about calls it does not know.
  */
 export async function ingestPostCall(deps: IngestDeps, provider: WebhookProvider, body: unknown, rawBody: string): Promise<IngestStatus> {
-  const parsed = deps.ports.parsers[provider](body);
+  const vendor = deps.ports.vendors.get(provider);
+  // Routes exist only for the providers in the ports, so this is a wiring bug, not bad input.
+  if (!vendor) throw new InvariantError(`no post-call webhook for ${provider}`);
+  const parsed = vendor.parse(body);
   if (parsed.kind !== 'post_call') {
     deps.logger.debug({ provider, kind: parsed.kind, reason: parsed.reason }, 'post-call webhook ignored');
     return 'ignored';

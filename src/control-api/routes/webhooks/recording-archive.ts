@@ -82,7 +82,7 @@ export async function archiveFromUrl(
     deps.logger.info(log, 'recording URL not fetched: the call has its provider recording already');
     return;
   }
-  const allowedHosts = deps.options.recordingHosts[provider];
+  const allowedHosts = deps.options.recordingHosts[provider] ?? [];
   if (allowedHosts.length === 0) {
     deps.logger.info(log, 'recording URL not fetched: no recording hosts allowed for this provider');
     return;

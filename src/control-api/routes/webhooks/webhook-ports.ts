@@ -5,9 +5,11 @@
  * (gateway.ts) and the test harness pass them in.
  */
 
-/** Providers whose post-call webhooks are ingested: the fixed path segments of the endpoint. */
-export const WEBHOOK_PROVIDERS = ['elevenlabs', 'retell', 'vapi'] as const;
-export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
+/**
+ * A provider whose post-call webhooks are ingested: a path segment `/v1/webhooks/{provider}`. The
+ * list is the providers registry's (the keys of {@link WebhookPorts.vendors}), not this layer's.
+ */
+export type WebhookProvider = string;
 
 /** A normalized post-call payload (the providers layer's `PostCallPayload`). */
 export interface PostCallEvent {
@@ -44,13 +46,17 @@ export type RecordingDownload =
   | { ok: true; bytes: Buffer; mediaType: string; sha256: string }
   | { ok: false; reason: string; detail: string };
 
+/** One provider's post-call webhook (the registry's `PostCallWebhook` with the vendor's display name). */
+export interface PostCallVendor {
+  displayName: string;
+  parse(json: unknown): PostCallParse;
+  /** The vendor's signature rule; it reads the vendor's own headers through `header` (lower-case names). */
+  verifySignature(rawBody: string, header: (name: string) => string | undefined, secret: string, nowMs: number): SignatureOutcome;
+}
+
 export interface WebhookPorts {
-  parsers: Record<WebhookProvider, (json: unknown) => PostCallParse>;
-  signatures: {
-    elevenlabs(rawBody: string, header: string | undefined, secret: string, nowMs: number): SignatureOutcome;
-    retell(rawBody: string, header: string | undefined, secret: string, nowMs: number): SignatureOutcome;
-    vapi(rawBody: string, signature: string | undefined, timestamp: string | undefined, plan: { secret: string }, nowMs: number): SignatureOutcome;
-  };
+  /** Every provider whose post-call webhooks are ingested, in route order (the providers registry's). */
+  vendors: ReadonlyMap<WebhookProvider, PostCallVendor>;
   /** Never throws for anything the URL or the remote server does (the safe downloader's contract). */
   downloadRecording(url: string, limits: RecordingDownloadLimits): Promise<RecordingDownload>;
 }
@@ -62,7 +68,7 @@ export interface WebhookOptions {
   /** Signing secrets; a provider without one is not checked. */
   secrets: Partial<Record<WebhookProvider, string>>;
   /** Recording hosts allowed per provider (exact names or `*.suffix`); empty means never download. */
-  recordingHosts: Record<WebhookProvider, readonly string[]>;
+  recordingHosts: Readonly<Partial<Record<WebhookProvider, readonly string[]>>>;
   downloadMaxBytes: number;
   downloadTimeoutMs: number;
   downloadMaxRedirects: number;

@@ -1,5 +1,5 @@
 /**
- * @module POST /v1/webhooks/{elevenlabs|retell|vapi} (contract section 7: no credentials, strict
+ * @module POST /v1/webhooks/{provider} for each provider with a post-call webhook (contract section 7: no credentials, strict
  * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
  */
 import { createReadStream, statSync } from 'node:fs';
@@ -9,12 +9,12 @@ import { ApiError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
 import type { Store } from '../../../storage/index.js';
-import { defineRoute, type AnyRoute, type RouteInput } from '../../route.js';
+import { defineRoute, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { callInScope } from '../calls/key-scope.js';
 import { recordingHeaders } from '../calls/recording-format.js';
 import { ingestPostCall } from './ingest.js';
-import { WEBHOOK_PROVIDERS, type SignatureOutcome, type WebhookOptions, type WebhookPorts, type WebhookProvider } from './webhook-ports.js';
+import type { PostCallVendor, WebhookOptions, WebhookPorts, WebhookProvider } from './webhook-ports.js';
 
 export interface WebhookRouteDeps {
   store: Pick<Store, 'calls' | 'webhooks' | 'transcripts' | 'recordings' | 'transaction'>;
@@ -26,22 +26,10 @@ export interface WebhookRouteDeps {
 
 const WebhookResponse = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('ignored')]) });
 
-type Ctx = RouteInput<unknown, unknown, unknown, 'none'>['ctx'];
-
-function signatureOf(deps: WebhookRouteDeps, provider: WebhookProvider, ctx: Ctx, rawBody: string, secret: string): SignatureOutcome {
-  const header = (name: string): string | undefined => ctx.get(name) || undefined;
-  const now = deps.clock.now();
-  switch (provider) {
-    case 'elevenlabs': return deps.ports.signatures.elevenlabs(rawBody, header('elevenlabs-signature'), secret, now);
-    case 'retell': return deps.ports.signatures.retell(rawBody, header('x-retell-signature'), secret, now);
-    case 'vapi': return deps.ports.signatures.vapi(rawBody, header('x-signature'), header('x-timestamp'), { secret }, now);
-  }
-}
-
-function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRoute {
+function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider, vendor: PostCallVendor): AnyRoute {
   return defineRoute({
     method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
-    summary: `Ingest a post-call payload from ${DISPLAY_NAME[provider]} (transcript, recording)`,
+    summary: `Ingest a post-call payload from ${vendor.displayName} (transcript, recording)`,
     description: 'No credentials. Any well-formed JSON answers 200: `accepted` when attributed to a recent call on a DID this '
       + 'gateway routes to the provider\'s agent (or to a known conversation id), `duplicate` for a delivery the same tenant '
       + 'had already, `ignored` otherwise: nothing is applied, and nothing is stored except an audit row for a delivery that '
@@ -55,7 +43,7 @@ function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRou
       const rawBody = ctx.request.rawBody ?? '';
       const secret = deps.options.secrets[provider];
       if (secret !== undefined) {
-        const outcome = signatureOf(deps, provider, ctx, rawBody, secret);
+        const outcome = vendor.verifySignature(rawBody, (name) => ctx.get(name) || undefined, secret, deps.clock.now());
         if (outcome !== 'valid') throw new ApiError(401, 'unauthorized', `The webhook signature is ${outcome}.`);
       }
       return { status: 200, body: { status: await ingestPostCall(deps, provider, body, rawBody) } };
@@ -101,8 +89,7 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
   });
 }
 
-
-const DISPLAY_NAME: Record<WebhookProvider, string> = { elevenlabs: 'ElevenLabs', retell: 'Retell', vapi: 'Vapi' };
+/** One `POST /v1/webhooks/{provider}` per provider the registry gives a post-call webhook, then the recording route. */
 export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
-  return [...WEBHOOK_PROVIDERS.map((p) => webhookRoute(deps, p)), recordingRoute(deps)];
+  return [...[...deps.ports.vendors].map(([provider, vendor]) => webhookRoute(deps, provider, vendor)), recordingRoute(deps)];
 }

@@ -1,4 +1,5 @@
 /** @module RFC 3261 18.2.1 received stamping with RFC 3581 rport, and RFC 3261 18.2.2 response routing. */
+import { stripBrackets } from '../../../common/address-policy.js';
 import { formatVia, type Via } from '../grammar/via.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
 import { normalizeAddress, type MessageSource, type TransportProtocol, type TransportTarget } from './transport.js';
@@ -41,6 +42,7 @@ export function responseTarget(res: SipResponse, source?: MessageSource): Transp
   const maddr = via.params.get('maddr');
   if (protocol === 'UDP' && maddr) return { protocol, address: stripBrackets(maddr), port };
   if (via.received !== undefined) {
+    // RFC 5118 4.5: `received` may carry an IPv6 reference with brackets.
     const rport = typeof via.rport === 'number' ? via.rport : port;
     return { protocol, address: stripBrackets(via.received), port: rport };
   }
@@ -49,9 +51,4 @@ export function responseTarget(res: SipResponse, source?: MessageSource): Transp
 
 function toProtocol(p: string): TransportProtocol {
   return p === 'TCP' || p === 'TLS' ? p : 'UDP';
-}
-
-/** RFC 5118 4.5: `received` may carry an IPv6 reference with brackets. */
-function stripBrackets(a: string): string {
-  return a.startsWith('[') && a.endsWith(']') ? a.slice(1, -1) : a;
 }
