@@ -40,7 +40,41 @@ export class ApiError extends Error {
 
 /** Thrown when code reaches a state its author ruled out: a bug, never a client's fault. */
 export class InvariantError extends Error {
-  override readonly name = 'InvariantError';
+  override readonly name: string = 'InvariantError';
+}
+
+/** Where an illegal transition was asked for: the machine, its state, and the event or target refused. */
+export interface IllegalTransitionInit {
+  /** The machine's name, e.g. `InviteClientTransaction`, `Call`, `Transfer`. */
+  machine: string;
+  /** The state the machine was in. */
+  state: string;
+  /** The event the state does not accept (machines driven by events). */
+  event?: string;
+  /** The target state that is no edge from `state` (machines driven by `transition(to)`). */
+  to?: string;
+}
+
+/**
+ * Thrown by every state machine of the gateway, SIP stack and call layer alike, when asked for an
+ * event or an edge its diagram does not have: a bug in the caller, never a remote party's doing
+ * (docs/ARCHITECTURE.md, "State machines").
+ */
+export class IllegalTransitionError extends InvariantError {
+  override readonly name: string = 'IllegalTransitionError';
+  readonly machine: string;
+  readonly state: string;
+  readonly event: string | undefined;
+  readonly to: string | undefined;
+
+  constructor(init: IllegalTransitionInit) {
+    const what = init.to !== undefined ? `${init.state} -> ${init.to}` : `on "${init.event ?? '?'}" in ${init.state}`;
+    super(`${init.machine}: illegal transition ${what}`);
+    this.machine = init.machine;
+    this.state = init.state;
+    this.event = init.event;
+    this.to = init.to;
+  }
 }
 
 /** Compile-time exhaustiveness check for `switch` defaults. */

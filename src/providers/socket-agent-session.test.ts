@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startedCustomSession } from '../../test/support/fake-agent-servers/custom-agent-server.js';
-import { InvariantError } from '../common/errors.js';
+import { IllegalTransitionError } from '../common/errors.js';
 import { MAX_AGENT_MESSAGE_BYTES, MAX_QUEUED_AUDIO_BYTES, nextAgentSessionState, type AgentSessionState } from './socket-agent-session.js';
 
 const STATES: AgentSessionState[] = ['idle', 'connecting', 'ready', 'closed'];
@@ -11,7 +11,7 @@ t.test('agent session state machine: every edge of the diagram is legal and ever
     for (const to of STATES) {
       const edge = `${from}>${to}`;
       if (LEGAL.has(edge)) t.equal(nextAgentSessionState(from, to), to, edge);
-      else t.throws(() => nextAgentSessionState(from, to), InvariantError, edge);
+      else t.throws(() => nextAgentSessionState(from, to), IllegalTransitionError, edge);
     }
   }
   t.end();

@@ -7,7 +7,7 @@ import type { ClientRequest, IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
 import type { TimerHandle } from '../common/clock.js';
-import { InvariantError } from '../common/errors.js';
+import { IllegalTransitionError } from '../common/errors.js';
 import {
   ProviderError,
   type AgentCloseInfo,
@@ -39,9 +39,9 @@ const EDGES: Record<AgentSessionState, readonly AgentSessionState[]> = {
   closed: [],
 };
 
-/** The pure transition rule; throws InvariantError on an edge the diagram does not have. */
+/** The pure transition rule; throws IllegalTransitionError on an edge the diagram does not have. */
 export function nextAgentSessionState(from: AgentSessionState, to: AgentSessionState): AgentSessionState {
-  if (!EDGES[from].includes(to)) throw new InvariantError(`agent session: illegal transition ${from} -> ${to}`);
+  if (!EDGES[from].includes(to)) throw new IllegalTransitionError({ machine: 'AgentSession', state: from, to });
   return to;
 }
 

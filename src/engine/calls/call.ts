@@ -8,7 +8,7 @@ import { newCallControlId, newCallId, type TenantId } from '../../common/ids.js'
 import type { Logger } from '../../common/logger.js';
 import { isoNow } from '../../common/time.js';
 import type { CallDirection, CallRecord } from './call-record.js';
-import { IllegalCallTransition, nextCallState, type CallEvent } from './call-state.js';
+import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './end-reason.js';
 import type { CallOutcome, CallRecordStore } from './ports.js';
 
@@ -69,16 +69,13 @@ export class Call {
     return { ...this.#record };
   }
 
-  /** Applies `ringing` or `answered`; false (and nothing written) when the state does not allow it. */
-  advance(event: Exclude<CallEvent, 'ended'>): boolean {
-    const next = nextCallState(this.#record.state, event);
-    if (next instanceof IllegalCallTransition) return false;
-    if (next === this.#record.state) return true;
-    this.#record.state = next;
-    if (event === 'ringing') this.#record.ringing_at = isoNow(this.#ctx.clock);
-    if (event === 'answered') this.#record.answered_at = isoNow(this.#ctx.clock);
-    this.#save();
-    return true;
+  /**
+   * Applies `ringing` or `answered`. A repeated 18x, or signalling that arrives after the end,
+   * changes nothing; an illegal event (an 18x or a second answer after the answer) throws
+   * IllegalTransitionError.
+   */
+  advance(event: Exclude<CallEvent, 'ended'>): void {
+    if (this.#transition(event)) this.#save();
   }
 
   setHold(onHold: boolean): void {
@@ -123,13 +120,39 @@ export class Call {
    */
   markEnded(reason: EndReason): boolean {
     if (this.isEnded) return false;
-    Object.assign(this.#record, {
-      state: 'ended', on_hold: false, ended_at: isoNow(this.#ctx.clock),
-      end_reason: reason.reason, sip_status: reason.sipStatus, hangup_by: reason.hangupBy,
-    });
-    // A transfer still dialling when the call ends did not connect.
-    if (this.#record.transfer_state === 'dialing') this.#record.transfer_state = 'failed';
+    this.#transition('ended', reason);
     this.log.info({ end_reason: reason.reason, sip_status: reason.sipStatus, hangup_by: reason.hangupBy }, 'call ended');
+    return true;
+  }
+
+  /**
+   * The one method that changes the call's state (call-state.ts has the diagram): applies the pure
+   * next-state function, which throws on an illegal event, and stamps what the new state records.
+   * Returns false for "stay" (nothing to write). The caller writes the record.
+   */
+  #transition(event: CallEvent, reason?: EndReason): boolean {
+    const from = this.#record.state;
+    const to: CallState = nextCallState(from, event);
+    if (to === from) return false;
+    this.#record.state = to;
+    switch (to) {
+      case 'initiated':
+        break;
+      case 'ringing':
+        this.#record.ringing_at = isoNow(this.#ctx.clock);
+        break;
+      case 'active':
+        this.#record.answered_at = isoNow(this.#ctx.clock);
+        break;
+      case 'ended':
+        Object.assign(this.#record, {
+          on_hold: false, ended_at: isoNow(this.#ctx.clock),
+          end_reason: reason?.reason ?? null, sip_status: reason?.sipStatus ?? null, hangup_by: reason?.hangupBy ?? null,
+        });
+        // A transfer still dialling when the call ends did not connect.
+        if (this.#record.transfer_state === 'dialing') this.#record.transfer_state = 'failed';
+        break;
+    }
     return true;
   }
 

@@ -17,6 +17,7 @@ import type { EndReason } from './end-reason.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { RecordingPort } from './recording-port.js';
 import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
+import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
 
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
@@ -28,15 +29,13 @@ export interface TransferHooks {
   offHold(): void;
 }
 
-type Phase = 'dialing' | 'bridged' | 'referred' | 'connected' | 'failed' | 'closed';
-
 export class Transfer {
   readonly #ctx: CallEngineContext;
   readonly #call: Call;
   readonly #remote: RemoteLeg;
   readonly #carrier: CarrierProfile;
   readonly #hooks: TransferHooks;
-  #phase: Phase = 'dialing';
+  #phase: TransferPhase = 'dialing';
   #to = '';
   #attempt: OutboundCall | null = null;
   #target: { dialog: SessionDialog; rtp: RtpSession } | null = null;
@@ -53,7 +52,7 @@ export class Transfer {
 
   /** Still dialling, bridged or waiting for the carrier: a second transfer must wait. */
   get active(): boolean {
-    return this.#phase === 'dialing' || this.#phase === 'bridged' || this.#phase === 'referred' || this.#phase === 'connected';
+    return isTransferActive(this.#phase);
   }
 
   get bridged(): boolean {
@@ -100,8 +99,7 @@ export class Transfer {
 
   /** Tears the transfer leg down (the call ended): CANCEL while dialling, BYE once answered. */
   close(): void {
-    if (this.#isClosed()) return;
-    this.#phase = 'closed';
+    if (this.#transition('close') === 'stay') return;
     this.#attempt?.cancel();
     this.#bridge?.close();
     const target = this.#target;
@@ -165,8 +163,7 @@ export class Transfer {
     }
     // A transfer connects two people: a held call comes off hold, or both would stay muted.
     if (this.#call.snapshot().on_hold) this.#hooks.offHold();
-    this.#phase = 'bridged';
-    this.#call.setTransfer(this.#to, 'connected');
+    this.#transition('answered');
     dialog.events.on('bye', () => void this.#hooks.end({ reason: 'completed', sipStatus: null, hangupBy: 'callee' }, true));
   }
 
@@ -178,24 +175,21 @@ export class Transfer {
     if (this.#isClosed()) return;
     if (status < 200 || status >= 300) return this.#fail();
     // RFC 3515 2.4.2: 202 means accepted, not done; the agent leaves now (contract section 4).
+    // A NOTIFY that overtook the 202 may have settled the transfer already (transfer-state.ts).
+    if (this.#phase !== 'dialing') return void this.#transition('accepted');
     this.#releasedAgent = true;
     this.#hooks.releaseAgent();
-    this.#phase = 'referred';
+    this.#transition('accepted');
   }
 
   /** RFC 3515 2.4.5: the NOTIFY body is a sipfrag whose status line tells how the transfer went. */
   #onNotify(sipfrag: string): void {
     const status = Number(/^SIP\/2\.0 (\d{3})/.exec(sipfrag.trimStart())?.[1] ?? 0);
-    if (status < 200 || this.#isClosed() || this.#phase === 'connected') return;
-    if (status < 300) {
-      this.#phase = 'connected';
-      this.#call.setTransfer(this.#to, 'connected');
-      void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: 'api' }, true);
-    } else {
-      this.#fail();
-      // The agent is gone and the carrier could not move the party: nobody is left to talk to.
-      if (this.#releasedAgent) void this.#hooks.end({ reason: 'failed', sipStatus: status, hangupBy: 'gateway' }, true);
-    }
+    if (status < 200) return;
+    if (this.#transition(status < 300 ? 'notify-2xx' : 'notify-failure') === 'stay') return;
+    if (status < 300) void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: 'api' }, true);
+    // The agent is gone and the carrier could not move the party: nobody is left to talk to.
+    else if (this.#releasedAgent) void this.#hooks.end({ reason: 'failed', sipStatus: status, hangupBy: 'gateway' }, true);
   }
 
   /** A method, not a field read, so narrowing does not survive the awaits in between. */
@@ -204,8 +198,29 @@ export class Transfer {
   }
 
   #fail(): void {
-    if (this.#isClosed()) return;
-    this.#phase = 'failed';
-    this.#call.setTransfer(this.#to, 'failed');
+    this.#transition('fail');
+  }
+
+  /**
+   * The one method that changes the phase (transfer-state.ts has the diagram): applies the pure
+   * next-state function, which throws on an illegal event, and records the outcome on the call as
+   * the phase is entered. Returns 'stay' when the event left the phase as it was.
+   */
+  #transition(event: TransferEvent): 'moved' | 'stay' {
+    const from = this.#phase;
+    const to = nextTransferPhase(from, event);
+    if (to === from) return 'stay';
+    this.#phase = to;
+    switch (to) {
+      case 'bridged': case 'connected':
+        this.#call.setTransfer(this.#to, 'connected');
+        break;
+      case 'failed':
+        this.#call.setTransfer(this.#to, 'failed');
+        break;
+      case 'dialing': case 'referred': case 'closed':
+        break;
+    }
+    return 'moved';
   }
 }

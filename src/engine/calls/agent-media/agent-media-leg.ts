@@ -12,6 +12,7 @@ import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
 import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
 import type { RecordingPort } from '../recording-port.js';
+import { isAgentMediaLegStopped, nextAgentMediaLegState, type AgentMediaLegEvent, type AgentMediaLegState } from './agent-media-leg-state.js';
 
 /** Options of {@link AgentMediaLeg}. */
 export interface AgentMediaLegOptions {
@@ -67,12 +68,10 @@ export class AgentMediaLeg {
   #decoder: AgentAudioDecoder | null = null;
   #speech: CallerSpeechDetector | null = null;
   #previousDelegate: RtpSessionDelegate | null = null;
-  #attaching = false;
-  /** Held by anyone; `#holds` says by whom (an API hold and the remote party's own can overlap). */
-  #held = false;
+  /** Changed by {@link transition} only (agent-media-leg-state.ts has the diagram). */
+  #state: AgentMediaLegState = 'idle';
+  /** Who holds the leg: an API hold and the remote party's own can overlap. */
   readonly #holds: Record<HoldSource, boolean> = { api: false, remote: false };
-  #stopped = false;
-  #closed = false;
   readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, bargeIns: 0 };
 
   constructor(options: AgentMediaLegOptions) {
@@ -105,14 +104,28 @@ export class AgentMediaLeg {
     return this.#held;
   }
 
+  /** Held by anyone. */
+  get #held(): boolean {
+    return this.#holds.api || this.#holds.remote;
+  }
+
+  /** Detached or closed: nothing more goes to or comes from the agent. */
+  get #stopped(): boolean {
+    return isAgentMediaLegStopped(this.#state);
+  }
+
+  /** The one method that changes the leg's state: throws IllegalTransitionError on an event the state refuses. */
+  #transition(event: AgentMediaLegEvent): void {
+    this.#state = nextAgentMediaLegState(this.#state, event);
+  }
+
   /**
    * After `link.start()` resolved (its formats are final then): sets up the conversions, plays
    * what the agent sent meanwhile, takes the RTP leg's audio and starts the 20 ms pacer.
    * Rejects (a bug) when the link declares a format the leg cannot convert.
    */
   async attach(link: AgentLink): Promise<void> {
-    if (this.#attaching) throw new InvariantError('an agent media leg is attached once');
-    this.#attaching = true;
+    this.#transition('attach');
     if (this.#stopped) return;
     const encoder = await CallerAudioEncoder.create(link.inputFormat, (frame) => this.#link?.sendAudio(frame));
     const decoder = await AgentAudioDecoder.create(link.outputFormat, (pcm8) => this.#playout.push(pcm8)).catch((error: unknown) => {
@@ -130,6 +143,7 @@ export class AgentMediaLeg {
       speech.close();
       return;
     }
+    this.#transition('ready');
     this.#link = link;
     this.#encoder = encoder;
     this.#decoder = decoder;
@@ -154,9 +168,9 @@ export class AgentMediaLeg {
    */
   hold(source: HoldSource = 'api'): void {
     if (this.#stopped) return;
+    const wasHeld = this.#held;
     this.#holds[source] = true;
-    if (this.#held) return;
-    this.#held = true;
+    if (wasHeld) return;
     this.#link?.hold(source);
     this.#encoder?.reset();
     this.#speech?.pause();
@@ -166,9 +180,9 @@ export class AgentMediaLeg {
 
   unhold(source: HoldSource = 'api'): void {
     if (this.#stopped) return;
+    const wasHeld = this.#held;
     this.#holds[source] = false;
-    if (!this.#held || this.#holds.api || this.#holds.remote) return;
-    this.#held = false;
+    if (!wasHeld || this.#held) return;
     this.#speech?.resume();
     this.#recorder?.resume();
     this.#link?.unhold(source);
@@ -194,7 +208,7 @@ export class AgentMediaLeg {
    */
   detach(): void {
     if (this.#stopped) return;
-    this.#stopped = true;
+    this.#transition('detach');
     this.#playout.stop();
     this.#link = null;
     this.#backlog = null;
@@ -204,9 +218,9 @@ export class AgentMediaLeg {
 
   /** Detaches and frees the conversions. The RTP session, the link and the recorder belong to the caller. Idempotent. */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+    if (this.#state === 'closed') return;
     this.detach();
+    this.#transition('close');
     this.#encoder?.close();
     this.#decoder?.close();
     this.#speech?.close();

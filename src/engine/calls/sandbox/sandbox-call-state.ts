@@ -11,6 +11,7 @@
  * - active: 200 OK sent; the announcement and the echo play until a BYE or the call limit.
  * - ended: final failure, CANCEL, or BYE either way; timers cleared and ports released.
  */
+import { nextStateFrom, type TransitionTable } from '../../../common/state-machine.js';
 
 export const SANDBOX_CALL_STATES = ['ringing', 'answering', 'active', 'ended'] as const;
 export type SandboxCallState = (typeof SANDBOX_CALL_STATES)[number];
@@ -19,23 +20,12 @@ export type SandboxCallState = (typeof SANDBOX_CALL_STATES)[number];
 export type SandboxCallEvent = 'ring-time-over' | 'answered' | 'ended';
 export const SANDBOX_CALL_EVENTS: readonly SandboxCallEvent[] = ['ring-time-over', 'answered', 'ended'];
 
-/** An edge the diagram does not have: a bug in the caller. */
-export class IllegalSandboxTransition extends Error {
-  override readonly name = 'IllegalSandboxTransition';
-  readonly from: SandboxCallState;
-  readonly event: SandboxCallEvent;
+const TABLE: TransitionTable<SandboxCallState, SandboxCallEvent> = {
+  ringing: { 'ring-time-over': 'answering', ended: 'ended' },
+  answering: { answered: 'active', ended: 'ended' },
+  active: { ended: 'ended' },
+  ended: {},
+};
 
-  constructor(from: SandboxCallState, event: SandboxCallEvent) {
-    super(`sandbox call: ${event} is illegal in state ${from}`);
-    this.from = from;
-    this.event = event;
-  }
-}
-
-/** The next state, or the illegal edge as a value (the call class throws it). */
-export function nextSandboxCallState(state: SandboxCallState, event: SandboxCallEvent): SandboxCallState | IllegalSandboxTransition {
-  if (event === 'ended') return state === 'ended' ? new IllegalSandboxTransition(state, event) : 'ended';
-  if (state === 'ringing' && event === 'ring-time-over') return 'answering';
-  if (state === 'answering' && event === 'answered') return 'active';
-  return new IllegalSandboxTransition(state, event);
-}
+/** The next state; throws IllegalTransitionError for an edge the diagram does not have (a bug in the caller). Pure. */
+export const nextSandboxCallState: (state: SandboxCallState, event: SandboxCallEvent) => SandboxCallState = nextStateFrom('SandboxCall', TABLE);

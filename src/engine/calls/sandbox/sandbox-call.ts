@@ -93,9 +93,7 @@ export class SandboxCall {
   }
 
   #transition(event: SandboxCallEvent): void {
-    const next = nextSandboxCallState(this.#state, event);
-    if (next instanceof Error) throw next;
-    this.#state = next;
+    this.#state = nextSandboxCallState(this.#state, event);
   }
 
   #refreshProvisional(): void {

@@ -17,7 +17,7 @@
  *   +-------------------------+
  * ```
  */
-import type { EdgeGraph } from '../transactions/transaction-state.js';
+import { deriveEdges, type EdgeGraph } from '../transactions/transaction-state.js';
 
 /**
  * - Early: created by a 1xx with a To tag (§12.1); may still fail.
@@ -32,11 +32,8 @@ export type DialogEvent = '1xx' | '2xx' | '300-699' | 'BYE' | 'ack-timeout' | 's
 export const DIALOG_STATES: readonly DialogState[] = ['Early', 'Confirmed', 'Terminated'];
 export const DIALOG_EVENTS: readonly DialogEvent[] = ['1xx', '2xx', '300-699', 'BYE', 'ack-timeout', 'session-expired', 'other-fork-2xx'];
 
-export const DIALOG_EDGES: EdgeGraph<DialogState> = {
-  Early: ['Confirmed', 'Terminated'],
-  Confirmed: ['Terminated'],
-  Terminated: [],
-};
+/** Legal state-to-state edges, derived from the next-state function below (self-loops are actions, not edges). */
+export const DIALOG_EDGES: EdgeGraph<DialogState> = deriveEdges(DIALOG_STATES, DIALOG_EVENTS, nextDialogState);
 
 /** The state after `event`, `state` itself for "stay", undefined when the event is not accepted. */
 export function nextDialogState(state: DialogState, event: DialogEvent): DialogState | undefined {

@@ -27,7 +27,7 @@
  * ```
  */
 import { SipHeaders, SipRequest, type SipResponse } from '../messages/sip-message.js';
-import { assertEdge, type EdgeGraph } from './transaction-state.js';
+import { assertEdge, deriveEdges, type EdgeGraph } from './transaction-state.js';
 import { timerValues, type TimerValues } from './timers.js';
 import {
   responseClass, sendGuarded, timerSettings, TimerSet,
@@ -52,14 +52,8 @@ export type InviteClientEvent =
 export const INVITE_CLIENT_STATES: readonly InviteClientState[] = ['Calling', 'Proceeding', 'Accepted', 'Completed', 'Terminated'];
 export const INVITE_CLIENT_EVENTS: readonly InviteClientEvent[] = ['1xx', '2xx', '300-699', 'timer-A', 'timer-B', 'timer-D', 'timer-M', 'transport-error'];
 
-/** Legal state-to-state edges (self-loops are actions, not edges). */
-export const INVITE_CLIENT_EDGES: EdgeGraph<InviteClientState> = {
-  Calling: ['Proceeding', 'Accepted', 'Completed', 'Terminated'],
-  Proceeding: ['Accepted', 'Completed', 'Terminated'],
-  Accepted: ['Terminated'],
-  Completed: ['Terminated'],
-  Terminated: [],
-};
+/** Legal state-to-state edges, derived from the next-state function below (self-loops are actions, not edges). */
+export const INVITE_CLIENT_EDGES: EdgeGraph<InviteClientState> = deriveEdges(INVITE_CLIENT_STATES, INVITE_CLIENT_EVENTS, nextInviteClientState);
 
 /**
  * The state after `event` in `state`, or undefined when the event is not accepted there (the

@@ -29,7 +29,7 @@
  */
 import { InvariantError } from '../../../common/errors.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
-import { assertEdge, type EdgeGraph } from './transaction-state.js';
+import { assertEdge, deriveEdges, type EdgeGraph } from './transaction-state.js';
 import { timerValues, type TimerValues } from './timers.js';
 import {
   responseClass, sendGuarded, timerSettings, TimerSet, wireBytes,
@@ -55,13 +55,8 @@ export type InviteServerEvent =
 export const INVITE_SERVER_STATES: readonly InviteServerState[] = ['Proceeding', 'Accepted', 'Completed', 'Confirmed', 'Terminated'];
 export const INVITE_SERVER_EVENTS: readonly InviteServerEvent[] = ['INVITE', 'ACK', 'tu-1xx', 'tu-2xx', 'tu-300-699', 'timer-G', 'timer-H', 'timer-I', 'timer-L', 'transport-error'];
 
-export const INVITE_SERVER_EDGES: EdgeGraph<InviteServerState> = {
-  Proceeding: ['Accepted', 'Completed', 'Terminated'],
-  Accepted: ['Terminated'],
-  Completed: ['Confirmed', 'Terminated'],
-  Confirmed: ['Terminated'],
-  Terminated: [],
-};
+/** Legal state-to-state edges, derived from the next-state function below (self-loops are actions, not edges). */
+export const INVITE_SERVER_EDGES: EdgeGraph<InviteServerState> = deriveEdges(INVITE_SERVER_STATES, INVITE_SERVER_EVENTS, nextInviteServerState);
 
 /** The state after `event`, `state` itself for "stay and act", undefined when not accepted. */
 export function nextInviteServerState(state: InviteServerState, event: InviteServerEvent): InviteServerState | undefined {

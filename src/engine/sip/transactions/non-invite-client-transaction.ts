@@ -26,7 +26,7 @@
  * ```
  */
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
-import { assertEdge, type EdgeGraph } from './transaction-state.js';
+import { assertEdge, deriveEdges, type EdgeGraph } from './transaction-state.js';
 import { timerValues, type TimerValues } from './timers.js';
 import { sendGuarded, timerSettings, TimerSet, type ClientTransactionUser, type TransactionOptions, type TransactionSender } from './transaction.js';
 
@@ -43,12 +43,8 @@ export type NonInviteClientEvent = '1xx' | '200-699' | 'timer-E' | 'timer-F' | '
 export const NON_INVITE_CLIENT_STATES: readonly NonInviteClientState[] = ['Trying', 'Proceeding', 'Completed', 'Terminated'];
 export const NON_INVITE_CLIENT_EVENTS: readonly NonInviteClientEvent[] = ['1xx', '200-699', 'timer-E', 'timer-F', 'timer-K', 'transport-error'];
 
-export const NON_INVITE_CLIENT_EDGES: EdgeGraph<NonInviteClientState> = {
-  Trying: ['Proceeding', 'Completed', 'Terminated'],
-  Proceeding: ['Completed', 'Terminated'],
-  Completed: ['Terminated'],
-  Terminated: [],
-};
+/** Legal state-to-state edges, derived from the next-state function below (self-loops are actions, not edges). */
+export const NON_INVITE_CLIENT_EDGES: EdgeGraph<NonInviteClientState> = deriveEdges(NON_INVITE_CLIENT_STATES, NON_INVITE_CLIENT_EVENTS, nextNonInviteClientState);
 
 /** The state after `event`, `state` itself for "stay and act", undefined when not accepted. */
 export function nextNonInviteClientState(state: NonInviteClientState, event: NonInviteClientEvent): NonInviteClientState | undefined {

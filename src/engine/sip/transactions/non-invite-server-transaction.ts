@@ -27,7 +27,7 @@
  */
 import { InvariantError } from '../../../common/errors.js';
 import type { SipRequest, SipResponse } from '../messages/sip-message.js';
-import { assertEdge, type EdgeGraph } from './transaction-state.js';
+import { assertEdge, deriveEdges, type EdgeGraph } from './transaction-state.js';
 import { timerValues, type TimerValues } from './timers.js';
 import { sendGuarded, timerSettings, TimerSet, wireBytes, type ServerTransactionUser, type TransactionOptions, type TransactionSender } from './transaction.js';
 
@@ -44,12 +44,8 @@ export type NonInviteServerEvent = 'request' | 'tu-1xx' | 'tu-200-699' | 'timer-
 export const NON_INVITE_SERVER_STATES: readonly NonInviteServerState[] = ['Trying', 'Proceeding', 'Completed', 'Terminated'];
 export const NON_INVITE_SERVER_EVENTS: readonly NonInviteServerEvent[] = ['request', 'tu-1xx', 'tu-200-699', 'timer-J', 'transport-error'];
 
-export const NON_INVITE_SERVER_EDGES: EdgeGraph<NonInviteServerState> = {
-  Trying: ['Proceeding', 'Completed'],
-  Proceeding: ['Completed', 'Terminated'],
-  Completed: ['Terminated'],
-  Terminated: [],
-};
+/** Legal state-to-state edges, derived from the next-state function below (self-loops are actions, not edges). */
+export const NON_INVITE_SERVER_EDGES: EdgeGraph<NonInviteServerState> = deriveEdges(NON_INVITE_SERVER_STATES, NON_INVITE_SERVER_EVENTS, nextNonInviteServerState);
 
 /** The state after `event`, `state` itself for "stay and act", undefined when not accepted. */
 export function nextNonInviteServerState(state: NonInviteServerState, event: NonInviteServerEvent): NonInviteServerState | undefined {

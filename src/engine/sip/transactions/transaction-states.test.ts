@@ -4,6 +4,7 @@ import { nextInviteClientState, INVITE_CLIENT_STATES, INVITE_CLIENT_EVENTS, INVI
 import { nextInviteServerState, INVITE_SERVER_STATES, INVITE_SERVER_EVENTS, INVITE_SERVER_EDGES } from './invite-server-transaction.js';
 import { nextNonInviteClientState, NON_INVITE_CLIENT_STATES, NON_INVITE_CLIENT_EVENTS, NON_INVITE_CLIENT_EDGES } from './non-invite-client-transaction.js';
 import { nextNonInviteServerState, NON_INVITE_SERVER_STATES, NON_INVITE_SERVER_EVENTS, NON_INVITE_SERVER_EDGES } from './non-invite-server-transaction.js';
+import { IllegalTransitionError } from '../../../common/errors.js';
 import { assertEdge, type EdgeGraph } from './transaction-state.js';
 
 interface Machine<S extends string, E extends string> {
@@ -31,7 +32,7 @@ function checkMachine<S extends string, E extends string>(m: Machine<S, E>): voi
     for (const from of m.states) {
       for (const to of m.states) {
         if (reached.has(`${from}>${to}`)) t.doesNotThrow(() => assertEdge(m.name, m.edges, from, to), `${from} -> ${to} legal`);
-        else t.throws(() => assertEdge(m.name, m.edges, from, to), /illegal transition/, `${from} -> ${to} illegal`);
+        else t.throws(() => assertEdge(m.name, m.edges, from, to), IllegalTransitionError, `${from} -> ${to} illegal`);
       }
     }
     t.end();

@@ -9,6 +9,7 @@ import { Dialog } from '../dialogs/dialog.js';
 import { SessionDialog } from '../dialogs/session-dialog.js';
 import { parseSessionExpires, retryAfter422 } from '../dialogs/session-timer.js';
 import { UacEarlyDialogs, type EarlyDialogHost } from './uac-early-dialogs.js';
+import { isFinalOutboundCallState as isFinal, nextOutboundCallState, type OutboundCallEvent, type OutboundCallState } from './outbound-call-state.js';
 import { randomToken } from './user-agent-core.js';
 import { TypedEvents } from './typed-events.js';
 import type { SipTarget } from './transport-port.js';
@@ -67,12 +68,9 @@ export class OutboundCall {
   #cseq = 1;
   #request: SipRequest | undefined;
   #branch = '';
-  #provisional = false;
-  #final = false;
-  #cancelWanted = false;
+  #state: OutboundCallState = 'Calling';
   #sessionExpires: number | undefined;
   readonly #early: UacEarlyDialogs;
-  #cancelSent = false;
   #session: SessionDialog | undefined;
 
   constructor(options: InviteOptions, host: OutboundCallHost) {
@@ -96,9 +94,14 @@ export class OutboundCall {
 
   /** §9.1: CANCEL once a provisional response arrived (deferred until then); no effect after a final. */
   cancel(): void {
-    if (this.#final) return;
-    this.#cancelWanted = true;
-    if (this.#provisional) this.#sendCancel();
+    if (this.#transition('cancel') === 'Proceeding') this.#sendCancel();
+  }
+
+  /** The one method that changes state (outbound-call-state.ts has the diagram); returns the state it left. */
+  #transition(event: OutboundCallEvent): OutboundCallState {
+    const from = this.#state;
+    this.#state = nextOutboundCallState(from, event);
+    return from;
   }
 
   #send(): void {
@@ -116,7 +119,6 @@ export class OutboundCall {
       return;
     }
     this.#request = req;
-    this.#provisional = false;
     this.#branch = this.#host.sendInvite(req, this.#target, (r) => this.#onResponse(r), failed);
   }
 
@@ -149,10 +151,10 @@ export class OutboundCall {
     if (!req || res.cseq.seq !== this.#cseq) return;
     if (res.status < 200) return this.#onProvisional(req, res);
     if (res.status < 300) return this.#onSuccess(req, res);
-    if (this.#final) return;
+    if (isFinal(this.#state)) return;
     // §12.3: a non-2xx final response ends every early dialog of the request, retried or not.
     this.#early.end('request-failed');
-    if ((res.status === 401 || res.status === 407) && this.#auth && !this.#cancelWanted) {
+    if ((res.status === 401 || res.status === 407) && this.#auth && this.#state !== 'CancelPending') {
       const challenges = res.headers.getAll(res.status === 401 ? 'WWW-Authenticate' : 'Proxy-Authenticate');
       if (this.#auth.handleChallenge(res.status, challenges)) return this.#retry();
     }
@@ -171,14 +173,15 @@ export class OutboundCall {
    * dialogs of the previous attempt used.
    */
   #retry(): void {
+    this.#transition('retry');
     this.#cseq = Math.max(this.#cseq, this.#early.highestLocalSeq) + 1;
     this.#send();
   }
 
   #onProvisional(req: SipRequest, res: SipResponse): void {
-    if (this.#final) return;
-    if (res.status > 100) this.#provisional = true;
-    if (this.#cancelWanted && this.#provisional) this.#sendCancel();
+    if (isFinal(this.#state)) return;
+    // §9.1: a CANCEL asked for before any provisional response goes now.
+    if (res.status > 100 && this.#transition('provisional') === 'CancelPending') this.#sendCancel();
     const { session, created, discard } = this.#early.receiveProvisional(req, res);
     if (discard) return;
     if (session && created) this.events.emit('early', session, res);
@@ -194,18 +197,19 @@ export class OutboundCall {
     const sessionExpires = se ? { deltaSeconds: se.deltaSeconds, refresher: se.refresher ?? 'uac' } : undefined;
     // §13.2.2.4: the first 2xx confirms the early dialog with its To tag (the others end); a 2xx
     // matching none, or a later one from another fork, makes a new dialog.
-    const session = (this.#final ? undefined : this.#early.confirm(res, sessionExpires)) ?? this.#newSession(req, res, sessionExpires);
+    const settled = isFinal(this.#state);
+    const session = (settled ? undefined : this.#early.confirm(res, sessionExpires)) ?? this.#newSession(req, res, sessionExpires);
     if (res.body.length > 0) session.remoteAnswer = res.body;
     this.#host.addSession(session);
     session.sendAck(req.cseq.seq);
-    if (this.#final) {
+    const from = this.#transition('2xx');
+    if (settled) {
       // §13.2.2.4: a second 2xx from another fork: ACK it, then BYE (one call only).
       void session.bye();
       return;
     }
-    this.#final = true;
     this.#session = session;
-    if (this.#cancelWanted || this.#cancelSent) {
+    if (from === 'CancelPending' || from === 'Cancelling') {
       // §9.1: the CANCEL lost the race with the 2xx: the call is ACKed and ended with BYE.
       void session.bye();
       return;
@@ -224,8 +228,7 @@ export class OutboundCall {
   }
 
   #fail(status: number, reason: string, res: SipResponse | undefined): void {
-    if (this.#final) return;
-    this.#final = true;
+    if (isFinal(this.#transition('failure'))) return;
     this.#early.end('request-failed');
     this.events.emit('failed', status, reason, res);
   }
@@ -233,7 +236,7 @@ export class OutboundCall {
   /** §9.1: CANCEL copies Request-URI, Call-ID, To, From, the CSeq number and Route of the INVITE. */
   #sendCancel(): void {
     const inv = this.#request;
-    if (!inv || this.#final) return;
+    if (!inv) return;
     const h = new SipHeaders();
     for (const r of inv.headers.getAllFields('Route')) h.append('Route', r);
     h.append('Max-Forwards', '70');
@@ -242,8 +245,6 @@ export class OutboundCall {
     h.append('Call-ID', inv.callId);
     h.append('CSeq', `${inv.cseq.seq} CANCEL`);
     this.#host.sendCancel(new SipRequest('CANCEL', inv.uri, h), this.#target, this.#branch);
-    this.#cancelWanted = false;
-    this.#cancelSent = true;
     // §9.1: with no final response 64*T1 after the CANCEL, the INVITE is considered cancelled (a
     // far end that lost the CANCEL or never answers must not keep the call ringing for good).
     const timer = this.#host.clock.setTimeout(() => this.#fail(487, 'Request Terminated', undefined), 64 * this.#host.timers.T1);
