@@ -68,7 +68,9 @@ export class ConnectedCall {
     remote.dialog.events.on('terminated', (why) => {
       if (why === 'ack-timeout' || why === 'session-expired') void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, false);
     });
-    remote.rtp.delegate.onMediaTimeout = () => void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true);
+    // The time-out is the call's for the session's whole life, whoever owns its packets meanwhile
+    // (the agent leg, a transfer's bridge): docs/ARCHITECTURE.md "Media ownership".
+    remote.rtp.watchMedia(() => void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true));
     remote.onAudioChange = (audio, previous) => this.#remoteAudioChanged(audio, previous);
   }
 

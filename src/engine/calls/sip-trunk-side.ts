@@ -163,7 +163,8 @@ export class SipTrunkSide implements AgentSide {
       bridge.setTap('a', 'received', (frame) => caller.writeFrame(frame));
       bridge.setTap('b', 'received', (frame) => agent.writeFrame(frame));
     }
-    if (bridge) bridge.delegate = { onMediaTimeout: () => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }) };
+    // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
+    this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
     return this;
   }

@@ -155,6 +155,9 @@ export class Transfer {
     this.#hooks.releaseAgent();
     const bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
     this.#bridge = bridge;
+    // The remote party's silence stays the connected call's to watch; the target's ends the call
+    // the same way, as a sip_trunk agent leg's does (docs/ARCHITECTURE.md "Media ownership").
+    rtp.watchMedia(() => void this.#hooks.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true));
     // The recording goes on: the remote party stays on the left, the transfer target takes the agent's channel.
     const recorder = this.#hooks.recorder();
     if (recorder) {
