@@ -11,6 +11,7 @@ import {
 } from '../media/index.js';
 import { resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { Call } from './call.js';
+import { sendBye } from './bye.js';
 import { inviteThroughCarrier } from './carrier-invite.js';
 import { carrierCodecs, formatNumber, preferCodec, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import type { EndReason } from './end-reason.js';
@@ -107,7 +108,7 @@ export class Transfer {
     const target = this.#target;
     this.#target = null;
     if (target) {
-      if (!target.dialog.isEnded) void target.dialog.bye().catch(() => 0);
+      void sendBye(target.dialog, this.#call.log, 'transfer target released');
       target.rtp.close();
     }
   }
@@ -140,7 +141,7 @@ export class Transfer {
     }
     const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (this.#isClosed() || isSdpRejection(answer)) {
-      void outcome.session.bye().catch(() => 0);
+      void sendBye(outcome.session, this.#call.log, 'transfer target answered too late or unusably');
       rtp.close();
       if (this.#phase !== 'closed') this.#fail();
       return;
