@@ -4,7 +4,7 @@
  * out and pushes bursts of agent audio whose first RTP packet the phone timestamps.
  *
  * Observation points, none of which changes what the leg does: the phone's send and receive,
- * the link's `sendAudio`, a wrapper around the RTP session's delegate (where the packet enters
+ * the link's `sendAudio`, a wrapper around the RTP session's owner (where the packet enters
  * the leg) and around its `send` (where the pacer hands a packet out), and the injected clock,
  * whose timers tell which 20 ms slot the pacer was serving.
  */
@@ -141,16 +141,17 @@ export class LegProbe {
     };
     this.#slotDue = performance.now();
     phone.on('message', (msg) => this.#onPhoneReceive(msg));
-    await leg.attach(new ProbeLink(this.#format, () => this.#onProviderFrame()));
-    const inner = session.delegate;
-    session.delegate = {
-      ...inner,
+    // The leg takes the session on attach: its owner is wrapped on the way in.
+    const take = session.take.bind(session);
+    session.take = (owner) => take({
+      ...owner,
       onRtp: (packet, s) => {
         this.#inLeg.seq = rtpSequenceNumber(packet);
         this.#inLeg.at = performance.now();
-        inner.onRtp?.(packet, s);
+        owner.onRtp?.(packet, s);
       },
-    };
+    });
+    await leg.attach(new ProbeLink(this.#format, () => this.#onProviderFrame()));
   }
 
   /** Starts the phone's 20 ms packets and the agent's bursts. */

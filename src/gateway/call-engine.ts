@@ -19,7 +19,7 @@ import {
 import type { TranscriptionSettings } from '../engine/calls/engine-context.js';
 import { LoopingPcmSource, PortPool, relayThreadPriorityOutcome, useMediaIo } from '../engine/media/index.js';
 import {
-  DigestServer, hopUri, locateAddresses, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipRequest, type SipSource,
+  DigestServer, hopUri, locateAddresses, reportListenerErrors, resolveNextHop, ServerLocator, SipUserAgent, TransportLayer, type InboundAuth, type OptionsPinger, type SipRequest, type SipSource,
 } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import { OWN_PROTOCOL_VENDOR, type ProviderRegistry } from '../providers/index.js';
@@ -222,6 +222,9 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
   });
   up.ua = ua;
+  // A listener's bug is logged and contained, never the end of the process and its calls
+  // (docs/RELIABILITY.md "Ending a call").
+  const restoreListenerErrors = reportListenerErrors((event, err) => logger.error({ err, event }, 'an event listener threw; contained, the process and its calls go on'));
 
   // The sandbox far end lives on loopback; media toward it is advertised there too.
   let sandbox: SandboxFarEnd;
@@ -232,6 +235,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   } catch (err) {
     ua.dispose();
     await transport.stop();
+    restoreListenerErrors();
     throw err;
   }
   const carriers = new Map<string, CarrierProfile>(o.carriers.map((c) => [c.name, carrierProfile(c)]));
@@ -302,6 +306,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     await transport.stop();
     heartbeat.stop();
     await callStore.stop();
+    restoreListenerErrors();
   })());
   const locateSip = (uri: string) => locateAddresses(ctx.locator, uri);
   return { service, sip, sandboxUri: sandbox.uri, locateSip, stop };

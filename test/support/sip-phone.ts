@@ -28,10 +28,12 @@ export class SipPhone {
   constructor(rtp: RtpSession) {
     this.rtp = rtp;
     this.#caps = { address: '127.0.0.1', port: rtp.localPort, codecs: [CODECS.PCMU, CODECS.TELEPHONE_EVENT], sessionId: 7, sessionVersion: 1 };
-    rtp.delegate.onRtp = (packet) => {
-      const offset = rtpPayloadOffset(packet);
-      if (offset > 0 && (packet[1]! & 0x7f) === 0) this.received.push(Buffer.from(packet.subarray(offset)));
-    };
+    rtp.take({
+      onRtp: (packet) => {
+        const offset = rtpPayloadOffset(packet);
+        if (offset > 0 && (packet[1]! & 0x7f) === 0) this.received.push(Buffer.from(packet.subarray(offset)));
+      },
+    });
   }
 
   get offer(): Buffer {

@@ -123,7 +123,8 @@ export class StreamingAgentSide implements AgentSide {
     this.#released = true;
     const link = this.#link;
     this.#link = null;
-    this.#leg.detach();
+    // close, not only detach: the leg's WASM detector and resamplers are freed with it.
+    this.#leg.close();
     link?.close(reason);
   }
 

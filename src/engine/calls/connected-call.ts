@@ -7,6 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { dtmfFromInfo, StereoWavRecorder, type NegotiatedAudio } from '../media/index.js';
 import type { AgentEnded, AgentSide, TranscriptTurn } from './agent-side.js';
+import { sendBye } from './bye.js';
 import type { Call } from './call.js';
 import type { CallCommandFailure } from './call-control.js';
 import type { CarrierProfile } from './carrier-profile.js';
@@ -68,7 +69,9 @@ export class ConnectedCall {
     remote.dialog.events.on('terminated', (why) => {
       if (why === 'ack-timeout' || why === 'session-expired') void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, false);
     });
-    remote.rtp.delegate.onMediaTimeout = () => void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true);
+    // The time-out is the call's for the session's whole life, whoever owns its packets meanwhile
+    // (the agent leg, a transfer's bridge): docs/ARCHITECTURE.md "Media ownership".
+    remote.rtp.watchMedia(() => void this.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true));
     remote.onAudioChange = (audio, previous) => this.#remoteAudioChanged(audio, previous);
   }
 
@@ -198,13 +201,14 @@ export class ConnectedCall {
     this.#step('release the agent', () => this.#agent?.release(reason.reason === 'completed' ? 'call ended' : reason.reason));
     this.#step('close the transfer', () => this.#transfer?.close());
     this.#step('report SRTP failures', () => this.#reportSrtpFailures());
-    // Media stops now; the BYE only reports the end, and its answer may never come (a vanished
-    // carrier, or the user agent shutting down), so the wait for it is bounded.
-    this.#step('close the media', () => this.#remote.close());
+    // BYE first, then the media (docs/RELIABILITY.md "Ending a call"): the remote party learns of
+    // the end before its RTP meets a closed port. Its answer may never come (a vanished carrier,
+    // or the user agent shutting down), so the wait for it is bounded; a failure is logged once.
     let bye: Promise<void> = Promise.resolve();
     this.#step('send BYE', () => {
-      if (byeRemote && !this.#remote.dialog.isEnded) bye = this.#bounded(this.#remote.dialog.bye());
+      if (byeRemote && !this.#remote.dialog.isEnded) bye = this.#bounded(sendBye(this.#remote.dialog, this.#call.log, `call ended ${reason.reason}`));
     });
+    this.#step('close the media', () => this.#remote.close());
     await this.#outputs;
     const [, gatewayTurns] = await Promise.all([this.#closeRecorder(), this.#closeTranscriber()]);
     const providerTurns = this.#agent?.turns ?? [];
@@ -236,11 +240,11 @@ export class ConnectedCall {
       'SRTP packets from the remote party failed authentication');
   }
 
-  /** Waits for `work` at most {@link BYE_WAIT_MS}; its outcome does not matter. */
-  #bounded(work: Promise<unknown>): Promise<void> {
+  /** Waits for `work` (which never rejects: {@link sendBye} logs its failure) at most {@link BYE_WAIT_MS}. */
+  #bounded(work: Promise<void>): Promise<void> {
     return new Promise((resolve) => {
       const timer = this.#ctx.clock.setTimeout(resolve, BYE_WAIT_MS);
-      work.catch(() => undefined).finally(() => {
+      void work.finally(() => {
         timer.cancel();
         resolve();
       });

@@ -11,6 +11,7 @@ import {
 } from '../media/index.js';
 import type { InboundCall, SessionDialog } from '../sip/index.js';
 import { StreamingAgentSide } from './agent-side.js';
+import { sendBye } from './bye.js';
 import { callerIdentity } from './caller-identity.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
@@ -183,7 +184,7 @@ export class InboundCallFlow extends CallFlow {
     const answer = await answerFromAck(dialog, caps);
     if (this.call.isEnded) {
       // Hung up (API, shutdown) while the ACK was awaited; RFC 3261 15 lets the BYE go only now.
-      if (!dialog.isEnded) await dialog.bye().catch(() => undefined);
+      await sendBye(dialog, this.call.log, 'hung up while the ACK was awaited');
       return null;
     }
     if (answer.kind === 'answer') {
@@ -192,7 +193,7 @@ export class InboundCallFlow extends CallFlow {
     }
     if (answer.kind === 'unusable') {
       this.call.log.warn({ detail: answer.detail }, 'late offer: the ACK brought no usable answer, ending with BYE');
-      await dialog.bye().catch(() => undefined);
+      await sendBye(dialog, this.call.log, 'late offer without a usable answer');
       this.#fail({ reason: 'failed', sipStatus: null, hangupBy: 'gateway' });
     } else {
       this.call.log.warn({ session_end: answer.reason }, 'late offer: the session ended before the ACK brought an answer');

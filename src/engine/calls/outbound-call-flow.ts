@@ -6,6 +6,7 @@
  */
 import { createOffer, isSdpRejection, processAnswer, type RtpSession } from '../media/index.js';
 import { resolveNextHop, type FailoverOutcome, type OutboundCall } from '../sip/index.js';
+import { sendBye } from './bye.js';
 import type { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
 import { inviteThroughCarrier } from './carrier-invite.js';
@@ -54,7 +55,10 @@ export class OutboundCallFlow extends CallFlow {
 
   async #place(): Promise<void> {
     const uri = this.#carrier.outboundUri;
-    const targets = uri ? await resolveNextHop(this.#ctx.locator, uri).catch(() => []) : [];
+    const targets = uri ? await resolveNextHop(this.#ctx.locator, uri).catch((err: unknown) => {
+      this.call.log.warn({ err, uri }, 'the carrier target does not resolve');
+      return [];
+    }) : [];
     if (!uri || targets.length === 0) {
       return this.#fail({ reason: 'carrier_unreachable', sipStatus: null, hangupBy: 'gateway' });
     }
@@ -81,13 +85,13 @@ export class OutboundCallFlow extends CallFlow {
     if (outcome.kind === 'failed') return this.#fail(this.#failureReason(outcome.status, outcome.response !== undefined));
     if (this.#stoppedBy) {
       // The answer crossed our CANCEL (RFC 3261 9.1): the dialog exists, so it ends with BYE.
-      await outcome.session.bye().catch(() => 0);
+      await sendBye(outcome.session, this.call.log, 'answer crossed our CANCEL');
       return this.#fail(this.#stoppedReason(487));
     }
     const answer = early.agreedIn(outcome.session) ?? processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
       // RFC 3261 13.2.1 / RFC 3264 6: an unusable answer leaves only BYE.
-      await outcome.session.bye().catch(() => 0);
+      await sendBye(outcome.session, this.call.log, 'unusable SDP answer');
       return this.#fail({ reason: 'failed', sipStatus: 488, hangupBy: 'gateway' });
     }
     wireRemote(this.#rtp, answer);

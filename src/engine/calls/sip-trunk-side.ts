@@ -11,6 +11,7 @@ import {
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
 import type { Call } from './call.js';
+import { sendBye } from './bye.js';
 import { towardAgentEdge, type CallerIdentity } from './caller-identity.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import { newSdpSessionId, openLegRtp, type CallEngineContext } from './engine-context.js';
@@ -125,7 +126,7 @@ export class SipTrunkSide implements AgentSide {
     this.#dialog = outcome.session;
     const answer = early.agreedIn(outcome.session) ?? processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (isSdpRejection(answer)) {
-      void outcome.session.bye().catch(() => 0);
+      void sendBye(outcome.session, this.#call.log, 'unusable SDP answer from the agent edge');
       return { kind: 'failed', callerStatus: 488, reason: { reason: 'failed', sipStatus: 488, hangupBy: 'gateway' } };
     }
     this.#join(answer);
@@ -163,7 +164,8 @@ export class SipTrunkSide implements AgentSide {
       bridge.setTap('a', 'received', (frame) => caller.writeFrame(frame));
       bridge.setTap('b', 'received', (frame) => agent.writeFrame(frame));
     }
-    if (bridge) bridge.delegate = { onMediaTimeout: () => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }) };
+    // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
+    this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
     return this;
   }
@@ -217,7 +219,8 @@ export class SipTrunkSide implements AgentSide {
     if (!bridge || bridge.isHeld) return;
     this.#call.log.debug({ digit }, 'DTMF from the caller by SIP INFO');
     if (bridge.sendDtmf('b', digit) === '') return;
-    void this.#dialog?.info(Buffer.from(`Signal=${digit}\r\nDuration=160\r\n`), 'application/dtmf-relay').catch(() => undefined);
+    void this.#dialog?.info(Buffer.from(`Signal=${digit}\r\nDuration=160\r\n`), 'application/dtmf-relay')
+      .catch((err: unknown) => this.#call.log.warn({ err }, 'DTMF by SIP INFO to the agent edge could not be sent'));
   }
 
   unhold(): void {
@@ -232,7 +235,7 @@ export class SipTrunkSide implements AgentSide {
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
-    if (this.#dialog && !this.#dialog.isEnded) void this.#dialog.bye().catch(() => 0);
+    if (this.#dialog) void sendBye(this.#dialog, this.#call.log, 'sip_trunk leg released');
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
   }

@@ -11,6 +11,7 @@ import {
 } from '../media/index.js';
 import { resolveNextHop, type OutboundCall, type SessionDialog } from '../sip/index.js';
 import type { Call } from './call.js';
+import { sendBye } from './bye.js';
 import { inviteThroughCarrier } from './carrier-invite.js';
 import { carrierCodecs, formatNumber, preferCodec, requestUriFor, type CarrierProfile } from './carrier-profile.js';
 import type { EndReason } from './end-reason.js';
@@ -105,7 +106,7 @@ export class Transfer {
     const target = this.#target;
     this.#target = null;
     if (target) {
-      if (!target.dialog.isEnded) void target.dialog.bye().catch(() => 0);
+      void sendBye(target.dialog, this.#call.log, 'transfer target released');
       target.rtp.close();
     }
   }
@@ -138,7 +139,7 @@ export class Transfer {
     }
     const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (this.#isClosed() || isSdpRejection(answer)) {
-      void outcome.session.bye().catch(() => 0);
+      void sendBye(outcome.session, this.#call.log, 'transfer target answered too late or unusably');
       rtp.close();
       if (this.#phase !== 'closed') this.#fail();
       return;
@@ -153,6 +154,9 @@ export class Transfer {
     this.#hooks.releaseAgent();
     const bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
     this.#bridge = bridge;
+    // The remote party's silence stays the connected call's to watch; the target's ends the call
+    // the same way, as a sip_trunk agent leg's does (docs/ARCHITECTURE.md "Media ownership").
+    rtp.watchMedia(() => void this.#hooks.end({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }, true));
     // The recording goes on: the remote party stays on the left, the transfer target takes the agent's channel.
     const recorder = this.#hooks.recorder();
     if (recorder) {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
+import { InvariantError } from '../../../common/errors.js';
 import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
 import { tempWorkdir } from '../../../../test/support/peers.js';
 import {
@@ -398,17 +399,19 @@ t.test('contract 4: without hold music the held phone hears silence, and RTP kee
   t.ok(held.every((p) => payloadOf(p).every((b) => b === ULAW_SILENCE)));
 });
 
-t.test('detach stops the agent side and leaves the RtpSession usable with its earlier delegate', async (t) => {
-  const timeouts: string[] = [];
+t.test('docs/ARCHITECTURE.md "Media ownership": attach takes the session, detach gives it back usable, the time-out stays the call\'s', async (t) => {
   const { clock, session, leg, link, send, phone, play, attach } = await rig(t, { attach: false });
-  session.delegate = { onMediaTimeout: () => timeouts.push('timeout') };
+  t.notOk(session.isOwned, 'nobody owns the packets before attach');
   await attach();
-  t.ok('onMediaTimeout' in session.delegate && 'onRtp' in session.delegate, 'attach keeps the owner\'s media time-out');
+  t.ok(session.isOwned, 'attach took the session');
+  t.throws(() => session.take({}), InvariantError, 'a second owner is a bug, not a silent replacement');
   await play(1);
   leg.detach();
   leg.detach();
-  t.notOk('onRtp' in session.delegate, 'packets are no longer taken');
-  t.ok('onMediaTimeout' in session.delegate, 'the owner\'s media time-out stays');
+  t.notOk(session.isOwned, 'packets are no longer taken');
+  const release = session.take({});
+  t.ok(session.isOwned, 'another owner (a transfer\'s bridge) may take it now');
+  release();
   const count = phone.received.length;
   clock.advance(200);
   await send({}, ulaw(sine(440, 160)));

@@ -3,7 +3,7 @@ import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import {
   decodeG711, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp,
-  type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type RtpSession, type RtpSessionDelegate,
+  type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type ReleaseSession, type RtpSession,
 } from '../../media/index.js';
 import type { AgentLink, AgentLinkHandlers, HoldSource } from '../ports.js';
 import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, type CarrierCodec } from './agent-audio-format.js';
@@ -67,7 +67,8 @@ export class AgentMediaLeg {
   #encoder: CallerAudioEncoder | null = null;
   #decoder: AgentAudioDecoder | null = null;
   #speech: CallerSpeechDetector | null = null;
-  #previousDelegate: RtpSessionDelegate | null = null;
+  /** Gives the RTP session back (docs/ARCHITECTURE.md "Media ownership"); set while attached. */
+  #releaseRtp: ReleaseSession | null = null;
   /** Changed by {@link transition} only (agent-media-leg-state.ts has the diagram). */
   #state: AgentMediaLegState = 'idle';
   /** Who holds the leg: an API hold and the remote party's own can overlap. */
@@ -153,9 +154,8 @@ export class AgentMediaLeg {
     const backlog = this.#backlog;
     this.#backlog = null;
     backlog?.replay({ audio: (chunk) => this.#onAgentAudio(chunk), mark: (name) => this.#onMark(name), clear: () => this.#onClear() });
-    // Keep the owner's other delegate methods (media time-out); only the packets are ours.
-    this.#previousDelegate = this.#rtp.delegate;
-    this.#rtp.delegate = { ...this.#rtp.delegate, onRtp: (packet) => this.#onRtp(packet) };
+    // The packets are ours until detach; the media time-out stays with the call (RtpSession.watchMedia).
+    this.#releaseRtp = this.#rtp.take({ onRtp: (packet) => this.#onRtp(packet) });
     this.#playout.start();
   }
 
@@ -203,8 +203,8 @@ export class AgentMediaLeg {
 
   /**
    * Stops the agent side for good (transfer, agent hang-up): the pacer stops, queued audio is
-   * dropped without answering its marks, and the RTP session is left open with the delegate it
-   * had before {@link attach}. Idempotent.
+   * dropped without answering its marks, and the RTP session is given back, open, for another
+   * owner to take (a transfer's bridge). Idempotent.
    */
   detach(): void {
     if (this.#stopped) return;
@@ -213,10 +213,15 @@ export class AgentMediaLeg {
     this.#link = null;
     this.#backlog = null;
     this.#playout.flush();
-    if (this.#previousDelegate !== null) this.#rtp.delegate = this.#previousDelegate;
+    this.#releaseRtp?.();
+    this.#releaseRtp = null;
   }
 
-  /** Detaches and frees the conversions. The RTP session, the link and the recorder belong to the caller. Idempotent. */
+  /**
+   * Detaches and frees the conversions: the WASM resamplers and VAD detector (attach frees them
+   * itself when it finishes after this). The RTP session, the link and the recorder belong to the
+   * caller. Idempotent.
+   */
   close(): void {
     if (this.#state === 'closed') return;
     this.detach();

@@ -194,7 +194,9 @@ export class SandboxCall {
       try {
         if (this.#state === 'answering' || this.#state === 'ringing') this.#o.call.reject(500);
         const session = this.#session;
-        if (session && !session.isEnded) session.bye().catch(() => undefined);
+        if (session && !session.isEnded) {
+          session.bye().catch((byeErr: unknown) => this.#o.logger?.warn({ err: byeErr, callId: this.callId }, 'sandbox call: BYE could not be sent'));
+        }
       } finally {
         this.#end();
       }

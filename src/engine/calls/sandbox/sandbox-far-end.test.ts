@@ -54,12 +54,12 @@ class Leg {
 
   constructor(rtp: RtpSession) {
     this.rtp = rtp;
-    rtp.delegate = {
+    rtp.take({
       onRtp: (p) => {
         const o = rtpPayloadOffset(p);
         this.received.push({ pt: rtpPayloadType(p), seq: rtpSequenceNumber(p), ts: rtpTimestamp(p), ssrc: rtpSsrc(p), marker: rtpMarker(p), payload: Buffer.from(p.subarray(o)) });
       },
-    };
+    });
   }
 
   static async open(tt: Test, ports: PortPool): Promise<Leg> {

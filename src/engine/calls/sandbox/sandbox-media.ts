@@ -82,7 +82,8 @@ export class SandboxMedia {
     this.#announcement = options.announcement;
     this.#host = options.host;
     this.#pacer = new FramePacer(options.clock, PTIME_MS, (frame) => this.#onFrame(frame));
-    session.delegate = { onRtp: (packet) => this.#onRtp(packet) };
+    // The far end's session is its own for its whole life; close() frees it.
+    session.take({ onRtp: (packet) => this.#onRtp(packet) });
   }
 
   /** Binds an RTP/RTCP pair on the host from the pool. */

@@ -162,9 +162,10 @@ t.test('packets from another address or a closed target never use the rule', asy
 });
 
 t.test('relayed packets keep the media timeout quiet; it fires once the stream stops', async (t) => {
-  const { bridge, clock, caller, agent, a } = await rig(t, 5000);
+  const { clock, caller, agent, a, b } = await rig(t, 5000);
   const timeouts: string[] = [];
-  bridge.delegate = { onMediaTimeout: (leg) => timeouts.push(leg) };
+  a.watchMedia(() => timeouts.push('a'));
+  b.watchMedia(() => timeouts.push('b'));
   await armedStream(caller, agent, a.localPort, 1, 5);
   for (let second = 0; second < 4; second++) {
     clock.advance(3000);

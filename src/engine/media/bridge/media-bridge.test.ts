@@ -1,12 +1,13 @@
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
+import { InvariantError } from '../../../common/errors.js';
 import { RtpPeer, settle, testPortPool } from '../../../../test/support/rtp-peer.js';
 import { alawEncode, ulawDecode, ulawEncode } from '../codecs/g711.js';
 import { parseTelephoneEvent, TelephoneEventReceiver, writeTelephoneEvent } from '../dtmf/rfc4733.js';
 import type { AudioFrame } from '../pipeline/audio-frame.js';
 import { parseRtpHeader, rtpSsrc, serializeRtp, type RtpHeader } from '../rtp/packet.js';
 import { isPortsExhausted, type PortPool } from '../rtp/port-pool.js';
-import { RtpSession } from '../rtp/rtp-session.js';
+import { RtpSession, type RtpSessionOwner } from '../rtp/rtp-session.js';
 import { LoopingPcmSource } from './audio-source.js';
 import { ALAW_TO_ULAW, type BridgeLegConfig, type LegEncoding } from './bridge-leg.js';
 import { MAX_PAYLOAD, MediaBridge, type MediaBridgeDelegate } from './media-bridge.js';
@@ -75,9 +76,18 @@ t.test('passthrough: same codec relays payloads untouched with the leg\'s own SS
 });
 
 t.test('passthrough rewrites the received buffer in place instead of copying it', async (t) => {
-  const { a, b } = await rig(t);
+  const clock = new FakeClock();
+  const ports = testPortPool();
+  const a = await session(t, clock, ports, await RtpPeer.open(t));
+  const b = await session(t, clock, ports, await RtpPeer.open(t));
+  // What the bridge hears from leg a, taken the way the session hands it over (docs/ARCHITECTURE.md "Media ownership").
+  let owner: RtpSessionOwner = {};
+  const take = a.take.bind(a);
+  a.take = (o) => take(owner = o);
+  const bridge = new MediaBridge({ clock, a: leg(a, 'PCMU', 0, 101), b: leg(b, 'PCMU', 0, 96) });
+  t.teardown(() => bridge.close());
   const packet = serializeRtp(...rtp(1));
-  a.delegate.onRtp!(packet, a);
+  owner.onRtp!(packet, a);
   t.equal(rtpSsrc(packet), b.sequencer.ssrc, 'the same buffer now carries leg b\'s SSRC');
 });
 
@@ -253,7 +263,7 @@ t.test('agent swap: the caller sees one continuous stream across the new leg', a
   t.throws(() => bridge.replaceLeg('b', leg(c, 'G722', 9, null)), 'G.722 cannot be bridged with PCMU');
 });
 
-t.test('media timeout on a leg is reported by leg name', async (t) => {
+t.test('docs/ARCHITECTURE.md "Media ownership": the bridge owns both sessions\' packets, their media time-out stays with its watcher', async (t) => {
   const timeouts: string[] = [];
   const clock = new FakeClock();
   const ports = testPortPool();
@@ -265,10 +275,20 @@ t.test('media timeout on a leg is reported by leg name', async (t) => {
     s.setRemote({ address: '127.0.0.1', port: peer.port });
     return s;
   };
-  const bridge = new MediaBridge({ clock, a: leg(await mk(), 'PCMU', 0, null), b: leg(await mk(), 'PCMU', 0, null), delegate: { onMediaTimeout: (l) => timeouts.push(l) } });
+  const [a, b, owned] = [await mk(), await mk(), await mk()];
+  a.watchMedia(() => timeouts.push('a'));
+  b.watchMedia(() => timeouts.push('b'));
+  const releaseOwned = owned.take({});
+  t.throws(() => new MediaBridge({ clock, a: leg(a, 'PCMU', 0, null), b: leg(owned, 'PCMU', 0, null) }), InvariantError, 'a session someone owns cannot be bridged');
+  t.notOk(a.isOwned, 'the leg taken before the refusal is given back');
+  releaseOwned();
+  const bridge = new MediaBridge({ clock, a: leg(a, 'PCMU', 0, null), b: leg(b, 'PCMU', 0, null) });
   t.teardown(() => bridge.close());
+  t.ok(a.isOwned && b.isOwned, 'the bridge took both sessions');
   clock.advance(1000);
-  t.same(timeouts.sort(), ['a', 'b']);
+  t.same(timeouts.sort(), ['a', 'b'], 'each session\'s watcher hears its time-out while the bridge owns the packets');
+  bridge.replaceLeg('b', leg(owned, 'PCMU', 0, null));
+  t.notOk(b.isOwned, 'a replaced leg\'s session is given back');
   t.equal(bridge.sendDtmf('a', '1'), '1', 'no telephone-event on the leg: nothing sent');
   t.match(bridge.describe(), /PCMU:\d+ <-> PCMU:\d+/);
 });

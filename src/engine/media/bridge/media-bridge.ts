@@ -5,7 +5,7 @@ import { GoertzelDtmfDetector } from '../dtmf/goertzel.js';
 import { dtmfDigit, parseTelephoneEvent, TelephoneEventReceiver } from '../dtmf/rfc4733.js';
 import type { AudioFrame } from '../pipeline/audio-frame.js';
 import { rtpPaddingSize, rtpPayloadOffset, rtpSsrc, rtpTimestamp, setRtpPayloadType } from '../rtp/packet.js';
-import type { RtpSessionStats } from '../rtp/rtp-session.js';
+import type { ReleaseSession, RtpSessionStats } from '../rtp/rtp-session.js';
 import { SilenceSource, type AudioSource } from './audio-source.js';
 import { ALAW_TO_ULAW, canBridge, decodeG711, isG711, ULAW_TO_ALAW, type BridgeLegConfig } from './bridge-leg.js';
 import { DtmfSender } from './dtmf-sender.js';
@@ -18,10 +18,12 @@ export type TapDirection = 'received' | 'sent';
 /** Receives decoded 8 kHz frames; `frame.pcm` is reused after the call returns (copy to keep). */
 export type AudioTap = (frame: AudioFrame) => void;
 
-/** Events of a bridge; optional methods. */
+/**
+ * Events of a bridge; optional methods. The media time-out is not one: it belongs to whoever
+ * ends the call, through `RtpSession.watchMedia` (docs/ARCHITECTURE.md "Media ownership").
+ */
 export interface MediaBridgeDelegate {
   onDtmf?(leg: LegName, digit: string, via: 'rfc4733' | 'inband'): void;
-  onMediaTimeout?(leg: LegName): void;
 }
 
 /** Options of a {@link MediaBridge}. */
@@ -42,6 +44,8 @@ export interface BridgeLegStats extends RtpSessionStats {
 interface LegState {
   readonly name: LegName;
   config: BridgeLegConfig;
+  /** Gives the leg's session back (the bridge took it in {@link MediaBridge} or replaceLeg). */
+  release: ReleaseSession;
   events: TelephoneEventReceiver;
   detector: GoertzelDtmfDetector | null;
   dtmf: DtmfSender | null;
@@ -73,7 +77,7 @@ export class MediaBridge {
   readonly #pcm = new Int16Array(MAX_SAMPLES);
   /** What each leg hears while held: hold music or silence (see {@link hold}). */
   readonly #fill: Record<LegName, HoldMusicPlayer>;
-  delegate: MediaBridgeDelegate;
+  readonly delegate: MediaBridgeDelegate;
   #held = false;
   /** Leg a's hold music, while held with music. */
   #music: AudioSource | null = null;
@@ -85,7 +89,17 @@ export class MediaBridge {
     }
     this.#clock = options.clock;
     this.delegate = options.delegate ?? {};
-    this.#legs = { a: this.#makeLeg('a', options.a), b: this.#makeLeg('b', options.b) };
+    const a = this.#makeLeg('a', options.a);
+    let b: LegState;
+    try {
+      b = this.#makeLeg('b', options.b);
+    } catch (err) {
+      // Leg b's session is owned by someone else (a bug): leg a's is given back, not kept.
+      a.release();
+      a.dtmf?.stop();
+      throw err;
+    }
+    this.#legs = { a, b };
     this.#fill = {
       a: new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.a, pcm, packet)),
       b: new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.b, pcm, packet)),
@@ -156,14 +170,15 @@ export class MediaBridge {
   /**
    * Swaps a leg's session (transfer, agent swap). The other leg keeps its session, whose
    * sequencer sees a new source and keeps SSRC, sequence and timestamp continuous for its far end.
-   * The old session is detached, not closed: its owner closes it.
+   * The old session is given back, not closed: its owner closes it. The new one is taken (it may
+   * be the same session, re-negotiated).
    */
   replaceLeg(name: LegName, config: BridgeLegConfig): void {
     const other = this.#legs[name === 'a' ? 'b' : 'a'];
     if (!canBridge(config.encoding, other.config.encoding)) throw new InvariantError(`cannot bridge ${config.encoding} with ${other.config.encoding}`);
     const old = this.#legs[name];
     this.#stopRelays();
-    old.config.session.delegate = {};
+    old.release();
     old.dtmf?.stop();
     const fresh = this.#makeLeg(name, config);
     fresh.muted = old.muted;
@@ -183,7 +198,7 @@ export class MediaBridge {
     return `bridge ${a.config.encoding}:${a.config.session.localPort} <-> ${b.config.encoding}:${b.config.session.localPort}${this.#held ? ' (held)' : ''}`;
   }
 
-  /** Idempotent: stops generated audio and detaches from both sessions (their owner closes them). */
+  /** Idempotent: stops generated audio and gives both sessions back (their owner closes them). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -192,14 +207,16 @@ export class MediaBridge {
     this.#stopRelays();
     for (const leg of [this.#legs.a, this.#legs.b]) {
       leg.dtmf?.stop();
-      leg.config.session.delegate = {};
+      leg.release();
     }
   }
 
+  /** Takes the leg's session first: a session owned by someone else throws before anything starts. */
   #makeLeg(name: LegName, config: BridgeLegConfig): LegState {
     const leg: LegState = {
       name,
       config,
+      release: () => undefined,
       events: new TelephoneEventReceiver(),
       detector: config.detectInbandDtmf && isG711(config.encoding) ? new GoertzelDtmfDetector() : null,
       dtmf: null,
@@ -209,16 +226,13 @@ export class MediaBridge {
       dropped: 0,
       digits: 0,
     };
+    leg.release = config.session.take({ onRtp: (packet) => this.#onPacket(leg, packet) });
     if (config.sendEventPayloadType !== null) {
       leg.dtmf = new DtmfSender(config.session, { clock: this.#clock, payloadType: config.sendEventPayloadType });
       leg.dtmf.onActiveChange = (active) => {
         leg.sendingDtmf = active;
       };
     }
-    config.session.delegate = {
-      onRtp: (packet) => this.#onPacket(leg, packet),
-      onMediaTimeout: () => this.delegate.onMediaTimeout?.(name),
-    };
     return leg;
   }
 

@@ -42,13 +42,24 @@ const RESAMPLER_ERR_SUCCESS = 0;
 const INITIAL_CAPACITY = 2880;
 
 let speexModule: Promise<SpeexResamplerModule> | undefined;
+let loadedSpeex: SpeexResamplerModule | null = null;
+/** Speex resamplers made and not yet closed. */
+let openResamplers = 0;
+
+/**
+ * What resampling holds in WASM: Speex resamplers not yet closed, and the module's memory in
+ * bytes (null before the first). As `vadWasmUsage`: the count must return to where it was.
+ */
+export function resamplerWasmUsage(): { resamplers: number; memoryBytes: number | null } {
+  return { resamplers: openResamplers, memoryBytes: loadedSpeex?.HEAPU32.buffer.byteLength ?? null };
+}
 
 /**
  * One WASM instance serves every resampler of the process: each call holds only its own
  * filter state (a few KiB) in the shared heap.
  */
 function speex(): Promise<SpeexResamplerModule> {
-  speexModule ??= loadSpeexResampler();
+  speexModule ??= loadSpeexResampler().then((m) => (loadedSpeex = m));
   return speexModule;
 }
 
@@ -115,6 +126,7 @@ class SpeexResampler implements Resampler {
     this.delaySamples = m._speex_resampler_get_output_latency(this.#state);
     this.#out = new Int16Array(0);
     this.#reserve(INITIAL_CAPACITY);
+    openResamplers++;
   }
 
   #reserve(inputSamples: number): void {
@@ -164,5 +176,6 @@ class SpeexResampler implements Resampler {
     m._free(this.#outPtr);
     m._free(this.#lenPtr);
     this.#state = 0;
+    openResamplers--;
   }
 }

@@ -26,7 +26,7 @@ for (const kind of kinds) {
     const session = await openTestSession(t, { ports });
     const peer = await RtpPeer.open(t);
     const received: Buffer[] = [];
-    session.delegate = { onRtp: (packet) => received.push(packet) };
+    session.take({ onRtp: (packet) => received.push(packet) });
     session.setRemote({ address: '127.0.0.1', port: peer.port });
     await peer.sendRtp(session.localPort, fields(1), ulaw);
     await peer.sendRtp(session.localPort, fields(2), ulaw);

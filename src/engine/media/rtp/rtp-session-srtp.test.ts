@@ -21,8 +21,8 @@ t.test('RFC 3711 3.1: two sessions keyed crosswise exchange media that is encryp
   b.setSrtp({ send: k2, receive: k1 });
   const atB: Buffer[] = [];
   const atA: Buffer[] = [];
-  b.delegate = { onRtp: (p) => atB.push(Buffer.from(p)) };
-  a.delegate = { onRtp: (p) => atA.push(Buffer.from(p)) };
+  b.take({ onRtp: (p) => atB.push(Buffer.from(p)) });
+  a.take({ onRtp: (p) => atA.push(Buffer.from(p)) });
   for (let seq = 1; seq <= 5; seq++) {
     a.send(serializeRtp(fields(seq, 7), speech), 1);
     b.send(serializeRtp(fields(seq, 8), speech), 1);
@@ -55,7 +55,7 @@ t.test('RFC 3711 3.3 and RFC 4961: packets without the key neither pass nor latc
   session.setRemote({ address: '127.0.0.1', port: far.port });
   session.setSrtp({ send: ours, receive: theirs });
   const got: Buffer[] = [];
-  session.delegate = { onRtp: (p) => got.push(Buffer.from(p)) };
+  session.take({ onRtp: (p) => got.push(Buffer.from(p)) });
   const farSender = new SrtpSender(theirs);
   const wrongKey = new SrtpSender(key());
   for (let seq = 1; seq <= 8; seq++) {
@@ -82,7 +82,7 @@ t.test('RFC 3711 3.2.1: keys repeated by a re-offer keep the contexts; a new key
   session.setRemote({ address: '127.0.0.1', port: far.port });
   session.setSrtp({ send: ours, receive: theirs });
   let got = 0;
-  session.delegate = { onRtp: () => got++ };
+  session.take({ onRtp: () => got++ });
   const farSender = new SrtpSender(theirs);
   const early = farSender.protectRtp(serializeRtp(fields(1, 5), speech));
   await far.sendRaw(session.localPort, Buffer.from(early));
@@ -115,8 +115,8 @@ for (const muxOnly of [false, true]) {
     a.setSrtp({ send: k1, receive: k2 });
     b.setSrtp({ send: k2, receive: k1 });
     let media = 0;
-    a.delegate = { onRtp: () => media++ };
-    b.delegate = { onRtp: () => media++ };
+    a.take({ onRtp: () => media++ });
+    b.take({ onRtp: () => media++ });
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 10; i++) {
         const seq = round * 10 + i;

@@ -91,7 +91,7 @@ t.test('RFC 3550 8.2 and A.1, NAT rebinding: a new port of the latched host is l
   const elsewhere = await RtpPeer.open(t, '127.0.0.2');
   session.setRemote({ address: '127.0.0.1', port: carrier.port });
   const heard: RtpHeader[] = [];
-  session.delegate = { onRtp: (packet) => heard.push(parseRtpHeader(packet) as RtpHeader) };
+  session.take({ onRtp: (packet) => heard.push(parseRtpHeader(packet) as RtpHeader) });
   await stream(carrier, session.localPort, 1, 5, 0x1111);
   await settle();
   t.equal(heard.length, 5);
@@ -130,7 +130,7 @@ t.test('RFC 3264 and RFC 4961: a new offer/answer pointing elsewhere moves the m
   const behindNat = await RtpPeer.open(t, '127.0.0.4');
   session.setRemote({ address: '127.0.0.1', port: old.port });
   let heard = 0;
-  session.delegate = { onRtp: () => heard++ };
+  session.take({ onRtp: () => heard++ });
   await stream(old, session.localPort, 1, 3, 0x1111);
   await settle();
   t.equal(heard, 3);

@@ -14,7 +14,7 @@ export interface RtpSessionOptions {
   bindAddress: string;
   clockRate?: number;
   samplesPerPacket?: number;
-  /** Silence after which {@link RtpSessionDelegate.onMediaTimeout} fires; 0 disables. */
+  /** Silence after which the watcher of {@link RtpSession.watchMedia} is told; 0 disables. */
   mediaTimeoutMs?: number;
   /** Mean RTCP report interval (RFC 3550 §6.2 recommends 5 s minimum); 0 disables. */
   rtcpIntervalMs?: number;
@@ -38,11 +38,13 @@ export interface RtpSessionOptions {
   cname?: string;
 }
 
-/** Events of a session. Optional methods, so the owner implements only what it needs. */
-export interface RtpSessionDelegate {
+/**
+ * What the one owner of a session hears (see {@link RtpSession.take}). Optional methods, so the
+ * owner implements only what it needs.
+ */
+export interface RtpSessionOwner {
   /** An accepted RTP packet. `packet` may be rewritten in place and passed to another session's send. */
   onRtp?(packet: Buffer, session: RtpSession): void;
-  onMediaTimeout?(session: RtpSession): void;
   onLatched?(address: string, port: number, session: RtpSession): void;
 }
 

@@ -30,7 +30,7 @@ t.test('RFC 4961: the session sends to the SDP address, then latches to the firs
   session.send(serializeRtp(fields(1), ulaw), 1);
   await sdpPeer.waitFor(1);
   const got: Buffer[] = [];
-  session.delegate = { onRtp: (p) => got.push(Buffer.from(p)) };
+  session.take({ onRtp: (p) => got.push(Buffer.from(p)) });
   await natPeer.sendRtp(session.localPort, fields(1), ulaw);
   await settle();
   t.equal(got.length, 1);
@@ -56,7 +56,7 @@ t.test('RFC 4961 and RFC 3550 A.1, strict_source off: another host re-latches af
   const first = await RtpPeer.open(t);
   const intruder = await RtpPeer.open(t, '127.0.0.2');
   let accepted = 0;
-  session.delegate = { onRtp: () => accepted++ };
+  session.take({ onRtp: () => accepted++ });
   await first.sendRtp(session.localPort, fields(1, 42), ulaw);
   await settle();
   await intruder.sendRtp(session.localPort, fields(2, 42), ulaw);
@@ -95,7 +95,7 @@ t.test('RFC 4961: random and malformed datagrams from another address neither la
   const intruder = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: first.port });
   let accepted = 0;
-  session.delegate = { onRtp: () => accepted++ };
+  session.take({ onRtp: () => accepted++ });
   await intruder.sendRaw(session.localPort, Buffer.from([0x8f, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]));
   await settle();
   t.equal(session.isLatched, false, 'a header whose CSRC list runs past the packet does not latch');
@@ -120,7 +120,7 @@ t.test('media timeout fires once per silence, driven by the clock', async (t) =>
   const session = await openTestSession(t, { clock, mediaTimeoutMs: 5000 });
   const peer = await RtpPeer.open(t);
   let timeouts = 0;
-  session.delegate = { onMediaTimeout: () => timeouts++ };
+  session.watchMedia(() => timeouts++);
   await peer.sendRtp(session.localPort, fields(1), ulaw);
   await settle();
   clock.advance(4000);
@@ -145,8 +145,8 @@ t.test('RFC 3550 6.4: sessions exchange SR/RR and expose loss, jitter and RTT', 
   a.setRemote({ address: '127.0.0.1', port: b.localPort });
   b.setRemote({ address: '127.0.0.1', port: a.localPort });
   let received = 0;
-  b.delegate = { onRtp: () => received++ };
-  a.delegate = { onRtp: () => received++ };
+  b.take({ onRtp: () => received++ });
+  a.take({ onRtp: () => received++ });
   let seq = 0;
   // Three report rounds with media in each, so each side holds the other's SR for LSR/DLSR.
   for (let round = 0; round < 3; round++) {
@@ -173,7 +173,7 @@ t.test('RFC 5761: with rtcp-mux, RTCP on the RTP port is not passed on as media'
   const peer = await RtpPeer.open(t);
   session.setRemote({ address: '127.0.0.1', port: peer.port }, { rtcpMux: true });
   let media = 0;
-  session.delegate = { onRtp: () => media++ };
+  session.take({ onRtp: () => media++ });
   await peer.sendRaw(session.localPort, Buffer.from([0x80, 201, 0, 1, 0, 0, 0, 9]));
   await peer.sendRtp(session.localPort, fields(1), ulaw);
   await settle();

@@ -1,16 +1,23 @@
 /** @module One RTP/RTCP endpoint: port pair, symmetric latching, header continuity, reports, media timeout. */
 import type { Clock, TimerHandle } from '../../../common/clock.js';
+import { InvariantError } from '../../../common/errors.js';
 import { SourceLatch, type RtpRefusalCounter, type RtpRefusalReason } from './source-latch.js';
 import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
 import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
-import type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionStats } from './rtp-session-types.js';
+import type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats } from './rtp-session-types.js';
 import { SilenceWatch } from './silence-watch.js';
 import { RtcpReporter } from './rtcp-reporter.js';
 import { RtpSequencer } from './sequencer.js';
 import { openMediaSocket, type MediaSocket } from './media-socket.js';
 import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
 
-export type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionStats } from './rtp-session-types.js';
+export type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats } from './rtp-session-types.js';
+
+/** Gives a taken session back (see {@link RtpSession.take}); idempotent. */
+export type ReleaseSession = () => void;
+
+/** What an unowned session does with what it hears: nothing. */
+const NO_OWNER: RtpSessionOwner = Object.freeze({});
 
 /**
  * One media stream endpoint on an even port (RTCP on port+1, or on the same port with rtcp-mux,
@@ -21,9 +28,16 @@ export type { MediaAddress, RtpSessionDelegate, RtpSessionOptions, RtpSessionSta
  * however well-formed; a new port of the latched host (a NAT rebinding) is learned after
  * {@link LATCH_PROBATION} packets in sequence. With SRTP ({@link RtpSession.setSrtp}) every packet
  * is authenticated before anything else looks at it, so only the keyholder can latch.
+ *
+ * Media ownership (docs/ARCHITECTURE.md "Media ownership"): what the session hears goes to one
+ * owner at a time, who takes it with {@link take} and gives it back with the function that
+ * returns; the media time-out goes to the one watcher of {@link watchMedia}, the call, whoever
+ * owns the packets meanwhile.
  */
 export class RtpSession {
-  delegate: RtpSessionDelegate = {};
+  /** Read once per packet: the hot path costs one property read, as a public delegate did. */
+  #owner: RtpSessionOwner = NO_OWNER;
+  #onMediaTimeout: ((session: RtpSession) => void) | null = null;
   readonly localPort: number;
   readonly sequencer: RtpSequencer;
   readonly #rtp: MediaSocket;
@@ -70,7 +84,7 @@ export class RtpSession {
     this.#latch = new SourceLatch({ strict: options.strictSource ?? true, relatchIdleMs: options.relatchIdleMs ?? 1000, mediaNetworks: options.mediaNetworks });
     this.#refusals = options.refusals;
     this.#silence = new SilenceWatch(this.#clock, options.mediaTimeoutMs ?? 0, () => {
-      if (!this.#closed) this.delegate.onMediaTimeout?.(this);
+      if (!this.#closed) this.#onMediaTimeout?.(this);
     });
     rtp.onDatagram = this.#onRtpDatagram;
     rtp.onRelayed = this.#onRelayed;
@@ -94,6 +108,43 @@ export class RtpSession {
       }
     }
     return { error: 'ports-exhausted' };
+  }
+
+  /**
+   * Takes what the session hears (RTP packets, latching) for `owner` until the returned function
+   * is called. One owner at a time: taking a session someone owns is a bug and throws. A stale
+   * release (after the session was given back and taken again) changes nothing.
+   */
+  take(owner: RtpSessionOwner): ReleaseSession {
+    if (this.#owner !== NO_OWNER) throw new InvariantError(`rtp ${this.localPort} is owned already: release it before taking it`);
+    const held = Object.freeze({ ...owner });
+    this.#owner = held;
+    return () => {
+      if (this.#owner === held) this.#owner = NO_OWNER;
+    };
+  }
+
+  /** Whether someone took the session (see {@link take}). */
+  get isOwned(): boolean {
+    return this.#owner !== NO_OWNER;
+  }
+
+  /**
+   * Starts the media time-out: `onTimeout` runs once the far end has been silent for the
+   * session's `mediaTimeoutMs`, counted from now, and again after each later silence. It belongs
+   * to whoever ends the call, for the session's whole life, so it survives the packets changing
+   * owner (an agent leg, then a transfer's bridge). One watcher: a second is a bug and throws.
+   * The returned function stops it; {@link close} does too.
+   */
+  watchMedia(onTimeout: (session: RtpSession) => void): () => void {
+    if (this.#onMediaTimeout !== null) throw new InvariantError(`rtp ${this.localPort} has a media time-out watcher already`);
+    this.#onMediaTimeout = onTimeout;
+    if (!this.#closed) this.#silence.start();
+    return () => {
+      if (this.#onMediaTimeout !== onTimeout) return;
+      this.#onMediaTimeout = null;
+      this.#silence.stop();
+    };
   }
 
   /** The far end from SDP: RTP address, and RTCP from a=rtcp (RFC 3605) or port+1, or the RTP port with rtcp-mux. */
@@ -179,7 +230,7 @@ export class RtpSession {
    * Relays the far end's stream `ssrc` (audio of `payloadType`) to `target` inside the media I/O,
    * without JavaScript per packet, as `outPayloadType` and with the header `target`'s sequencer
    * would write. Only what needs nothing else qualifies (see native/media-io); everything else still
-   * comes through {@link RtpSessionDelegate.onRtp}. Relayed packets count in both sessions' statistics
+   * comes through {@link RtpSessionOwner.onRtp}. Relayed packets count in both sessions' statistics
    * as if they had gone through {@link send}. False when it cannot be done: node:dgram sockets, SRTP
    * on either session, this session not latched or `target` without a far end, or `target`'s
    * sequencer not on this stream (so the first packet of a stream always goes through JavaScript).
@@ -245,6 +296,8 @@ export class RtpSession {
     this.#rtp.close();
     this.#rtcp?.close();
     this.#ports.release(this.localPort);
+    this.#owner = NO_OWNER;
+    this.#onMediaTimeout = null;
   }
 
   readonly #onRtpDatagram = (datagram: Buffer, address: string, port: number): void => {
@@ -270,7 +323,7 @@ export class RtpSession {
     this.#silence.heard(now);
     this.#accepted++;
     this.#reporter.onRtpReceived(ssrc, rtpSequenceNumber(msg), rtpTimestamp(msg), now);
-    this.delegate.onRtp?.(msg, this);
+    this.#owner.onRtp?.(msg, this);
   };
 
   /** A packet the media I/O relayed by this session's rule: what {@link send} and the RTP path would have counted. */
@@ -297,7 +350,7 @@ export class RtpSession {
     if (this.#remote?.address !== address || this.#remote.port !== port) this.#stopRelays();
     this.#remote = { address, port };
     if (!this.#rtcpMux) this.#remoteRtcp = { address, port: port + 1 };
-    this.delegate.onLatched?.(address, port, this);
+    this.#owner.onLatched?.(address, port, this);
   }
 
   /** A refused datagram: counted, never passed on, never answered. */

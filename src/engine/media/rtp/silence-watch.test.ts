@@ -10,6 +10,7 @@ t.test('fires once, timeoutMs after the last packet heard, and again only after 
   const clock = new FakeClock();
   let fired = 0;
   const watch = new SilenceWatch(clock, 5000, () => fired++);
+  watch.start();
   clock.advance(3000);
   watch.heard(clock.monotonic());
   clock.advance(4999);
@@ -32,6 +33,7 @@ t.test('a packet heard at a fractional time in the past still ends in one timeou
   const clock = new FakeClock();
   let fired = 0;
   const watch = new SilenceWatch(clock, 5000, () => fired++);
+  watch.start();
   clock.advance(4000);
   const heardAt = 3999.9999258;
   t.ok(5000 + (5000 - (5000 - heardAt)) - heardAt < 5000, 'the rounding this test is about happens on this value');

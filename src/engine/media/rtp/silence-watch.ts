@@ -2,15 +2,19 @@
 import type { Clock, TimerHandle } from '../../../common/clock.js';
 
 /**
- * Tracks when a stream was last heard and calls `onSilence` once when nothing was heard for
- * `timeoutMs` (0 disables it). The next packet heard starts watching again. One timer per
- * silence period, not per packet: a packet only stores its time.
+ * Tracks when a stream was last heard and, once {@link start}ed, calls `onSilence` once when
+ * nothing was heard for `timeoutMs` (0 disables it), counted from the start at the earliest. The
+ * next packet heard starts watching again. One timer per silence period, not per packet: a packet
+ * only stores its time.
  */
 export class SilenceWatch {
-  /** Monotonic time the stream was last heard (or the watch started). */
+  /** Monotonic time the stream was last heard (or the watch was made). */
   lastHeardAt: number;
   #timer: TimerHandle | null = null;
   #silent = false;
+  #watching = false;
+  /** When {@link start} was called: silence before it does not count. */
+  #since = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -18,7 +22,15 @@ export class SilenceWatch {
     private readonly onSilence: () => void,
   ) {
     this.lastHeardAt = clock.monotonic();
-    if (timeoutMs > 0) this.#arm(timeoutMs);
+  }
+
+  /** Starts watching from now (a call answered after a long ring is not timed out at once). */
+  start(): void {
+    if (this.timeoutMs <= 0 || this.#watching) return;
+    this.#watching = true;
+    this.#silent = false;
+    this.#since = this.clock.monotonic();
+    this.#arm(this.timeoutMs);
   }
 
   heard(now: number): void {
@@ -30,13 +42,15 @@ export class SilenceWatch {
   }
 
   stop(): void {
+    this.#watching = false;
+    this.#silent = false;
     this.#timer?.cancel();
     this.#timer = null;
   }
 
   #arm(ms: number): void {
     this.#timer = this.clock.setTimeout(() => {
-      const silent = this.clock.monotonic() - this.lastHeardAt;
+      const silent = this.clock.monotonic() - Math.max(this.lastHeardAt, this.#since);
       if (silent >= this.timeoutMs) {
         this.#silent = true;
         this.onSilence();

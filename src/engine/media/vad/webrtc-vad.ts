@@ -17,11 +17,23 @@ export interface WebRtcVadOptions {
 }
 
 let fvadModule: Promise<FvadModule> | undefined;
+let loadedFvad: FvadModule | null = null;
+/** Detectors made and not yet closed. */
+let openDetectors = 0;
 
 /** One WASM instance per process; each call holds only its own detector state in the shared heap. */
 function fvad(): Promise<FvadModule> {
-  fvadModule ??= loadFvad();
+  fvadModule ??= loadFvad().then((m) => (loadedFvad = m));
   return fvadModule;
+}
+
+/**
+ * What the VAD holds in WASM: detectors not yet closed, and the module's memory in bytes (null
+ * before the first detector). The memory grows when detectors leak and never shrinks; the count
+ * returns to where it was once every call that made one is over (docs/ARCHITECTURE.md "Media ownership").
+ */
+export function vadWasmUsage(): { detectors: number; memoryBytes: number | null } {
+  return { detectors: openDetectors, memoryBytes: loadedFvad?.HEAP16.buffer.byteLength ?? null };
 }
 
 /** A per-stream WebRTC VAD. Keeps state (noise estimates) across frames, so one per stream. */
@@ -47,6 +59,7 @@ export class WebRtcVad {
       throw new RangeError(`fvad rejected mode ${this.mode} or rate ${this.sampleRate}`);
     }
     this.#framePtr = m._malloc(this.frameSamples * 2);
+    openDetectors++;
   }
 
   static async create(options: WebRtcVadOptions): Promise<WebRtcVad> {
@@ -80,5 +93,6 @@ export class WebRtcVad {
     this.#m._fvad_free(this.#handle);
     this.#m._free(this.#framePtr);
     this.#handle = 0;
+    openDetectors--;
   }
 }

@@ -5,7 +5,32 @@ export type EventMap = Record<string, unknown[]>;
 
 type Listener = (...args: unknown[]) => void;
 
-/** Listeners by event name; a throwing listener is isolated from the others and from the stack. */
+/** Told of a listener that threw: the event's name and the error. */
+export type ListenerErrorReporter = (event: string, err: unknown) => void;
+
+/** Until the process installs its logger: one line on stderr, never a throw. */
+const stderrReporter: ListenerErrorReporter = (event, err) => {
+  process.stderr.write(`an event listener threw on "${event}" (contained): ${(err as Error)?.stack ?? String(err)}\n`);
+};
+let reporter: ListenerErrorReporter = stderrReporter;
+
+/**
+ * Where a throwing listener is reported (docs/RELIABILITY.md "Ending a call"): the gateway
+ * installs its logger at start and restores the previous reporter with the returned function.
+ */
+export function reportListenerErrors(to: ListenerErrorReporter): () => void {
+  const previous = reporter;
+  reporter = to;
+  return () => {
+    if (reporter === to) reporter = previous;
+  };
+}
+
+/**
+ * Listeners by event name; a throwing listener is isolated from the others, from the stack that
+ * emitted and from the process: its error is reported (see {@link reportListenerErrors}) and
+ * goes no further, so one listener's bug never ends the other calls.
+ */
 export class TypedEvents<M extends EventMap> {
   readonly #listeners = new Map<keyof M, Listener[]>();
 
@@ -27,8 +52,12 @@ export class TypedEvents<M extends EventMap> {
       try {
         l(...(args as unknown[]));
       } catch (err) {
-        // A listener's bug must not break the SIP state machines; surface it asynchronously.
-        queueMicrotask(() => { throw err; });
+        // A listener's bug must break neither the SIP state machines nor the process.
+        try {
+          reporter(String(name), err);
+        } catch {
+          // A reporter that throws (a closed log stream) has nowhere left to report to.
+        }
       }
     }
   }
