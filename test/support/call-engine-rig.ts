@@ -5,7 +5,7 @@
  * and an RTP socket on 127.0.0.1). Every call-layer test builds its engine here, so a change of
  * how the call classes take their dependencies is made once, in {@link callRig}.
  */
-import { FakeClock, systemClock } from '../../src/common/clock.js';
+import { FakeClock } from '../../src/common/clock.js';
 import type { TenantId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
 import { OutboundAddressPolicy } from '../../src/common/outbound-policy.js';
@@ -147,7 +147,11 @@ export class FakeAgents {
   };
 }
 
-/** A far end on loopback: a SIP user agent (real time) with an RTP socket, for SDP that points at it. */
+/**
+ * A far end on loopback: a SIP user agent with an RTP socket, for SDP that points at it. Its SIP
+ * timers run on a fake clock of its own that never moves: loopback loses nothing, and no
+ * retransmission or transaction timer outlives a test.
+ */
 export class Phone {
   readonly ua: SipUserAgent;
   readonly transport: TestTransport;
@@ -168,7 +172,7 @@ export class Phone {
   }
 
   static async open(t: Teardown): Promise<Phone> {
-    const { ua, transport } = await startGatewayUaOnTestTransport(t, { clock: systemClock });
+    const { ua, transport } = await startGatewayUaOnTestTransport(t, { clock: new FakeClock() });
     return new Phone(ua, transport, await RtpPeer.open(t));
   }
 
@@ -231,6 +235,9 @@ export const ROUTED_DID = '+15550100';
 
 /** The engine under test on the fake clock, with one carrier (`unit`) whose outbound INVITEs reach `phone`. */
 export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig> {
+  // Registered first so it runs first: live calls hang up while the phone can still answer the BYE.
+  const live: { service?: CallService } = {};
+  t.teardown(() => live.service?.shutdown());
   const clock = new FakeClock();
   const store = new MemoryCallStore();
   const agents = new FakeAgents();
@@ -258,8 +265,8 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const service = new CallService(ctx, {
     maxConcurrentPerTenant: 10, isDraining: () => draining.value, drainSeconds: 30, onCallEnded: (c) => ended.push(c), ...o.service,
   });
+  live.service = service;
   ua.events.on('invite', (call) => void service.acceptInbound(call));
-  t.teardown(() => service.shutdown());
   return { clock, store, agents, ports, ua, uaPort: transport.udpPort, phone, carrier, ctx, service, draining, ended };
 }
 
