@@ -7,7 +7,7 @@
  */
 import { FakeClock } from '../../src/common/clock.js';
 import type { TenantId } from '../../src/common/ids.js';
-import { silentLogger } from '../../src/common/logger.js';
+import { silentLogger, type Logger } from '../../src/common/logger.js';
 import { OutboundAddressPolicy } from '../../src/common/outbound-policy.js';
 import { CallService, type CallServiceOptions } from '../../src/engine/calls/call-service.js';
 import type { CallRecord } from '../../src/engine/calls/call-record.js';
@@ -17,7 +17,7 @@ import type {
   AgentAudioFormat, AgentConnector, AgentLink, AgentLinkHandlers, AgentTarget, CallOutcome, CallRecordStore, HoldSource, InboundRoute, SipTrunkResolver,
 } from '../../src/engine/calls/ports.js';
 import type { PortPool } from '../../src/engine/media/index.js';
-import { ServerLocator, type InboundCall, type SessionDialog, type SipUserAgent } from '../../src/engine/sip/index.js';
+import { ServerLocator, type InboundCall, type OutboundCall, type SessionDialog, type SipUserAgent } from '../../src/engine/sip/index.js';
 import { RtpPeer, testPortPool } from './rtp-peer.js';
 import { startGatewayUaOnTestTransport } from './sip-sipp.js';
 import type { TestTransport } from './sip-test-transport.js';
@@ -299,4 +299,38 @@ export async function answeredCall(rig: CallRig, tenantId: TenantId = TENANT): P
   if (!dialog) throw new Error('the phone could not answer');
   await until(() => rig.agents.links[before]?.started === true, 'the agent to connect');
   return { id, dialog, link: rig.agents.links[before]! };
+}
+
+/** A call from `phone` to the gateway, as a carrier would place it: what it heard, as it arrives. */
+export interface GatewayDial {
+  call: OutboundCall;
+  provisional: number[];
+  /** The final status, once there is one. */
+  final: number | null;
+  session: SessionDialog | null;
+  answer: string;
+}
+
+/** The phone calls `did` at the gateway (an INVITE with its offer, or `sdp`). */
+export function dialGateway(rig: CallRig, o: { did?: string; from?: string; sdp?: Buffer; phone?: Phone } = {}): GatewayDial {
+  const phone = o.phone ?? rig.phone;
+  const call = phone.ua.invite({
+    target: `sip:${o.did ?? ROUTED_DID}@127.0.0.1:${rig.uaPort}`, from: `sip:${o.from ?? '+15550123'}@127.0.0.1`, sdp: o.sdp ?? phone.sdp(),
+  });
+  const dial: GatewayDial = { call, provisional: [], final: null, session: null, answer: '' };
+  call.events.on('progress', (r) => dial.provisional.push(r.status));
+  call.events.on('accepted', (session, r) => Object.assign(dial, { final: r.status, session, answer: r.body.toString() }));
+  call.events.on('failed', (status) => { dial.final = status; });
+  return dial;
+}
+
+/** The only live call's id (an inbound call has no id the test could know before). */
+export async function onlyCall(rig: CallRig): Promise<string> {
+  await until(() => rig.store.records.size === 1, 'the call record');
+  return [...rig.store.records.keys()][0]!;
+}
+
+/** What a {@link Call} needs, for tests of classes that take a call without an engine. */
+export function callContext(): { clock: FakeClock; store: MemoryCallStore; logger: Logger } {
+  return { clock: new FakeClock(), store: new MemoryCallStore(), logger: silentLogger() };
 }
