@@ -91,3 +91,16 @@ t.test('docs/DECISIONS.md "The agent connects on answer": an agent that cannot b
   t.match(await finalRecord(rig, id), { end_reason: 'agent_unreachable', hangup_by: 'gateway', sip_status: null });
   await until(() => bye, 'the BYE at the phone');
 });
+
+t.test('RFC 3261 9.1 / 17.1.1.2: a carrier that sent only 100 Trying is still cancelled at the ring time-out (no Timer B in Proceeding)', async (t) => {
+  const rig = await callRig(t);
+  const id = await placeCall(rig);
+  const invite = await rig.phone.invite();
+  let cancelled = false;
+  invite.events.on('cancel', () => { cancelled = true; });
+  // The phone's user agent sent 100 Trying on its own; nothing more comes.
+  await until(() => rig.ports.inUse === 1, 'the call\'s RTP port');
+  rig.clock.advance(RING_TIMEOUT_MS);
+  await until(() => cancelled, 'the CANCEL at the phone');
+  t.match(await finalRecord(rig, id), { end_reason: 'no_answer', sip_status: 487, hangup_by: 'gateway', ringing_at: null });
+});

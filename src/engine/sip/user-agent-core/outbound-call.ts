@@ -177,8 +177,11 @@ export class OutboundCall {
 
   #onProvisional(req: SipRequest, res: SipResponse): void {
     if (this.#final) return;
-    if (res.status > 100) this.#provisional = true;
-    if (this.#cancelWanted && this.#provisional) this.#sendCancel();
+    // §9.1: any provisional response, 100 Trying included, allows the CANCEL. Waiting for a 18x
+    // would leave a call the far end only answered with 100 uncancellable: the transaction is in
+    // Proceeding, where no timer ends it (§17.1.1.2).
+    this.#provisional = true;
+    if (this.#cancelWanted) this.#sendCancel();
     const { session, created, discard } = this.#early.receiveProvisional(req, res);
     if (discard) return;
     if (session && created) this.events.emit('early', session, res);
