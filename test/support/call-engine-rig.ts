@@ -235,9 +235,6 @@ export const ROUTED_DID = '+15550100';
 
 /** The engine under test on the fake clock, with one carrier (`unit`) whose outbound INVITEs reach `phone`. */
 export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig> {
-  // Registered first so it runs first: live calls hang up while the phone can still answer the BYE.
-  const live: { service?: CallService } = {};
-  t.teardown(() => live.service?.shutdown());
   const clock = new FakeClock();
   const store = new MemoryCallStore();
   const agents = new FakeAgents();
@@ -265,7 +262,18 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const service = new CallService(ctx, {
     maxConcurrentPerTenant: 10, isDraining: () => draining.value, drainSeconds: 30, onCallEnded: (c) => ended.push(c), ...o.service,
   });
-  live.service = service;
+  // Live calls are hung up at the end, before the phone and the user agent close (teardowns run
+  // last-registered first). The fake clock moves meanwhile, a second per event-loop turn, so that
+  // waits bounded by it (a BYE's answer, a CANCEL's 64*T1) end even if a peer is gone.
+  t.teardown(async () => {
+    let finished = false;
+    const done = service.shutdown().finally(() => { finished = true; });
+    for (let turns = 0; turns < 120 && !finished; turns++) {
+      clock.advance(1000);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await done;
+  });
   ua.events.on('invite', (call) => void service.acceptInbound(call));
   return { clock, store, agents, ports, ua, uaPort: transport.udpPort, phone, carrier, ctx, service, draining, ended };
 }
