@@ -54,6 +54,7 @@ t.test('docs/API.md "Call commands": before the answer, hold, unhold and transfe
   t.same(flow.unhold(), { error: 'call_not_active' });
   t.same(flow.transfer('+15550777'), { error: 'call_not_active' });
   t.same(flow.session(), { phase: 'setup', step: 'dialling' });
+  t.end();
 });
 
 t.test('docs/DECISIONS.md "End reasons": a hang-up before the answer stops the setup as the api, and resolves once the call ended', async (t) => {
