@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import type { SipTrunkTarget } from './ports.js';
-import { callRig, dialGateway, finalRecord, onlyCall, Phone, recordOf, TENANT, until, type RigOptions } from '../../../test/support/call-engine-rig.js';
+import { callRig, dialGateway, finalRecord, onlyCall, Phone, recordOf, RING_TIMEOUT_MS, TENANT, until, type RigOptions } from '../../../test/support/call-engine-rig.js';
 
 async function trunkRig(t: Parameters<typeof callRig>[0], o: RigOptions & { target?: (edge: Phone) => SipTrunkTarget | { error: string } } = {}) {
   const edge = await Phone.open(t);
@@ -115,4 +115,19 @@ t.test('RFC 3261 15.1.1: the caller\'s BYE is passed on to the edge', async (t) 
   await until(() => edgeBye, 'the BYE at the edge');
   t.match(await finalRecord(rig, await onlyCall(rig)), { end_reason: 'completed', hangup_by: 'caller' });
   await until(() => rig.ports.inUse === 0, 'both RTP ports freed');
+});
+
+t.test('docs/CONFIGURATION.md calls.ring_timeout_seconds: an edge that rings too long is cancelled; the caller gets 480 and the call ends no_answer by the gateway', async (t) => {
+  const { rig, edge } = await trunkRig(t, { timings: { mediaTimeoutMs: 0 } });
+  const dial = dialGateway(rig);
+  const invite = await edge.invite();
+  let edgeCancelled = false;
+  invite.events.on('cancel', () => { edgeCancelled = true; });
+  invite.progress(180);
+  await until(() => dial.provisional.includes(180), 'the 180 at the caller');
+  rig.clock.advance(RING_TIMEOUT_MS);
+  await until(() => dial.final !== null, 'the caller\'s final response');
+  t.ok(edgeCancelled, 'the edge got CANCEL');
+  t.equal(dial.final, 480);
+  t.match(await finalRecord(rig, await onlyCall(rig)), { end_reason: 'no_answer', sip_status: 487, hangup_by: 'gateway' });
 });
