@@ -106,7 +106,11 @@ export class SipTrunkSide implements AgentSide {
     }
     // The edge may move its early media by UPDATE after its reliable 183 (RFC 3311 5.1).
     const early = new EarlyOffers(caps, (audio) => this.#join(audio));
-    const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
+    let ringTimedOut = false;
+    const ring = this.#ctx.clock.setTimeout(() => {
+      ringTimedOut = true;
+      this.#attempt?.cancel();
+    }, this.#ctx.timings.ringTimeoutMs);
     const identity = towardAgentEdge(this.#caller, this.#ctx.sipHost);
     const outcome = await inviteWithFailover(this.#ctx.ua, {
       target: target.uri,
@@ -120,6 +124,9 @@ export class SipTrunkSide implements AgentSide {
     if (outcome.kind === 'failed') {
       const answered = outcome.response !== undefined;
       if (!answered && !this.#released) this.#call.log.warn({ status: outcome.status, reason: outcome.reason }, 'sip_trunk agent unreachable');
+      // docs/CONFIGURATION.md calls.ring_timeout_seconds: our own CANCEL at the ring time-out is
+      // `no_answer` by the gateway, and the caller hears 480 as for an agent that did not answer.
+      if (ringTimedOut && answered) return { kind: 'failed', callerStatus: 480, reason: { reason: 'no_answer', sipStatus: outcome.status, hangupBy: 'gateway' } };
       const reason: EndReason = answered ? { ...endReasonForFailure(outcome.status), hangupBy: 'agent' } : { reason: 'agent_unreachable', sipStatus: outcome.status, hangupBy: 'gateway' };
       return { kind: 'failed', callerStatus: callerStatusFor(outcome.status, answered), reason };
     }

@@ -6,7 +6,7 @@
  * ```
  *           retry (401/407, 422)                  provisional, retry
  *              +--+                                    +--+
- *              v  |    1xx (not 100)                   v  |
+ *              v  |    1xx                             v  |
  *   INVITE -> Calling -------------------------> Proceeding
  *              |  |                                |  |
  *              |  | cancel()                       |  | cancel(): CANCEL sent
@@ -22,7 +22,7 @@
  * ```
  * - `Calling`: the INVITE (or its retry with credentials or a larger Session-Expires) is out; no provisional yet.
  * - `CancelPending`: CANCEL was asked for before any provisional; it goes once one arrives (§9.1).
- * - `Proceeding`: a provisional other than 100 arrived; a CANCEL may be sent at once.
+ * - `Proceeding`: a provisional (100 Trying included) arrived; a CANCEL may be sent at once.
  * - `Cancelling`: the CANCEL is sent; a 487 (or the 64*T1 timer) ends the call, a racing 2xx is ACKed and ended with BYE.
  * - `Accepted`: a 2xx was ACKed; further 2xx (retransmissions, other forks) are ACKed, the forks' dialogs ended with BYE.
  * - `Failed`: a final failure, a timeout or a transport error ended the attempt; a late 2xx is ACKed and ended with BYE.
@@ -33,7 +33,7 @@ export const OUTBOUND_CALL_STATES = ['Calling', 'CancelPending', 'Proceeding', '
 export type OutboundCallState = (typeof OUTBOUND_CALL_STATES)[number];
 
 /**
- * `provisional`: a 1xx other than 100 (§21.1: 100 is hop-by-hop); `cancel`: the user asked to
+ * `provisional`: any 1xx, 100 Trying included (§9.1 allows the CANCEL after it); `cancel`: the user asked to
  * CANCEL; `retry`: the INVITE goes again after a 401/407 (§22.2) or 422 (RFC 4028 §7.4); `2xx`;
  * `failure`: a 300-699 final, a timeout (408) or a transport error (503), or no answer 64*T1 after the CANCEL (487).
  */

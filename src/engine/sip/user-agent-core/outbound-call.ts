@@ -180,8 +180,10 @@ export class OutboundCall {
 
   #onProvisional(req: SipRequest, res: SipResponse): void {
     if (isFinal(this.#state)) return;
-    // §9.1: a CANCEL asked for before any provisional response goes now.
-    if (res.status > 100 && this.#transition('provisional') === 'CancelPending') this.#sendCancel();
+    // §9.1: any provisional response, 100 Trying included, allows the CANCEL. Waiting for a 18x
+    // would leave a call the far end only answered with 100 uncancellable: the transaction is in
+    // Proceeding, where no timer ends it (§17.1.1.2). A CANCEL asked for before it goes now.
+    if (this.#transition('provisional') === 'CancelPending') this.#sendCancel();
     const { session, created, discard } = this.#early.receiveProvisional(req, res);
     if (discard) return;
     if (session && created) this.events.emit('early', session, res);
