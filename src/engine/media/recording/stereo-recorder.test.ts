@@ -4,7 +4,7 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
-import { peerPath, tempWorkdir } from '../../../../test/support/peers.js';
+import { needPeer, tempWorkdir } from '../../../../test/support/peers.js';
 import { repairRecording, repairRecordings } from './repair.js';
 import { StereoWavRecorder, type RecordingChannel, type RecordingMetadata } from './stereo-recorder.js';
 import { parseWavHeader, WAV_HEADER_BYTES } from './wav-header.js';
@@ -156,10 +156,7 @@ t.test('issue 4 item 6: the header is updated while recording, and a crash is re
 });
 
 t.test('sox reads the recording as 8 kHz 16-bit stereo of the right length', async (t) => {
-  if (peerPath('sox') === null) {
-    t.pass('sox not installed: format check skipped', { skip: 'needs sox' });
-    return;
-  }
+  if (!needPeer(t, 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-rec-');
   const { path } = await record(dir, 'soxi.wav', { ticks: 50 });
   const info = (flag: string): string => execFileSync('soxi', [flag, path], { encoding: 'utf8' }).trim();

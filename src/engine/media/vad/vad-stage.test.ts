@@ -5,8 +5,6 @@ import { buildChangingFloorFixture, buildVadFixture, frameLabels, scoreCounts, s
 import { VadStage, type VadEvent } from './vad-stage.js';
 import { WebRtcVad, type VadFrameMs } from './webrtc-vad.js';
 
-/** needPeer's parameter type does not accept tap's overloaded `skip`; this adapter does. */
-
 /** Target of issue 4 item 7: frame-level F1 of the VAD on the labelled fixture. */
 const TARGET_F1 = 0.9;
 
