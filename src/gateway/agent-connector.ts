@@ -15,7 +15,7 @@ import { CheckedAgentLink } from './checked-agent-link.js';
 export interface AgentConnectorOptions {
   clock: Clock;
   logger: Logger;
-  /** The `custom` factory (contract section 5 protocol) for `agent_ws_url` calls. */
+  /** The `custom` factory (docs/API.md "Agent WebSocket protocol") for `agent_ws_url` calls. */
   websocketAgent: AgentSessionFactory;
   /** The outbound-address policy of agent URLs (config `calls.allow_private_agent_urls`, `calls.allowed_private_networks`). */
   agentUrls: OutboundAddressPolicy;

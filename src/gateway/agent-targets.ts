@@ -1,5 +1,5 @@
 /**
- * @module Imported agents at call time (issue "inbound calls"): the SIP target of a sip_trunk
+ * @module Imported agents at call time (docs/DECISIONS.md "Calls"): the SIP target of a sip_trunk
  * agent (its `sip_uri`, or its platform's edge for its region, Retell's per-call registration,
  * the stored SIP credential, the platform's call-identification headers) and the streaming
  * session of a media_bridge agent (the platform's adapter with the tenant's stored key).

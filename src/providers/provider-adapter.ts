@@ -1,4 +1,4 @@
-/** @module The contract every voice-agent provider adapter implements (contract section 6). */
+/** @module The contract every voice-agent provider adapter implements (docs/API.md "Agents, routes, numbers and SIP credentials"). */
 
 /** Providers this gateway can import agents from. */
 export const PROVIDER_NAMES = ['elevenlabs', 'retell', 'vapi', 'custom', 'ultravox', 'openai'] as const;
@@ -101,7 +101,7 @@ export interface ProviderAdapter {
   verify(input: VerifyInput): Promise<VerifyResult>;
 }
 
-/** Endpoint overrides from the config file key `providers.<name>` (contract section 8). */
+/** Endpoint overrides from the config file key `providers.<name>` (docs/CONFIGURATION.md "Operator surface"). */
 export interface EndpointOverrides {
   api_base_url?: string;
   ws_base_url?: string;

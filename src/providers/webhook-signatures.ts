@@ -1,5 +1,5 @@
 /**
- * @module Post-call webhook signatures (contract section 7, optional hardening): ElevenLabs
+ * @module Post-call webhook signatures (docs/WEBHOOKS.md "Post-call webhooks", optional hardening): ElevenLabs
  * `ElevenLabs-Signature`, Retell `x-retell-signature` and a Vapi HMAC credential, each an
  * HMAC over the raw body bytes compared in constant time.
  */

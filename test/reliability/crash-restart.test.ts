@@ -1,5 +1,5 @@
 /**
- * Crash reliability (issue 9, item 4): the gateway process is killed with SIGKILL while many
+ * Crash reliability (docs/RELIABILITY.md "Crash during live calls, and secrets"): the gateway process is killed with SIGKILL while many
  * recorded sandbox calls are live, then started again over the same data folder. Every call that
  * was live must end `gateway_restart` with a complete CDR and a valid stereo 8 kHz WAV, the
  * database must pass `PRAGMA integrity_check`, and calls (with their transcripts and recordings)
@@ -227,7 +227,7 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   return restarted.gw;
 }
 
-t.test('issue 9 item 4: kill -9 during live recorded calls, restart: every call ends gateway_restart, nothing completed is lost', async (t) => {
+t.test('docs/RELIABILITY.md "Crash during live calls, and secrets": kill -9 during live recorded calls, restart: every call ends gateway_restart, nothing completed is lost', async (t) => {
   const dir = t.testdir({});
   const tmpDir = join(dir, 'tmp');
   mkdirSync(tmpDir);

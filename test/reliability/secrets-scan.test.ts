@@ -1,5 +1,5 @@
 /**
- * Secrets (issue 9, item 5): a gateway process configured with canary secrets is driven through
+ * Secrets (docs/RELIABILITY.md "Crash during live calls, and secrets"): a gateway process configured with canary secrets is driven through
  * a realistic slice of the product (logins and logouts, bad keys, agent imports and edits on
  * three platforms, SIP credentials, signed and badly signed post-call webhooks, recorded sandbox
  * calls, a carrier call answered only after a digest challenge). Afterwards no canary may appear,
@@ -244,7 +244,7 @@ function checkScanner(t: Test): void {
   }
 }
 
-t.test('issue 9 item 5: no configured secret appears in logs, responses, recordings or the raw database', async (t) => {
+t.test('docs/RELIABILITY.md "Crash during live calls, and secrets": no configured secret appears in logs, responses, recordings or the raw database', async (t) => {
   checkScanner(t);
   const dir = t.testdir({});
   const fakes = [

@@ -3,7 +3,7 @@ import { CALL_STATES, IllegalCallTransition, nextCallState, type CallEvent, type
 
 const EVENTS: CallEvent[] = ['ringing', 'answered', 'ended'];
 
-/** Contract section 4: initiated → ringing → active → ended; failures go straight to ended. */
+/** docs/API.md "Calls": initiated → ringing → active → ended; failures go straight to ended. */
 const LEGAL: Record<string, CallState> = {
   'initiated+ringing': 'ringing',
   'initiated+answered': 'active',
@@ -14,7 +14,7 @@ const LEGAL: Record<string, CallState> = {
   'active+ended': 'ended',
 };
 
-t.test('contract 4: every edge of the call state machine, legal and illegal', (t) => {
+t.test('docs/API.md "Calls": every edge of the call state machine, legal and illegal', (t) => {
   for (const state of CALL_STATES) {
     for (const event of EVENTS) {
       const expected = LEGAL[`${state}+${event}`];

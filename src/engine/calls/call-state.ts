@@ -1,5 +1,5 @@
 /**
- * @module The call state machine (contract section 4). Hold is not a state: `on_hold` is a flag
+ * @module The call state machine (docs/API.md "Calls"). Hold is not a state: `on_hold` is a flag
  * of an `active` call.
  *
  * ```

@@ -1,5 +1,5 @@
 /**
- * @module The inventory rules of contract section 6: which settings each connection mode needs,
+ * @module The inventory rules of docs/API.md "Agents, routes, numbers and SIP credentials": which settings each connection mode needs,
  * what defaults apply, and how a live verification answer maps to an API outcome.
  */
 import { ApiError } from '../../../common/errors.js';
