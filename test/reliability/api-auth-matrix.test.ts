@@ -70,7 +70,7 @@ function verdict(expected: Expected, baseline: number, answer: { status: number;
   return undefined;
 }
 
-t.test('docs/API.md "Authentication": every operation × every credential gets the status the contract gives it', async (t) => {
+t.test('docs/API.md "Authentication": every operation × every credential gets the status docs/API.md gives it', async (t) => {
   const w = await startApiWorld(t);
   const ops = operationsOf(w.document);
   t.same(ops.filter((op) => !op.secured).map(key).sort(), Object.keys(UNAUTHENTICATED).sort(), 'the open operations are exactly the listed ones');

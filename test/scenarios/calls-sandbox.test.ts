@@ -1,7 +1,7 @@
 /**
  * Outbound calls end to end through the whole product: POST /v1/calls over HTTP, our SIP stack
  * dialling the built-in sandbox far end over loopback SIP and RTP, and a test agent on a real
- * WebSocket speaking the contract's protocol (sections 4 and 5).
+ * WebSocket speaking the agent protocol (docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol").
  */
 import t, { type Test } from 'tap';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';

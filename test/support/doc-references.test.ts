@@ -21,11 +21,13 @@ t.test('a citation of a numbered contract section or an issue is refused, also w
     ' * recognizer (issue',
     ' * "inbound calls": transcription).',
     '-- Idempotency-Key (contract sections 2 and 4)',
+    " * WebSocket speaking the contract's protocol (sections 4 and 5).",
   ].join('\n');
   t.same(whys(checkText(ROOT, 'src/x.ts', text)), [
     '1: cites a numbered contract section; cite the docs/ section by name',
     '2: cites a numbered contract section; cite the docs/ section by name',
     '6: cites a numbered contract section; cite the docs/ section by name',
+    '7: cites a numbered contract section; cite the docs/ section by name',
     '3: cites an issue number; cite the docs/ section by name',
     '4: cites an issue by title; cite the docs/ section by name',
   ]);

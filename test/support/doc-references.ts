@@ -22,6 +22,7 @@ export interface BadReference {
 const GAP = String.raw`(?:\s|\*|//|--)+`;
 const OUTSIDE: { pattern: RegExp; why: string }[] = [
   { pattern: new RegExp(String.raw`\bcontract${GAP}(?:sections?${GAP}|§\s*)?\d`, 'gi'), why: 'cites a numbered contract section; cite the docs/ section by name' },
+  { pattern: new RegExp(String.raw`\bcontract's${GAP}[^.\n]{0,30}\bsections?${GAP}\d`, 'gi'), why: 'cites a numbered contract section; cite the docs/ section by name' },
   { pattern: new RegExp(String.raw`\bissues?${GAP}(?:#\s*)?\d+`, 'gi'), why: 'cites an issue number; cite the docs/ section by name' },
   { pattern: new RegExp(String.raw`\bissue${GAP}"[^"\n]+"`, 'gi'), why: 'cites an issue by title; cite the docs/ section by name' },
 ];
