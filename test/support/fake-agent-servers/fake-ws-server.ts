@@ -116,7 +116,7 @@ export class FakeWsCore {
    * Resolves once `check` holds; rechecked after every frame, request and close. Rejects after
    * `ms`, naming `what` (or the check's source) and the frames received so far.
    */
-  until(check: () => boolean, what = check.toString(), ms = 10_000): Promise<void> {
+  until(check: () => boolean, what = check.toString(), ms = 30_000): Promise<void> {
     if (check()) return Promise.resolve();
     const waiter = { check, resolve: (): void => undefined };
     const met = new Promise<void>((resolve) => {
