@@ -92,7 +92,7 @@ export function stopFarEnds(): void {
   }
 }
 
-/** The carriers file naming each far end (contract section 8 format). */
+/** The carriers file naming each far end (docs/CONFIGURATION.md "Operator surface" format). */
 export function carriersYaml(farEnds: readonly FarEnd[]): string {
   const entries = farEnds.map((f) => [
     `  - name: ${f.carrier}`,

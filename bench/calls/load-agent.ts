@@ -1,6 +1,6 @@
 /**
  * @module The calls benchmark's load agent, run as its own child process: a WebSocket server
- * speaking the agent protocol (contract section 5) to any number of calls. Each call gets a
+ * speaking the agent protocol (docs/API.md "Agent WebSocket protocol") to any number of calls. Each call gets a
  * 20 ms µ-law frame every 20 ms once its `start` arrives (paced on elapsed time, so a late timer
  * catches up instead of losing frames), and every `media` message from the gateway is counted,
  * apart from those carrying the agent's own frame back (sipp's echo through the gateway).

@@ -95,7 +95,7 @@ const portOf = (sdp: string): number => Number(/m=audio (\d+)/.exec(sdp)?.[1]);
 /** The real-time priority of ours-rt's relay thread and rtpengine-rt's threads. */
 const RT_PRIORITY = 10;
 
-/** Starts rtpengine userspace (recipe in engine-notes.md) and sets every call up over ng. */
+/** Starts rtpengine userspace (docs/PERFORMANCE.md "Media relay (npm run bench:media)") and sets every call up over ng. */
 async function startRtpengine(endpoints: CallEndpoints[], extra: string[] = []): Promise<{ child: ChildProcess; relay: RelayPorts[] }> {
   const child = spawn('rtpengine', [
     '--config-file=none', '--table=-1', '--interface=127.0.0.1', `--listen-ng=127.0.0.1:${NG_PORT}`,

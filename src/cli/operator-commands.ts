@@ -1,5 +1,5 @@
 /**
- * @module The operator's commands over the store (contract section 8). Each returns the JSON it
+ * @module The operator's commands over the store (docs/CONFIGURATION.md "Operator surface"). Each returns the JSON it
  * prints, or throws a CliError; vgw.ts only parses arguments and prints.
  */
 import type { TenantId } from '../common/ids.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { isNonPublicAddress, isNonPublicHost } from './address-policy.js';
 
-t.test('contract 4 and 7: loopback, private, link-local and metadata ranges are refused in every IPv4 and IPv6 form', (t) => {
+t.test('docs/API.md "Calls" and docs/WEBHOOKS.md "Post-call webhooks": loopback, private, link-local and metadata ranges are refused in every IPv4 and IPv6 form', (t) => {
   const refused = [
     '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
     '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',

@@ -1,4 +1,4 @@
-/** @module Branded, prefixed opaque identifiers (contract section 1). */
+/** @module Branded, prefixed opaque identifiers (docs/API.md "Requests and responses"). */
 import { randomBytes } from 'node:crypto';
 
 declare const brand: unique symbol;

@@ -2,7 +2,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { isAddressOrCidr, loadCarriers, parseCarriers, sdesExposure } from './carriers.js';
 
-t.test('contract 8: the example carriers file is valid and fully defaulted', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": the example carriers file is valid and fully defaulted', (t) => {
   const carriers = loadCarriers(new URL('../../sbc-config/carriers.example.yaml', import.meta.url).pathname);
   t.same(carriers.map((c) => c.name), ['telnyx', 'pbx-lab']);
   const lab = carriers[1]!;
@@ -19,7 +19,7 @@ t.test('contract 8: the example carriers file is valid and fully defaulted', (t)
   t.end();
 });
 
-t.test('contract 8: mistakes name the carrier and the key', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": mistakes name the carrier and the key', (t) => {
   t.throws(() => parseCarriers('carriers:\n  - name: acme\n    transfer: forward\n', 'c.yaml'), { message: /carrier "acme": carriers\.0\.transfer must be one of "bridge", "refer" \(in c\.yaml\)/ });
   t.throws(() => parseCarriers('carriers:\n  - name: acme\n    inbound: { sources: [10.0.0.300] }\n', 'c.yaml'), { message: /carrier "acme": inbound\.sources has "10\.0\.0\.300"/ });
   t.throws(() => parseCarriers('carriers:\n  - name: acme\n    outbound: { uri: gw.example.net }\n', 'c.yaml'), { message: /outbound\.uri must match pattern/ });

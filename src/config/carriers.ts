@@ -1,5 +1,5 @@
 /**
- * @module The carriers file (contract section 8): the SIP trunks the gateway speaks to, validated
+ * @module The carriers file (docs/CONFIGURATION.md "Operator surface"): the SIP trunks the gateway speaks to, validated
  * at start with errors that name the carrier and the key. The `sandbox` carrier is built in.
  */
 import { readFileSync } from 'node:fs';

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './load-config.js';
 
-t.test('contract 8: defaults fill every setting and the result is frozen', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": defaults fill every setting and the result is frozen', (t) => {
   const config = loadConfig({ env: {}, cwd: '/srv/vgw' });
   t.equal(config.http.host, '127.0.0.1');
   t.equal(config.http.port, 8080);
@@ -19,7 +19,7 @@ t.test('contract 8: defaults fill every setting and the result is frozen', (t) =
   t.end();
 });
 
-t.test('contract 8: VGW_* variables override the file, which overrides defaults', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": VGW_* variables override the file, which overrides defaults', (t) => {
   const dir = t.testdir({ 'vgw.yaml': 'http:\n  port: 9000\n  host: 0.0.0.0\nrtp:\n  port_min: 30000\n  port_max: 30100\n' });
   const config = loadConfig({ env: { VGW_CONFIG: 'vgw.yaml', VGW_HTTP_PORT: '9100', VGW_ALLOW_PRIVATE_AGENT_URLS: 'true' }, cwd: dir });
   t.equal(config.http.port, 9100, 'environment wins');

@@ -15,7 +15,7 @@ export class ConfigError extends Error {
 }
 
 type EnvKind = 'string' | 'int' | 'bool';
-/** Environment variable → config path (contract section 8). */
+/** Environment variable → config path (docs/CONFIGURATION.md "Operator surface"). */
 const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_HTTP_HOST: { path: ['http', 'host'], kind: 'string' },
   VGW_HTTP_PORT: { path: ['http', 'port'], kind: 'int' },

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadMasterKey, MASTER_KEY_FILE } from './master-key.js';
 
-t.test('contract 8: without VGW_SECRET_KEY a key file is generated once with mode 0600', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": without VGW_SECRET_KEY a key file is generated once with mode 0600', (t) => {
   const dir = t.testdir({});
   const first = loadMasterKey(undefined, dir);
   t.equal(first.length, 32);

@@ -33,7 +33,7 @@ function assertProblem(t: Test, res: { statusCode: number; headers: Record<strin
   return body;
 }
 
-t.test('contract 2: problem+json on every error path', async (t) => {
+t.test('docs/API.md "Errors": problem+json on every error path', async (t) => {
   const h = buildApp(t, { routes: probeRoutes });
   const { auth } = h.createTenant();
   const json = { ...auth, 'content-type': 'application/json' };
@@ -41,7 +41,7 @@ t.test('contract 2: problem+json on every error path', async (t) => {
   const malformed = assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: '{"to": ' }), 400, 'validation_failed');
   t.match(malformed.detail, /not valid JSON/);
   const unknown = assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: { to: '+15550100', extra: 1 } }), 400, 'validation_failed');
-  t.same(unknown.errors, [{ path: '/extra', message: 'is not a known field' }], 'contract 1: unknown fields are named');
+  t.same(unknown.errors, [{ path: '/extra', message: 'is not a known field' }], 'docs/API.md "Requests and responses": unknown fields are named');
   const bad = assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: { to: '5550100', record: 'yes' } }), 400, 'validation_failed');
   t.same((bad.errors as { path: string }[]).map((e) => e.path).sort(), ['/record', '/to']);
   assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: '[1]' }), 400, 'validation_failed');
@@ -66,7 +66,7 @@ t.test('contract 2: problem+json on every error path', async (t) => {
   t.equal(ok.statusCode, 200, 'the probe itself works');
 });
 
-t.test('contract 1: X-Request-Id is echoed when sane and generated otherwise', async (t) => {
+t.test('docs/API.md "Requests and responses": X-Request-Id is echoed when sane and generated otherwise', async (t) => {
   const h = buildApp(t);
   const echoed = await h.request({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
   t.equal(echoed.headers['x-request-id'], 'abc-123');
@@ -74,7 +74,7 @@ t.test('contract 1: X-Request-Id is echoed when sane and generated otherwise', a
   t.match(generated.headers['x-request-id'], /^[0-9a-f-]{36}$/);
 });
 
-t.test('contract 2: 429 rate_limited with Retry-After, per key', async (t) => {
+t.test('docs/API.md "Errors": 429 rate_limited with Retry-After, per key', async (t) => {
   const h = buildApp(t, { options: { rateLimitPerSecond: 3, rateLimitBurst: 2 } });
   const a = h.createTenant('A');
   const b = h.createTenant('B');
@@ -101,7 +101,7 @@ t.test('health, readiness and metrics', async (t) => {
   t.match(metrics.body, /vgw_http_requests_total\{method="GET",route="\/readyz",status="503"\} 1/);
 });
 
-t.test('contract 1: GET /v1/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0', async (t) => {
+t.test('docs/API.md "Requests and responses": GET /v1/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0', async (t) => {
   const h = buildApp(t);
   const res = await h.request({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(res.statusCode, 200);

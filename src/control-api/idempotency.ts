@@ -1,5 +1,5 @@
 /**
- * @module The Idempotency-Key header (contract sections 2 and 4): the same key and body within
+ * @module The Idempotency-Key header (docs/API.md "Errors" and docs/API.md "Calls"): the same key and body within
  * 24 h replays the first response and runs nothing again; the same key with another body, or
  * while the first request is still running, is a 409 `idempotency_conflict`.
  */

@@ -1,4 +1,4 @@
-/** @module List paging of the API (contract section 4): `limit` 1..500 (default 50) and an opaque cursor. */
+/** @module List paging of the API (docs/API.md "Calls"): `limit` 1..500 (default 50) and an opaque cursor. */
 import { Type, type TObject } from '@sinclair/typebox';
 import type { TenantId } from '../common/ids.js';
 import type { Page, PageAfter, PageRequest } from '../storage/index.js';

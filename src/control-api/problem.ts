@@ -1,4 +1,4 @@
-/** @module RFC 9457 problem details: the one error body of the API (contract section 2). */
+/** @module RFC 9457 problem details: the one error body of the API (docs/API.md "Errors"). */
 import { STATUS_CODES } from 'node:http';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../common/errors.js';

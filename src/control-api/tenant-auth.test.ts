@@ -3,7 +3,7 @@ import { buildApp, sessionCookieOf } from '../../test/support/build-app.js';
 
 const PROBLEM = 'application/problem+json';
 
-t.test('contract 3: the BearerAuth matrix', async (t) => {
+t.test('docs/API.md "Authentication": the BearerAuth matrix', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   const cases: [string, Record<string, string>, number][] = [
@@ -32,7 +32,7 @@ t.test('contract 3: the BearerAuth matrix', async (t) => {
   t.equal(revoked.statusCode, 401, 'a revoked key');
 });
 
-t.test('contract 3: cookie login, use, logout and expiry', async (t) => {
+t.test('docs/API.md "Authentication": cookie login, use, logout and expiry', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   const bad = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: 'vgw_live_nope' } });
@@ -59,7 +59,7 @@ t.test('contract 3: cookie login, use, logout and expiry', async (t) => {
   t.equal(JSON.parse(expired.body).code, 'unauthorized');
 });
 
-t.test('contract 3: an Authorization header alone decides, even beside a valid cookie', async (t) => {
+t.test('docs/API.md "Authentication": an Authorization header alone decides, even beside a valid cookie', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   const login = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });
@@ -71,7 +71,7 @@ t.test('contract 3: an Authorization header alone decides, even beside a valid c
   t.equal(JSON.parse(asOther.body).id, other.tenant.id, 'the bearer key wins over the cookie');
 });
 
-t.test('contract 3: CSRF refusal on cookie requests with unsafe methods', async (t) => {
+t.test('docs/API.md "Authentication": CSRF refusal on cookie requests with unsafe methods', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   const login = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });
@@ -94,7 +94,7 @@ t.test('contract 3: CSRF refusal on cookie requests with unsafe methods', async 
   t.equal(foreignLogin.json().code, 'csrf_rejected');
 });
 
-t.test('contract 2: a key never appears in a log line', async (t) => {
+t.test('docs/API.md "Errors": a key never appears in a log line', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });

@@ -89,7 +89,7 @@ async function loadHoldMusic(file: string): Promise<Int16Array> {
 }
 
 /**
- * The configured speech recognizer (contract 4 `source: "gateway"` transcripts), or null when off.
+ * The configured speech recognizer (docs/API.md "Calls" `source: "gateway"` transcripts), or null when off.
  * Its per-call audio pipes live in `<data_dir>/asr/`, emptied here: a gateway killed mid-call
  * leaves its pipe folders behind, and no other process uses them (one gateway per data folder).
  */
@@ -217,7 +217,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const ua = new SipUserAgent({
     transport, clock, userAgent: 'voice-gateway', contactUser: 'gateway',
     timers: { T1: config.sip.t1_ms, T2: config.sip.t2_ms, T4: config.sip.t4_ms },
-    // Contract section 8: INVITEs only from configured carrier sources.
+    // docs/CONFIGURATION.md "Operator surface": INVITEs only from configured carrier sources.
     authorizeSource: (source: SipSource, request: SipRequest) => (carrierConfigFor(source, request) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
     inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
   });

@@ -21,7 +21,7 @@ async function answering(t: Test, status: number, body: string | Buffer): Promis
 const name = (body: unknown): string | undefined =>
   typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : undefined;
 
-t.test('contract 6: a 2xx whose body is not JSON, or too large to read, is still found, without a name', async (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": a 2xx whose body is not JSON, or too large to read, is still found, without a name', async (t) => {
   const notJson = await answering(t, 200, '<html>ok</html>');
   t.same(await verifyOverHttp(http, { url: notJson, headers: { 'x-api-key': 'k1234' } }, () => undefined, name), { outcome: 'found' });
   const huge = await answering(t, 200, Buffer.alloc(2 * 1024 * 1024, 0x20));
@@ -30,7 +30,7 @@ t.test('contract 6: a 2xx whose body is not JSON, or too large to read, is still
   t.same(await verifyOverHttp(http, { url: named, headers: { 'x-api-key': 'k1234' } }, () => undefined, name), { outcome: 'found', name: 'Reception' });
 });
 
-t.test('contract 6: the common reading of statuses', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the common reading of statuses', (t) => {
   t.same(classifyAnswer(200), { outcome: 'found' });
   t.same(classifyAnswer(204), { outcome: 'found' });
   t.same(classifyAnswer(404), { outcome: 'not_found' });

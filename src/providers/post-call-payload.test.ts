@@ -26,7 +26,7 @@ function nested(depth: number): unknown {
   return value;
 }
 
-t.test('contract 7 hostile input: nesting beyond the depth limit is invalid for every provider', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks" hostile input: nesting beyond the depth limit is invalid for every provider', (t) => {
   for (const [name, parse] of Object.entries(parsers)) {
     const body = samples()[name as keyof typeof parsers];
     body.extra = nested(100_000);
@@ -40,7 +40,7 @@ t.test('contract 7 hostile input: nesting beyond the depth limit is invalid for 
   t.end();
 });
 
-t.test('contract 7 hostile input: huge strings are cut or refused, never copied whole into turns', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks" hostile input: huge strings are cut or refused, never copied whole into turns', (t) => {
   const huge = 'a'.repeat(5_000_000);
   const el = samples().elevenlabs;
   (el.data as { transcript: unknown[] }).transcript = [{ role: 'agent', message: huge }];
@@ -60,7 +60,7 @@ t.test('contract 7 hostile input: huge strings are cut or refused, never copied 
   t.end();
 });
 
-t.test('contract 7 hostile input: every field replaced by every JSON type never throws', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks" hostile input: every field replaced by every JSON type never throws', (t) => {
   const junk: unknown[] = [null, true, 0, -1, 1e308, '', 'x', '+1', [], [null], {}, { a: 1 }, '__proto__'];
   let runs = 0;
   for (const [name, parse] of Object.entries(parsers)) {

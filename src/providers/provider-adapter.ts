@@ -1,5 +1,5 @@
 /**
- * @module The contract every voice-agent provider adapter implements (contract section 6). The
+ * @module The contract every voice-agent provider adapter implements (docs/API.md "Agents, routes, numbers and SIP credentials"). The
  * providers themselves are listed in one place only: the registry (`registry.ts`).
  */
 
@@ -96,7 +96,7 @@ export interface ProviderAdapter {
   verify(input: VerifyInput): Promise<VerifyResult>;
 }
 
-/** Endpoint overrides from the config file key `providers.<name>` (contract section 8). */
+/** Endpoint overrides from the config file key `providers.<name>` (docs/CONFIGURATION.md "Operator surface"). */
 export interface EndpointOverrides {
   api_base_url?: string;
   ws_base_url?: string;

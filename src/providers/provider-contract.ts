@@ -1,5 +1,5 @@
 /**
- * @module The verify contract every platform adapter passes (contract section 6), run by each
+ * @module The verify contract every platform adapter passes (docs/API.md "Agents, routes, numbers and SIP credentials"), run by each
  * adapter's own test against a local fake of that platform. Kept beside the code it specifies;
  * the fake servers are passed in so that src/ does not depend on test/.
  */
@@ -195,6 +195,6 @@ const CASES: readonly (readonly [string, ContractCase])[] = [
 export async function providerContract(t: Test, subject: ContractSubject): Promise<void> {
   const h = harness(subject);
   for (const [title, run] of CASES) {
-    await t.test(`contract 6 (${subject.provider}): ${title}`, (tt) => run(tt, h));
+    await t.test(`docs/API.md "Agents, routes, numbers and SIP credentials" (${subject.provider}): ${title}`, (tt) => run(tt, h));
   }
 }

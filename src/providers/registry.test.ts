@@ -3,7 +3,7 @@ import { FakeClock, type Clock } from '../common/clock.js';
 import { startFakeProvider } from '../../test/support/fake-providers/fake-provider.js';
 import { createProviderRegistry, PROVIDER_NAMES } from './registry.js';
 
-t.test('contract 6: the registry knows the required providers and refuses others', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the registry knows the required providers and refuses others', (t) => {
   const registry = createProviderRegistry();
   for (const name of ['elevenlabs', 'retell', 'vapi', 'custom']) t.equal(registry.get(name)?.name, name);
   t.same(registry.names(), [...PROVIDER_NAMES]);
@@ -13,7 +13,7 @@ t.test('contract 6: the registry knows the required providers and refuses others
   t.end();
 });
 
-t.test('contract 6: every adapter has a default region among its regions and offers sip_trunk, the import default', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": every adapter has a default region among its regions and offers sip_trunk, the import default', (t) => {
   const registry = createProviderRegistry();
   for (const name of registry.names()) {
     const adapter = registry.get(name)!;
@@ -24,7 +24,7 @@ t.test('contract 6: every adapter has a default region among its regions and off
   t.end();
 });
 
-t.test('contract 8: bad overrides stop the start with the config key named', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": bad overrides stop the start with the config key named', (t) => {
   t.throws(() => createProviderRegistry({ vapi: { api_base_url: 'not a url' } }), /providers\.vapi\.api_base_url is not a URL/);
   t.throws(() => createProviderRegistry({ vapi: { api_base_url: 'ftp://x' } }), /must use http: or https:/);
   t.throws(() => createProviderRegistry({ vapi: { api_base_url: 'https://u:p@x' } }), /must not carry credentials/);
@@ -35,7 +35,7 @@ t.test('contract 8: bad overrides stop the start with the config key named', (t)
   t.end();
 });
 
-t.test('contract 6: the time-out and the retry back-off run on the injected clock', async (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the time-out and the retry back-off run on the injected clock', async (t) => {
   const fake = await startFakeProvider('retell', { agents: { a1: 'A' }, apiKey: 'key-1234567890', slowMs: 60_000 });
   t.teardown(() => fake.close());
   const clock = new FakeClock();
@@ -47,7 +47,7 @@ t.test('contract 6: the time-out and the retry back-off run on the injected cloc
   t.same(await pending, { outcome: 'unavailable', reason: 'no answer within 5000 ms' });
 });
 
-t.test('contract 6: the retry waits for the back-off on the injected clock', async (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the retry waits for the back-off on the injected clock', async (t) => {
   const fake = await startFakeProvider('vapi', { agents: { a1: 'A' }, apiKey: 'key-1234567890', fail: { status: 502, times: 1 } });
   t.teardown(() => fake.close());
   const fakeClock = new FakeClock();

@@ -9,7 +9,7 @@ const BODY = Buffer.from('{"type":"post_call_transcription","data":{"conversatio
 const NOW = Date.UTC(2026, 0, 1, 12);
 const hex = (key: string, msg: string | Buffer): string => createHmac('sha256', key).update(msg).digest('hex');
 
-t.test('contract 7: ElevenLabs-Signature t=<s>,v0=hex(HMAC-SHA256("t.body")): right, wrong, stale, missing', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": ElevenLabs-Signature t=<s>,v0=hex(HMAC-SHA256("t.body")): right, wrong, stale, missing', (t) => {
   const ts = String(NOW / 1000 - 60);
   const sig = hex(SECRET, Buffer.concat([Buffer.from(`${ts}.`), BODY]));
   t.equal(verifyElevenLabsSignature(BODY, `t=${ts},v0=${sig}`, SECRET, NOW), 'valid');
@@ -32,7 +32,7 @@ t.test('contract 7: ElevenLabs-Signature t=<s>,v0=hex(HMAC-SHA256("t.body")): ri
   t.end();
 });
 
-t.test('contract 7: x-retell-signature v=<ms>,d=hex(HMAC-SHA256(body + ms)): right, wrong, stale, missing', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": x-retell-signature v=<ms>,d=hex(HMAC-SHA256(body + ms)): right, wrong, stale, missing', (t) => {
   const v = String(NOW - 30_000);
   const d = hex(SECRET, Buffer.concat([BODY, Buffer.from(v)]));
   t.equal(verifyRetellSignature(BODY, `v=${v},d=${d}`, SECRET, NOW), 'valid');

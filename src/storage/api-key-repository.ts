@@ -1,5 +1,5 @@
 /**
- * @module Tenant API keys (contract section 3): `vgw_live_…` and sandbox `vgw_test_…`, stored only
+ * @module Tenant API keys (docs/API.md "Authentication"): `vgw_live_…` and sandbox `vgw_test_…`, stored only
  * as SHA-256 hashes. A key has 40 base62 characters (about 238 bits), so a fast hash is safe: there
  * is nothing to brute-force.
  */

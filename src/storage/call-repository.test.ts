@@ -9,7 +9,7 @@ import { openStore, type CallRecord, type CallRecordState } from './index.js';
 
 const policy = { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 };
 
-t.test('contract 4 (GET /v1/calls): the live list reads only live calls, whatever ended after them', (t) => {
+t.test('docs/API.md "Calls" (GET /v1/calls): the live list reads only live calls, whatever ended after them', (t) => {
   const store = openStore(':memory:', new FakeClock(), policy, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
   const tenant = store.tenants.create('Acme').id;
@@ -30,7 +30,7 @@ t.test('contract 4 (GET /v1/calls): the live list reads only live calls, whateve
   t.end();
 });
 
-t.test('contract 4 (GET /v1/calls): live pages from memory equal the rows in the file, through inserts, saves and a reopen', (t) => {
+t.test('docs/API.md "Calls" (GET /v1/calls): live pages from memory equal the rows in the file, through inserts, saves and a reopen', (t) => {
   const dir = t.testdir({});
   const liveStates = ['initiated', 'ringing', 'active'] as const;
   type Op = { kind: 'insert'; tenant: number; second: number; state: CallRecordState; inbound: boolean } | { kind: 'save'; pick: number; state: CallRecordState };

@@ -12,7 +12,7 @@ function setup(t: { teardown(fn: () => void): void }) {
   return { clock, store, tenant: store.tenants.create('Acme').id };
 }
 
-t.test('contract 4: a key is reserved once, completed once, and replays until 24 h', (t) => {
+t.test('docs/API.md "Calls": a key is reserved once, completed once, and replays until 24 h', (t) => {
   const { clock, store, tenant } = setup(t);
   const repo = store.idempotency;
   t.same(repo.reserve(tenant, 'k', 'h1'), { outcome: 'reserved' });
@@ -27,7 +27,7 @@ t.test('contract 4: a key is reserved once, completed once, and replays until 24
   t.end();
 });
 
-t.test('contract 4: a released reservation is free; an abandoned one is taken over', (t) => {
+t.test('docs/API.md "Calls": a released reservation is free; an abandoned one is taken over', (t) => {
   const { clock, store, tenant } = setup(t);
   const repo = store.idempotency;
   repo.reserve(tenant, 'k', 'h1');

@@ -1,5 +1,5 @@
 /**
- * @module Idempotency keys (contract sections 2 and 4): a reservation taken before a command runs,
+ * @module Idempotency keys (docs/API.md "Errors" and docs/API.md "Calls"): a reservation taken before a command runs,
  * completed with the response to replay, or released so a retry may run again. Keys live 24 h.
  */
 import type { Clock } from '../common/clock.js';
@@ -7,7 +7,7 @@ import type { TenantId } from '../common/ids.js';
 import { isoTime } from '../common/time.js';
 import type { Db } from './database.js';
 
-/** How long a key replays its first response (contract section 4). */
+/** How long a key replays its first response (docs/API.md "Calls"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /**
  * A reservation never completed for this long belongs to a process that died mid-request; a retry

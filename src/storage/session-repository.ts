@@ -1,5 +1,5 @@
 /**
- * @module Cookie sessions (contract section 3): opaque tokens stored hashed, with an idle and an
+ * @module Cookie sessions (docs/API.md "Authentication"): opaque tokens stored hashed, with an idle and an
  * absolute expiry, revoked by logout or with the API key they were made from.
  */
 import { randomBytes } from 'node:crypto';

@@ -7,7 +7,7 @@ import { openStore } from './index.js';
 
 const policy = { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 };
 
-t.test('contract 3: API keys are stored as hashes and revocation ends their sessions', (t) => {
+t.test('docs/API.md "Authentication": API keys are stored as hashes and revocation ends their sessions', (t) => {
   const clock = new FakeClock();
   const store = openStore(':memory:', clock, policy, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
@@ -29,7 +29,7 @@ t.test('contract 3: API keys are stored as hashes and revocation ends their sess
   t.end();
 });
 
-t.test('contract 3: sessions expire when idle and at their absolute limit', (t) => {
+t.test('docs/API.md "Authentication": sessions expire when idle and at their absolute limit', (t) => {
   const clock = new FakeClock();
   const store = openStore(':memory:', clock, policy, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());

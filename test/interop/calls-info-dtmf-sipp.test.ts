@@ -1,6 +1,6 @@
 /**
  * DTMF without RFC 4733, against sipp as the carrier: keys signalled by SIP INFO, to a WebSocket
- * agent (contract section 5: the agent receives the caller's digits as `dtmf`) and across a
+ * agent (docs/API.md "Agent WebSocket protocol": the agent receives the caller's digits as `dtmf`) and across a
  * sip_trunk bridge to an agent edge; and keys sent as tones in the audio by a carrier that
  * negotiated no telephone-event.
  */
@@ -12,7 +12,7 @@ import { callState, gatewayRtpPort, placeCall, rig, RtpTap } from '../support/ca
 import { freePort } from '../support/sip-sipp.js';
 import { ended, inboundCall, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
 
-t.test('contract 5: digits the far end sends by SIP INFO (application/dtmf-relay and application/dtmf) reach the agent as dtmf events', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": digits the far end sends by SIP INFO (application/dtmf-relay and application/dtmf) reach the agent as dtmf events', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'calls-uas-info-dtmf.xml');
   const placed = await placeCall(r);
@@ -41,7 +41,7 @@ async function infoKeyThroughTrunk(t: Test, edgeScenario: string, edgeDoes: stri
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
 }
 
-t.test('contract 4: on a sip_trunk call, a key the carrier sends by INFO reaches an edge without telephone-event as an INFO', async (t) => {
+t.test('docs/API.md "Calls": on a sip_trunk call, a key the carrier sends by INFO reaches an edge without telephone-event as an INFO', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   await infoKeyThroughTrunk(t, 'inbound-edge-auth-info.xml', 'an INFO with Signal=5, then the BYE');
 });
@@ -71,7 +71,7 @@ function dtmfTones(key: string, ms: number): Buffer {
   return Buffer.from(Array.from({ length: samples }, (_, i) => linearToUlaw(Math.round(8000 * (Math.sin((2 * Math.PI * low * i) / 8000) + Math.sin((2 * Math.PI * high * i) / 8000))))));
 }
 
-t.test('contract 5, ITU-T Q.24: keys a carrier without telephone-event sends as tones in the audio reach the agent as dtmf, once each', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol", ITU-T Q.24: keys a carrier without telephone-event sends as tones in the audio reach the agent as dtmf, once each', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   // The carrier `far` takes PCMU only, so the call negotiates no telephone-event.
   const r = await rig(t, 'calls-uas-tap.xml', { tap: true });

@@ -1,5 +1,5 @@
 /**
- * Outbound calls end to end against sipp as the carrier's far end (contract sections 4 and 5):
+ * Outbound calls end to end against sipp as the carrier's far end (docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol"):
  * POST /v1/calls over HTTP, our SIP stack dialling sipp over loopback, sipp's `-rtp_echo` sending
  * the audio back, and a test agent on a real WebSocket. Neither the recording (paused on hold) nor
  * the agent (which gets no audio on hold) can show that the held far end hears silence; the RTP
@@ -15,7 +15,7 @@ import {
   agentSays, byeAnswered, callState, gatewayRtpPort, peak, placeCall, requestsIn, rig, sippMessages, sleep,
 } from '../support/calls-sipp-rig.js';
 
-t.test('contract 4 and 5: a call to sipp -rtp_echo talks both ways, holds in silence both ways, resumes, and hangs up with a recording that leaves the hold out', async (t) => {
+t.test('docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol": a call to sipp -rtp_echo talks both ways, holds in silence both ways, resumes, and hangs up with a recording that leaves the hold out', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'calls-uas-tap.xml', { tap: true });
   const { gw, bot } = r;
@@ -29,7 +29,7 @@ t.test('contract 4 and 5: a call to sipp -rtp_echo talks both ways, holds in sil
 
   await bot.core.until(() => bot.events().includes('start'));
   const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, string>; mediaFormat: unknown } };
-  t.match(start.start.customParameters, { call_id: id, call_control_id: placed.body.call_control_id, from: '+15550100', to: '+15550199', direction: 'outbound' }, 'contract 5: start names the call');
+  t.match(start.start.customParameters, { call_id: id, call_control_id: placed.body.call_control_id, from: '+15550100', to: '+15550199', direction: 'outbound' }, 'docs/API.md "Agent WebSocket protocol": start names the call');
   t.same(start.start.mediaFormat, { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 });
 
   const gwPort = await gatewayRtpPort(r, id);
@@ -128,7 +128,7 @@ t.test('RFC 3261 15.1.2: the callee hangs up with BYE: ended completed by the ca
   t.equal(done.code, 0, `sipp got 200 for its BYE (${done.stderr.slice(0, 200)})`);
 });
 
-t.test('contract 4: 486 from the callee ends the attempt busy, and no agent is connected', async (t) => {
+t.test('docs/API.md "Calls": 486 from the callee ends the attempt busy, and no agent is connected', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'calls-uas-486.xml');
   const placed = await placeCall(r);
@@ -142,7 +142,7 @@ t.test('contract 4: 486 from the callee ends the attempt busy, and no agent is c
   t.equal(r.bot.core.http.length, 0, 'the agent was never dialled');
 });
 
-t.test('contract 4: blind transfer dials the target at the carrier and bridges the far end to it', async (t) => {
+t.test('docs/API.md "Calls": blind transfer dials the target at the carrier and bridges the far end to it', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'calls-uas-tap.xml', { tap: true, calls: 2 });
   const { gw, bot } = r;
@@ -181,7 +181,7 @@ t.test('contract 4: blind transfer dials the target at the carrier and bridges t
   t.equal(requestsIn(sippMessages(r.cwd), 'BYE').length, 2, 'sipp received a BYE on each leg');
 });
 
-t.test('contract 4: the same Idempotency-Key twice places one call at the carrier', async (t) => {
+t.test('docs/API.md "Calls": the same Idempotency-Key twice places one call at the carrier', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'uas');
   const headers = { 'idempotency-key': 'place-once-1' };
@@ -198,7 +198,7 @@ t.test('contract 4: the same Idempotency-Key twice places one call at the carrie
   t.equal(requestsIn(sippMessages(r.cwd), 'INVITE').length, 1, 'sipp saw one INVITE');
 });
 
-t.test('contract 3: another tenant gets 404 for every command on the call, and the call goes on', async (t) => {
+t.test('docs/API.md "Authentication": another tenant gets 404 for every command on the call, and the call goes on', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'uas');
   const { gw } = r;

@@ -1,5 +1,5 @@
 /**
- * Inbound sip_trunk calls against real peers (issue "inbound calls", part a): sipp as the carrier
+ * Inbound sip_trunk calls against real peers (docs/DECISIONS.md "Calls"): sipp as the carrier
  * calls a tenant's DID; the gateway dials the agent platform's SIP edge, a second sipp that
  * challenges with digest (401), rings and answers, and echoes RTP (`-rtp_echo`) as the agent's
  * voice. The carrier plays the Debian g711a.pcap (PCMA) while the edge answers PCMU, so the
@@ -120,7 +120,7 @@ t.test('RFC 3262 3: a carrier requiring 100rel gets its 180 reliably (Require, R
   t.ok(blocks.some((block) => /^SIP\/2\.0 200 /m.test(block) && /^CSeq: 2 PRACK$/m.test(block)), 'the PRACK got 200');
 });
 
-t.test('contract 4: hold, unhold and hangup over the API work on an inbound call', async (t) => {
+t.test('docs/API.md "Calls": hold, unhold and hangup over the API work on an inbound call', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml' });
   const carrier = await rig.call('inbound-uac-wait-bye.xml');
@@ -156,7 +156,7 @@ t.test('contract 4: hold, unhold and hangup over the API work on an inbound call
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'api' });
 });
 
-t.test('contract 4: blind transfer of an inbound call dials the target at the carrier, releases the edge, and bridges the caller', async (t) => {
+t.test('docs/API.md "Calls": blind transfer of an inbound call dials the target at the carrier, releases the edge, and bridges the caller', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml', transferTarget: true });
   const target = rig.target!;
@@ -191,7 +191,7 @@ t.test('contract 4: blind transfer of an inbound call dials the target at the ca
   await sippPassed(t, target, 'the transfer target (BYE from the gateway)');
 });
 
-t.test('contract 4: a transfer accepted right after the answer also releases the edge (BYE)', async (t) => {
+t.test('docs/API.md "Calls": a transfer accepted right after the answer also releases the edge (BYE)', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml', transferTarget: true });
   const carrier = await rig.call('inbound-uac-wait-bye.xml');

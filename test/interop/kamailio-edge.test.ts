@@ -89,7 +89,7 @@ t.test('RFC 3261 16.12: the gateway hangs up; its BYE follows the route set thro
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'api' });
 });
 
-t.test('contract 8 with trusted proxies: the first carrier behind the same edge is not the second: its call to the second one\'s DID gets 404', async (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface" with trusted proxies: the first carrier behind the same edge is not the second: its call to the second one\'s DID gets 404', async (t) => {
   if (!needPeer(t, 'sipp', 'kamailio')) return;
   const rig = await startEdgeRig(t);
   const carrier = await carrierVia(t, rig, ALPHA_IP, 'edge-uac-404.xml', BETA_DID);

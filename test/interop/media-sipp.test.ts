@@ -32,7 +32,6 @@ function exited(child: ChildProcess): Promise<number | null> {
  * UAS: PCMU makes the bridge transcode, PCMA makes it a passthrough that the media I/O relays.
  */
 async function callThroughBridge(t: Test, echoCodec: typeof CODECS.PCMU | typeof CODECS.PCMA): Promise<void> {
-  // needPeer's SkippableTest type predates tap 21's overloaded skip(); adapt it here.
   if (!needPeer(t, 'sipp')) return;
   const dir = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(dir, 'pcap'));

@@ -2,8 +2,8 @@
  * Real-peer transcription: baresip calls a DID routed to a media_bridge `custom` agent and plays
  * a flite "hello world" WAV as its microphone, then hangs up when the file ends. With
  * `transcription.engine: pocketsphinx`, the gateway's own recognizer hears the caller, and after
- * the hang-up `GET /v1/calls/{id}/transcript` holds a caller turn with those words (issue
- * "inbound calls": transcription; contract section 4).
+ * the hang-up `GET /v1/calls/{id}/transcript` holds a caller turn with those words (docs/API.md
+ * "Calls": transcription).
  */
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
@@ -61,7 +61,7 @@ async function inboundCall(gw: TestGateway, state: string): Promise<ApiBody> {
   });
 }
 
-t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (case-insensitive) in a caller turn of a baresip call to a media_bridge agent', async (t) => {
+t.test('docs/API.md "Calls", gateway transcript: pocketsphinx hears "hello" and "world" (case-insensitive) in a caller turn of a baresip call to a media_bridge agent', async (t) => {
   if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
   const dir = tempWorkdir(t, 'vgw-recognizer-');
   // Silence first, so the agent link is up (the media leg takes audio from then on) before the words; after, so the decoder's VAD sees them end.
@@ -88,7 +88,7 @@ t.test('contract 4, gateway transcript: pocketsphinx hears "hello" and "world" (
   t.same(detail.body.transcript, { available: true, source: 'gateway' }, 'the call detail says a gateway transcript is available');
 });
 
-t.test('contract 4, hold pauses transcription: words the caller says while held are not transcribed', async (t) => {
+t.test('docs/API.md "Calls", hold pauses transcription: words the caller says while held are not transcribed', async (t) => {
   if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
   const dir = tempWorkdir(t, 'vgw-recognizer-');
   // Four seconds of silence leave time to hold the call before the words.
@@ -106,7 +106,7 @@ t.test('contract 4, hold pauses transcription: words the caller says while held 
   t.equal(transcript.status, 404, `nothing was transcribed (${JSON.stringify(transcript.body)})`);
 });
 
-t.test('contract 4, gateway transcript on sip_trunk: the agent edge (baresip) says "hello world" and an agent turn has "hello" and "world" (case-insensitive)', async (t) => {
+t.test('docs/API.md "Calls", gateway transcript on sip_trunk: the agent edge (baresip) says "hello world" and an agent turn has "hello" and "world" (case-insensitive)', async (t) => {
   if (!needPeer(t, 'baresip', 'flite', 'sox', 'pocketsphinx_continuous')) return;
   const dir = tempWorkdir(t, 'vgw-recognizer-');
   const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: YAML });

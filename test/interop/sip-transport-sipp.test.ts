@@ -64,7 +64,6 @@ async function startEchoUas(t: Test, protocol: TransportProtocol): Promise<EchoU
 
 for (const [protocol, flag] of [['UDP', 'u1'], ['TCP', 't1']] as const) {
   t.test(`RFC 3261 18: sipp uac against the transport-only echo UAS over ${protocol}`, async (t) => {
-    // needPeer's SkippableTest type predates tap 21's overloaded skip(); adapt it here.
     if (!needPeer(t, 'sipp')) return;
     const uas = await startEchoUas(t, protocol);
     const cwd = tempWorkdir(t);

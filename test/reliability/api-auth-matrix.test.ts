@@ -1,5 +1,5 @@
 /**
- * @module The authentication matrix (contract section 3) over real HTTP: every operation of the
+ * @module The authentication matrix (docs/API.md "Authentication") over real HTTP: every operation of the
  * OpenAPI document × every kind of credential, with the status each must get, printed as a table.
  * Unsafe operations are probed with a body they refuse (400 once authentication has passed), so
  * the matrix changes nothing; the few requests that must be real come from the tables below.
@@ -17,9 +17,9 @@ const UNAUTHENTICATED: Record<string, string> = {
   'GET /healthz': 'liveness probe for the orchestrator; says only that the process serves',
   'GET /readyz': 'readiness probe for the load balancer; says only whether new work is taken',
   'GET /metrics': 'Prometheus scrape; docs/API.md tells operators to expose it only to the monitoring network',
-  'GET /v1/openapi.json': 'the public interface description (contract 1)',
+  'GET /v1/openapi.json': 'the public interface description (docs/API.md "Requests and responses")',
   'POST /v1/auth/login': 'exchanges the API key in its body for a session; refuses cross-site requests; limited per address',
-  'POST /v1/webhooks/elevenlabs': 'provider post-call webhook: unsigned by contract 7, attributed only by a routed DID and a recent call',
+  'POST /v1/webhooks/elevenlabs': 'provider post-call webhook: unsigned by docs/WEBHOOKS.md "Post-call webhooks", attributed only by a routed DID and a recent call',
   'POST /v1/webhooks/retell': 'as the ElevenLabs webhook',
   'POST /v1/webhooks/vapi': 'as the ElevenLabs webhook',
 };
@@ -36,7 +36,7 @@ const VALID_BODIES: Record<string, object> = { updateAgent: { sip_uri: 'sip:agen
 /** Probes that must reach the handler: login applies its CSRF rule after validating the body. */
 const PROBE_BODIES: Record<string, object> = { login: { api_key: 'vgw_live_0000000000000000000000000000000000000000' } };
 
-/** Contract 2: a sandbox key places calls on the sandbox carrier only, a live key never there. */
+/** docs/API.md "Errors": a sandbox key places calls on the sandbox carrier only, a live key never there. */
 const SANDBOX_RULES: Record<string, { carrier: string; live: number; sandbox: number }[]> = {
   placeCall: [{ carrier: 'telnyx', live: 200, sandbox: 403 }, { carrier: 'sandbox', live: 403, sandbox: 200 }],
 };
@@ -70,7 +70,7 @@ function verdict(expected: Expected, baseline: number, answer: { status: number;
   return undefined;
 }
 
-t.test('contract 3: every operation × every credential gets the status the contract gives it', async (t) => {
+t.test('docs/API.md "Authentication": every operation × every credential gets the status docs/API.md gives it', async (t) => {
   const w = await startApiWorld(t);
   const ops = operationsOf(w.document);
   t.same(ops.filter((op) => !op.secured).map(key).sort(), Object.keys(UNAUTHENTICATED).sort(), 'the open operations are exactly the listed ones');
@@ -97,7 +97,7 @@ t.test('contract 3: every operation × every credential gets the status the cont
     `|${'---|'.repeat(CREDENTIALS.length + 2)}`, ...rows, '', 'Open operations:', ...Object.entries(UNAUTHENTICATED).map(([k, why]) => `- ${k}: ${why}`)].join('\n'));
 });
 
-t.test('contract 2: a sandbox key places calls on the sandbox carrier only, a live key never there', async (t) => {
+t.test('docs/API.md "Errors": a sandbox key places calls on the sandbox carrier only, a live key never there', async (t) => {
   const w = await startApiWorld(t);
   for (const op of operationsOf(w.document).filter((o) => o.operationId in SANDBOX_RULES)) {
     for (const rule of SANDBOX_RULES[op.operationId]!) {
@@ -117,7 +117,7 @@ t.test('contract 2: a sandbox key places calls on the sandbox carrier only, a li
   }
 });
 
-t.test('contract 3: another tenant\'s resource answers like a missing one on every operation that names one', async (t) => {
+t.test('docs/API.md "Authentication": another tenant\'s resource answers like a missing one on every operation that names one', async (t) => {
   const w = await startApiWorld(t);
   const inject = (r: HttpRequest): InjectOptions => ({ method: r.method as InjectOptions['method'], url: r.path, ...(r.body ? { headers: JSON_TYPE, payload: r.body } : {}) });
   const cases: IsolationCase[] = operationsOf(w.document).filter((op) => op.secured && ownsResource(op)).map((op) => {

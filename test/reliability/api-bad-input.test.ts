@@ -1,6 +1,6 @@
 /**
  * @module Hostile input to every operation of the OpenAPI document, over real HTTP (RFC 9457 and
- * contract section 2): never a 5xx, every 4xx problem+json with a documented `code`, rejected
+ * docs/API.md "Errors"): never a 5xx, every 4xx problem+json with a documented `code`, rejected
  * requests change no stored data, and the server keeps answering.
  */
 import t from 'tap';
@@ -26,7 +26,7 @@ function bodyLimitOf(world: ApiWorld, op: Operation): number {
 
 interface Tally { sent: number; byStatus: Map<number, number>; accepted: number; kinds: Set<string> }
 
-t.test('RFC 9457 / contract 2: hostile input to every operation never gets a 5xx, always a documented problem+json, and changes nothing', async (t) => {
+t.test('RFC 9457 / docs/API.md "Errors": hostile input to every operation never gets a 5xx, always a documented problem+json, and changes nothing', async (t) => {
   const world = await startApiWorld(t);
   const ops = operationsOf(world.document);
   const codes = documentedCodes();
@@ -79,7 +79,7 @@ const headerValue = fc.oneof(
   fc.nat({ max: 3_500 }).map((n) => 'a,'.repeat(n)),
 );
 
-t.test('contract 7: with webhook secrets configured, hostile signature headers get 401 unauthorized problem+json and store nothing', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": with webhook secrets configured, hostile signature headers get 401 unauthorized problem+json and store nothing', async (t) => {
   const world = await startApiWorld(t, {}, { elevenlabs: 'whsec_el', retell: 'key_retell', vapi: 'vapi_secret' });
   const codes = documentedCodes();
   const webhooks = operationsOf(world.document).filter((op) => op.path.startsWith('/v1/webhooks/'));

@@ -1,5 +1,5 @@
 /**
- * Contract sections 2 and 4: the call command endpoints (place, hold, unhold, hangup, transfer)
+ * docs/API.md "Errors" and docs/API.md "Calls": the call command endpoints (place, hold, unhold, hangup, transfer)
  * and Idempotency-Key, over the real API and store with an in-memory CallControl.
  */
 import t, { type Test } from 'tap';
@@ -51,7 +51,7 @@ const place = (h: AppHarness, who: TestTenant | string, payload: unknown, key?: 
 });
 const paths = (body: Record<string, unknown>) => (body.errors as { path: string }[]).map((e) => e.path).sort();
 
-t.test('contract 4: POST /v1/calls answers 200 with the initiated call; record defaults to false', async (t) => {
+t.test('docs/API.md "Calls": POST /v1/calls answers 200 with the initiated call; record defaults to false', async (t) => {
   const { h, fake, acme } = setup(t);
   const res = await place(h, acme, CALL);
   t.equal(res.statusCode, 200);
@@ -66,7 +66,7 @@ t.test('contract 4: POST /v1/calls answers 200 with the initiated call; record d
   t.equal(JSON.parse((await place(h, acme, { ...CALL, record: true })).body).record, true);
 });
 
-t.test('contract 1 and 2: validation errors name the fields; nothing is placed', async (t) => {
+t.test('docs/API.md "Requests and responses" and docs/API.md "Errors": validation errors name the fields; nothing is placed', async (t) => {
   const { h, fake, acme } = setup(t);
   t.same(paths(expectProblem(t, await place(h, acme, {}), 400, 'validation_failed')), ['/agent_ws_url', '/carrier', '/from', '/to']);
   t.same(paths(expectProblem(t, await place(h, acme, { ...CALL, to: '5550199', from: '+0123' }), 400, 'validation_failed')), ['/from', '/to'], 'E.164 with the field named');
@@ -78,14 +78,14 @@ t.test('contract 1 and 2: validation errors name the fields; nothing is placed',
   t.equal(fake.placed.length, 0);
 });
 
-t.test('contract 2: an unknown carrier is 400 unknown_carrier', async (t) => {
+t.test('docs/API.md "Errors": an unknown carrier is 400 unknown_carrier', async (t) => {
   const { h, fake, acme } = setup(t);
   const body = expectProblem(t, await place(h, acme, { ...CALL, carrier: 'nowhere' }), 400, 'unknown_carrier');
   t.same(paths(body), ['/carrier']);
   t.equal(fake.placed.length, 0);
 });
 
-t.test('contract 2: sandbox keys use the sandbox carrier only, live keys never (403 sandbox_mismatch)', async (t) => {
+t.test('docs/API.md "Errors": sandbox keys use the sandbox carrier only, live keys never (403 sandbox_mismatch)', async (t) => {
   const { h, fake, acme } = setup(t);
   expectProblem(t, await place(h, acme.sandboxKey, CALL), 403, 'sandbox_mismatch');
   expectProblem(t, await place(h, acme, { ...CALL, carrier: 'sandbox' }), 403, 'sandbox_mismatch');
@@ -93,7 +93,7 @@ t.test('contract 2: sandbox keys use the sandbox carrier only, live keys never (
   t.equal((await place(h, acme.sandboxKey, { ...CALL, carrier: 'sandbox' })).statusCode, 200, 'a sandbox key on the sandbox carrier');
 });
 
-t.test('contract 4: agent addresses on non-public networks are refused unless allowed', async (t) => {
+t.test('docs/API.md "Calls": agent addresses on non-public networks are refused unless allowed', async (t) => {
   const { h, fake, acme } = setup(t);
   const refused = [
     'ws://127.0.0.1:9000/agent', 'ws://10.1.2.3/agent', 'ws://169.254.169.254/latest', 'ws://[::1]:8080/', 'ws://localhost/',
@@ -114,7 +114,7 @@ t.test('contract 4: agent addresses on non-public networks are refused unless al
   }
 });
 
-t.test('contract 4: the same Idempotency-Key and body returns the first response and places one call', async (t) => {
+t.test('docs/API.md "Calls": the same Idempotency-Key and body returns the first response and places one call', async (t) => {
   const { h, fake, acme } = setup(t);
   const first = await place(h, acme, CALL, 'order-42');
   t.equal(first.statusCode, 200);
@@ -145,7 +145,7 @@ t.test('contract 4: the same Idempotency-Key and body returns the first response
   t.equal(h.store.db.prepare("SELECT COUNT(*) AS n FROM idempotency_keys WHERE tenant_id = ?").pluck().get(acme.tenant.id), 1, 'the expired row was purged');
 });
 
-t.test('contract 2: a duplicate while the first request runs is 409 idempotency_conflict', async (t) => {
+t.test('docs/API.md "Errors": a duplicate while the first request runs is 409 idempotency_conflict', async (t) => {
   const { h, fake, acme } = setup(t);
   const release = fake.holdPlacement();
   const first = place(h, acme, CALL, 'in-flight');
@@ -161,7 +161,7 @@ t.test('contract 2: a duplicate while the first request runs is 409 idempotency_
   t.equal(fake.placed.length, 1);
 });
 
-t.test('contract 2: Idempotency-Key must be 1 to 255 visible ASCII characters', async (t) => {
+t.test('docs/API.md "Errors": Idempotency-Key must be 1 to 255 visible ASCII characters', async (t) => {
   const { h, fake, acme } = setup(t);
   for (const key of ['', 'x'.repeat(256), 'two words', 'caf\u00e9']) {
     const res = await h.request({ method: 'POST', url: '/v1/calls', payload: CALL, headers: { ...acme.auth, 'idempotency-key': key } });
@@ -171,7 +171,7 @@ t.test('contract 2: Idempotency-Key must be 1 to 255 visible ASCII characters', 
   t.equal((await place(h, acme, CALL, 'x'.repeat(255))).statusCode, 200);
 });
 
-t.test('contract 2: 5xx outcomes are not stored (a retry runs again); 4xx outcomes replay', async (t) => {
+t.test('docs/API.md "Errors": 5xx outcomes are not stored (a retry runs again); 4xx outcomes replay', async (t) => {
   const { h, fake, acme } = setup(t);
   fake.failNext({ error: 'carrier_unavailable', detail: 'no route to sip:gw.internal:5060' });
   const bad = expectProblem(t, await place(h, acme, CALL, 'k1'), 502, 'carrier_unavailable');
@@ -195,7 +195,7 @@ t.test('contract 2: 5xx outcomes are not stored (a retry runs again); 4xx outcom
   t.equal(fake.placed.length, 5, 'the 4xx was replayed, not placed again');
 });
 
-t.test('contract 2: command failures map to their status and code', async (t) => {
+t.test('docs/API.md "Errors": command failures map to their status and code', async (t) => {
   const { h, fake, acme } = setup(t);
   fake.failNext({ error: 'concurrency_limit', retryAfterSeconds: 7 });
   const limited = await place(h, acme, CALL);
@@ -215,7 +215,7 @@ t.test('contract 2: command failures map to their status and code', async (t) =>
   expectProblem(t, await place(h, acme, CALL), 404, 'not_found');
 });
 
-t.test('contract 2: without the engine, commands answer 503 unavailable and reads still work', async (t) => {
+t.test('docs/API.md "Errors": without the engine, commands answer 503 unavailable and reads still work', async (t) => {
   const h = buildApp(t, { resolveHost });
   const acme = h.createTenant('Acme');
   const call = callRecord(acme.tenant.id, isoTime(h.clock.now()));
@@ -230,7 +230,7 @@ t.test('contract 2: without the engine, commands answer 503 unavailable and read
   t.equal(JSON.parse(detail.body).session, null);
 });
 
-t.test('contract 4: hold, unhold, hangup and transfer answer with the call', async (t) => {
+t.test('docs/API.md "Calls": hold, unhold, hangup and transfer answer with the call', async (t) => {
   const { h, acme } = setup(t);
   const call = callRecord(acme.tenant.id, isoTime(h.clock.now()));
   h.store.calls.insert(call);
@@ -262,7 +262,7 @@ t.test('contract 4: hold, unhold, hangup and transfer answer with the call', asy
   expectProblem(t, await transfer({ call_control_id: call.call_control_id, to: '+442071234567' }), 409, 'call_not_active');
 });
 
-t.test("contract 3: another tenant's call answers like a missing one for every command", async (t) => {
+t.test(`docs/API.md "Authentication": another tenant's call answers like a missing one for every command`, async (t) => {
   const { h, acme } = setup(t);
   const intruder = h.createTenant('Intruder');
   const call = callRecord(acme.tenant.id, isoTime(h.clock.now()));
@@ -279,7 +279,7 @@ t.test("contract 3: another tenant's call answers like a missing one for every c
   ]);
 });
 
-t.test('contract 1: the call commands are in the OpenAPI document, which stays valid', async (t) => {
+t.test('docs/API.md "Requests and responses": the call commands are in the OpenAPI document, which stays valid', async (t) => {
   const { h } = setup(t);
   const doc = JSON.parse((await h.request({ method: 'GET', url: '/v1/openapi.json' })).body);
   const result = await new Validator().validate(doc);

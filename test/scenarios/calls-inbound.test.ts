@@ -2,7 +2,7 @@
  * Inbound calls end to end through the whole product: a carrier (our SIP user agent and an RTP
  * phone on loopback) calls a tenant's DID; the gateway routes it to the imported agent in its
  * connection mode: media_bridge to a `custom` WebSocket agent, sip_trunk to a SIP edge that
- * challenges with digest (issue "inbound calls", contract sections 4 to 6).
+ * challenges with digest (docs/DECISIONS.md "Calls", docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol" and docs/API.md "Agents, routes, numbers and SIP credentials").
  */
 import t from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,7 +84,7 @@ t.test('media_bridge: a caller reaches a custom WebSocket agent, audio both ways
   await waitFor("the agent's hold event", () => bot.events().includes('hold'));
   const heardBefore = phone.received.length;
   await waitFor('hold music at the caller', () => toneLevel(Buffer.concat(phone.received.slice(heardBefore)), 600) > 1000);
-  t.pass('the held caller hears the configured hold music (contract 4)');
+  t.pass('the held caller hears the configured hold music (docs/API.md "Calls")');
   await gw.api('POST', `/v1/calls/${live.id}/unhold`, undefined, { key: gw.liveKey });
   await waitFor("the agent's unhold event", () => bot.events().includes('unhold'));
 
@@ -108,7 +108,7 @@ t.test('RFC 3261 21.4.5 and 21.5.4: an unrouted DID gets 404, a foreign source 4
 
   const elsewhere = await startTestGateway(t, { carriers: 'carriers:\n  - name: trunk\n    inbound:\n      sources: [\'192.0.2.1\']\n', yaml: YAML });
   const refused = carrier.ua.invite({ target: `sip:+15550100@127.0.0.1:${elsewhere.gateway.sip.udpPort}`, from: 'sip:+15557770001@127.0.0.1', sdp: phone.offer });
-  t.equal(await answered(refused).then(() => 0, (err: { status: number }) => err.status), 403, 'a source that matches no carrier is refused (contract 8)');
+  t.equal(await answered(refused).then(() => 0, (err: { status: number }) => err.status), 403, 'a source that matches no carrier is refused (docs/CONFIGURATION.md "Operator surface")');
 });
 
 t.test('sip_trunk: the gateway dials the agent edge with the stored digest credential and bridges the media', async (t) => {

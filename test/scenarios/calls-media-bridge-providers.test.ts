@@ -1,5 +1,5 @@
 /**
- * Inbound media_bridge calls to each platform with a streaming adapter (issue "inbound calls",
+ * Inbound media_bridge calls to each platform with a streaming adapter (docs/DECISIONS.md "Calls",
  * part b): a carrier phone on loopback calls a DID routed to an imported agent whose platform is
  * a fake server faithful to its documented protocol (ElevenLabs, OpenAI Realtime, Vapi, custom).
  * The caller's tone must reach the fake in the format the platform declared, the fake's tone must
@@ -165,7 +165,7 @@ const CASES: ProviderCase[] = [
     },
     declared(t, fake) {
       const start = fake.core.jsonMessages().find((m) => m.event === 'start') as { start?: { mediaFormat?: unknown } } | undefined;
-      t.same(start?.start?.mediaFormat, { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 }, 'start declares µ-law at 8 kHz (contract 5)');
+      t.same(start?.start?.mediaFormat, { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 }, 'start declares µ-law at 8 kHz (docs/API.md "Agent WebSocket protocol")');
     },
     speak(fake, audio) {
       // Twilio Media Streams frames are 20 ms.

@@ -1,4 +1,4 @@
-/** Contract section 4: GET /v1/calls and GET /v1/calls/{id} over stored call records. */
+/** docs/API.md "Calls": GET /v1/calls and GET /v1/calls/{id} over stored call records. */
 import t from 'tap';
 import { isoTime } from '../../src/common/time.js';
 import { buildApp } from '../support/build-app.js';
@@ -7,7 +7,7 @@ import { assertTenantIsolation } from '../support/tenant-isolation.js';
 
 const STATES = ['initiated', 'ringing', 'active', 'ended'] as const;
 
-t.test('contract 4: list filters, newest-first order and keyset paging over 1,200 calls', async (t) => {
+t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging over 1,200 calls', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   const other = h.createTenant('Other');
@@ -64,7 +64,7 @@ t.test('contract 4: list filters, newest-first order and keyset paging over 1,20
   t.equal(otherList.data.length, 1, "a tenant sees only its own calls");
 });
 
-t.test('contract 4: call detail merges the call, CDR, transcript and recording presence', async (t) => {
+t.test('docs/API.md "Calls": call detail merges the call, CDR, transcript and recording presence', async (t) => {
   const h = buildApp(t);
   const acme = h.createTenant('Acme');
   const intruder = h.createTenant('Intruder');
@@ -86,7 +86,7 @@ t.test('contract 4: call detail merges the call, CDR, transcript and recording p
     cdr: { started_at: ended.created_at, answered_at: ended.answered_at, ended_at: ended.ended_at, duration_s: 65.5, billable_s: 62, end_reason: 'completed', hangup_by: 'callee' },
     transcript: { available: true, source: 'provider' }, recording: { available: true },
   });
-  t.not(detail.call_control_id, detail.id, 'contract 1: the control id is not the call id');
+  t.not(detail.call_control_id, detail.id, 'docs/API.md "Requests and responses": the control id is not the call id');
   const live = JSON.parse((await h.request({ method: 'GET', url: `/v1/calls/${active.id}`, headers: acme.auth })).body);
   t.match(live, { state: 'active', on_hold: true, cdr: null, transcript: { available: false, source: null }, recording: { available: false } });
   const transcript = JSON.parse((await h.request({ method: 'GET', url: `/v1/calls/${ended.id}/transcript`, headers: acme.auth })).body);

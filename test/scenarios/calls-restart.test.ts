@@ -1,5 +1,5 @@
 /**
- * Restart safety (issue "restart safety", contract sections 4 and 8): the gateway process is
+ * Restart safety (docs/RELIABILITY.md "Crash during live calls, and secrets", docs/API.md "Calls" and docs/CONFIGURATION.md "Operator surface"): the gateway process is
  * killed (SIGKILL, no drain) in the middle of a recorded sandbox call; started again on the same
  * data folder, it ends the call `gateway_restart`, writes its CDR, and repairs and keeps the
  * recording. And a process told to stop while a far end leaves its BYE unanswered still exits.
@@ -118,7 +118,7 @@ t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its 
   t.equal(code, 0, 'the restarted gateway stops cleanly');
 });
 
-t.test('contract 8: SIGTERM while the far end leaves our BYE unanswered still stops the process', async (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": SIGTERM while the far end leaves our BYE unanswered still stops the process', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const dir = t.testdir({});
   const sipPort = await freePort();

@@ -1,7 +1,7 @@
 /**
  * Outbound calls end to end through the whole product: POST /v1/calls over HTTP, our SIP stack
  * dialling the built-in sandbox far end over loopback SIP and RTP, and a test agent on a real
- * WebSocket speaking the contract's protocol (sections 4 and 5).
+ * WebSocket speaking the agent protocol (docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol").
  */
 import t, { type Test } from 'tap';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
@@ -23,7 +23,7 @@ async function callState(gw: TestGateway, id: string, state: string): Promise<Ap
   });
 }
 
-t.test('contract 4 and 5: a sandbox call rings, answers, talks both ways with the agent, holds, and hangs up', async (t) => {
+t.test('docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol": a sandbox call rings, answers, talks both ways with the agent, holds, and hangs up', async (t) => {
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const bot = await agent(t);
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url, record: true });
@@ -38,7 +38,7 @@ t.test('contract 4 and 5: a sandbox call rings, answers, talks both ways with th
 
   await waitFor("the agent's start message", () => bot.events().includes('start'));
   const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, string>; mediaFormat: unknown } };
-  t.equal(start.start.customParameters.call_id, id, 'start names the call (contract 5)');
+  t.equal(start.start.customParameters.call_id, id, 'start names the call (docs/API.md "Agent WebSocket protocol")');
   t.same(start.start.mediaFormat, { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 });
 
   // The sandbox plays its announcement on answer (the agent, connected on answer, may hear part of
@@ -86,7 +86,7 @@ t.test('contract 4 and 5: a sandbox call rings, answers, talks both ways with th
   t.ok((await recording.arrayBuffer()).byteLength > 44 + 8000, 'a stereo WAV with audio in it');
 });
 
-t.test('contract 4: failed attempts end with end_reason and sip_status', async (t) => {
+t.test('docs/API.md "Calls": failed attempts end with end_reason and sip_status', async (t) => {
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const bot = await agent(t);
   const cases: [string, string, number | null][] = [
@@ -104,7 +104,7 @@ t.test('contract 4: failed attempts end with end_reason and sip_status', async (
   t.equal(bot.core.frames.length, 0, 'no agent was connected for calls that never answered');
 });
 
-t.test('contract 4: an unreachable agent ends the answered call agent_unreachable', async (t) => {
+t.test('docs/API.md "Calls": an unreachable agent ends the answered call agent_unreachable', async (t) => {
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const gone = await FakeCustomAgent.start();
   const url = gone.url;
@@ -116,7 +116,7 @@ t.test('contract 4: an unreachable agent ends the answered call agent_unreachabl
   t.equal(ended.cdr?.hangup_by, 'gateway');
 });
 
-t.test('contract 5: the agent closing its socket hangs up the call', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": the agent closing its socket hangs up the call', async (t) => {
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const bot = await agent(t);
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url });
@@ -127,7 +127,7 @@ t.test('contract 5: the agent closing its socket hangs up the call', async (t) =
   t.equal(ended.cdr?.hangup_by, 'agent');
 });
 
-t.test('contract 4: blind transfer bridges the far end to the target and releases the agent', async (t) => {
+t.test('docs/API.md "Calls": blind transfer bridges the far end to the target and releases the agent', async (t) => {
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const bot = await agent(t);
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url });
@@ -173,7 +173,7 @@ t.test('docs/API.md "Call commands": a held call comes off hold when the transfe
   await gw.api('POST', `/v1/calls/${placed.body.id}/hangup`);
 });
 
-t.test('contract 2: sandbox keys only on the sandbox carrier, live keys never on it', async (t) => {
+t.test('docs/API.md "Errors": sandbox keys only on the sandbox carrier, live keys never on it', async (t) => {
   const gw = await startTestGateway(t, { yaml: ALLOW_LOCAL_AGENTS });
   const bot = await agent(t);
   const live = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url }, { key: gw.liveKey });

@@ -1,4 +1,4 @@
-/** Contract section 8 carriers, operator side: OPTIONS keep-alives (RFC 3261 11) and call metrics on /metrics. */
+/** docs/CONFIGURATION.md "Operator surface" carriers, operator side: OPTIONS keep-alives (RFC 3261 11) and call metrics on /metrics. */
 import t from 'tap';
 import { createSocket } from 'node:dgram';
 import { startTestGateway, waitFor } from '../support/gateway-harness.js';

@@ -1,4 +1,4 @@
-/** Contract section 6 and the interface description's import rules, over the real API and fake providers. */
+/** docs/API.md "Agents, routes, numbers and SIP credentials": the import rules, over the real API and fake providers. */
 import t from 'tap';
 import { buildInventory, EL_KEY, RETELL_KEY, VAPI_KEY } from '../support/inventory.js';
 

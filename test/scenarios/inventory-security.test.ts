@@ -1,4 +1,4 @@
-/** Contract sections 3 and 6: secrets never leave, tenants never see each other's inventory. */
+/** docs/API.md "Authentication" and docs/API.md "Agents, routes, numbers and SIP credentials": secrets never leave, tenants never see each other's inventory. */
 import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { buildInventory, EL_KEY } from '../support/inventory.js';
 
 const SIP_PASSWORD = 'Sip-Pa55word-unique-7731';
 
-t.test('contract 6: the api_key and SIP password appear in no response, header or log line', async (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the api_key and SIP password appear in no response, header or log line', async (t) => {
   const h = await buildInventory(t);
   const seen: string[] = [];
   const record = async (p: ReturnType<typeof h.request>) => {
@@ -33,7 +33,7 @@ t.test('contract 6: the api_key and SIP password appear in no response, header o
   t.equal(imported.api_key_last4, EL_KEY.slice(-4), 'only the last four characters are shown');
 });
 
-t.test('contract 6: the raw database file holds no provider key or SIP password', async (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the raw database file holds no provider key or SIP password', async (t) => {
   const dir = t.testdir({});
   const h = await buildInventory(t, join(dir, 'gateway.db'));
   await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_1', api_key: EL_KEY });
@@ -47,7 +47,7 @@ t.test('contract 6: the raw database file holds no provider key or SIP password'
   t.equal(h.store.agents.apiKey(h.acme.tenant.id, h.store.agents.list(h.acme.tenant.id, { limit: 1 }).items[0]!.id), EL_KEY, 'yet it opens for call-time use');
 });
 
-t.test('contract 3: tenant isolation on every inventory endpoint', async (t) => {
+t.test('docs/API.md "Authentication": tenant isolation on every inventory endpoint', async (t) => {
   const h = await buildInventory(t);
   const intruder = h.createTenant('Intruder');
   h.store.numbers.add(h.acme.tenant.id, '+15550100', 'sandbox');

@@ -1,6 +1,6 @@
 /**
  * The README's quick start, for real: start the gateway process on a fresh data folder, create a
- * tenant with the CLI, use its key over HTTP, then stop the gateway with SIGTERM (contract 8).
+ * tenant with the CLI, use its key over HTTP, then stop the gateway with SIGTERM (docs/CONFIGURATION.md "Operator surface").
  */
 import t from 'tap';
 import { execFile, spawn } from 'node:child_process';
@@ -42,7 +42,7 @@ t.test('docs/DECISIONS.md "The CLI and its data folder": no database is made unl
   t.equal((await vgw(elsewhere, 'tenant', 'list')).code, 0, 'then it is used without --init');
 });
 
-t.test('contract 8: first start, CLI tenant, authenticated request, graceful stop', async (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": first start, CLI tenant, authenticated request, graceful stop', async (t) => {
   const dataDir = t.testdir({});
   const gw = await startGatewayProcess(t, GATEWAY_ENV(dataDir));
   t.match(gw.output(), /sandbox key: vgw_test_[0-9A-Za-z]{40}/, 'the sandbox key is printed on first start');
@@ -88,7 +88,7 @@ t.test('contract 8: first start, CLI tenant, authenticated request, graceful sto
   await once(again.child, 'exit');
 });
 
-t.test('contract 8: a broken carriers file stops the start with the carrier named', async (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": a broken carriers file stops the start with the carrier named', async (t) => {
   const dir = t.testdir({ 'carriers.yaml': 'carriers:\n  - name: acme\n    inbound: { sources: [not-an-ip] }\n' });
   const child = spawn(process.execPath, [...TSX, 'src/main.ts'], {
     env: { ...process.env, VGW_DATA_DIR: dir, VGW_HTTP_PORT: '0', VGW_CARRIERS_FILE: `${dir}/carriers.yaml` }, stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,7 +100,7 @@ t.test('contract 8: a broken carriers file stops the start with the carrier name
   t.match(stderr, /carrier "acme": inbound\.sources has "not-an-ip"/);
 });
 
-t.test('contract 8: a bad setting stops the start with the key named', async (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": a bad setting stops the start with the key named', async (t) => {
   const child = spawn(process.execPath, [...TSX, 'src/main.ts'], { env: { ...process.env, VGW_HTTP_PORT: 'eighty', VGW_DATA_DIR: t.testdir({}) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });

@@ -1,5 +1,5 @@
 /**
- * README.md "A first call", for real (contract 8, the quick start): the gateway started as the
+ * README.md "A first call", for real (docs/CONFIGURATION.md "Operator surface", the quick start): the gateway started as the
  * README says on a fresh data folder, `npm run agent:echo`, then every curl of the section run
  * with sh as written (only the ports, the key and the call id substituted), each answer checked
  * against the shape the README shows.

@@ -1,4 +1,4 @@
-/** @module Per-source SIP flood protection of the running gateway (issue "SIP stack" item 6), over real UDP on loopback. */
+/** @module Per-source SIP flood protection of the running gateway (docs/RELIABILITY.md "SIP: parser fuzzing and an INVITE flood"), over real UDP on loopback. */
 import t from 'tap';
 import { createSocket, type Socket } from 'node:dgram';
 import { startTestGateway, waitFor } from '../support/gateway-harness.js';

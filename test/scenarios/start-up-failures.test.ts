@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { startGatewayProcess } from '../support/gateway-process.js';
+import { timedOut } from '../support/deadline.js';
 
 // Each case starts a gateway process; the machine is shared, so the file gets room.
 t.setTimeout(300_000);
@@ -80,5 +81,5 @@ t.test('database locked by another process: exit 75 after the busy timeout', asy
 
 async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!check()) throw new Error('condition not met');
+  if (!check()) throw timedOut(check.toString(), 200 * 50);
 }

@@ -1,4 +1,4 @@
-/** Contract section 7: post-call webhook attribution, duplicates and what is stored, through buildApp. */
+/** docs/WEBHOOKS.md "Post-call webhooks": post-call webhook attribution, duplicates and what is stored, through buildApp. */
 import t, { type Test } from 'tap';
 import { isoTime } from '../../src/common/time.js';
 import type { AgentSettings, CallRecord } from '../../src/storage/index.js';
@@ -77,7 +77,7 @@ function assertNothingStored(t: Test, h: AppHarness, callId: string): void {
   t.equal(h.store.db.prepare('SELECT conversation_id FROM calls WHERE id = ?').pluck().get(callId), null, 'conversation id untouched');
 }
 
-t.test('contract 7: routed DID + recent call from the remote number → accepted; transcript served with source provider', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": routed DID + recent call from the remote number → accepted; transcript served with source provider', async (t) => {
   const h = buildApp(t);
   const { acme, call } = seed(h);
   t.equal(await statusOf(h, 'elevenlabs', transcription()), 'accepted');
@@ -103,7 +103,7 @@ t.test('contract 7: routed DID + recent call from the remote number → accepted
   t.equal(count(h, 'webhook_deliveries'), 1, 'stored once');
 });
 
-t.test('contract 7: payloads that do not attribute are ignored and store nothing', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": payloads that do not attribute are ignored and store nothing', async (t) => {
   const cases: [string, (h: AppHarness) => { payload: unknown; callId: string }][] = [
     ['DID never routed', (h) => ({ callId: seed(h).call.id, payload: transcription({ agentNumber: '+14155550777' }) })],
     ['agent id mismatch', (h) => ({ callId: seed(h).call.id, payload: transcription({ agentId: 'agent_someone_else' }) })],
@@ -139,7 +139,7 @@ t.test('contract 7: payloads that do not attribute are ignored and store nothing
   }
 });
 
-t.test('contract 7: a route deleted after the call still attributes; one deleted before it does not', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a route deleted after the call still attributes; one deleted before it does not', async (t) => {
   const h = buildApp(t);
   const { acme, routeId } = seed(h);
   t.ok(h.store.routes.delete(acme.tenant.id, routeId), 'route deleted now, after the call');
@@ -151,7 +151,7 @@ t.test('contract 7: a route deleted after the call still attributes; one deleted
   t.equal(await statusOf(h2, 'elevenlabs', transcription()), 'ignored');
 });
 
-t.test('contract 7: post_call_audio attributes through the conversation id; inline MP3 archived and served', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": post_call_audio attributes through the conversation id; inline MP3 archived and served', async (t) => {
   const h = buildApp(t);
   const { acme, call } = seed(h);
   t.equal(await statusOf(h, 'elevenlabs', transcription()), 'accepted');
@@ -177,7 +177,7 @@ t.test('contract 7: post_call_audio attributes through the conversation id; inli
   t.equal((await h.request({ method: 'GET', url: `/v1/calls/${call.id}/recording`, headers: other.auth })).statusCode, 404, "another tenant's call is not found");
 });
 
-t.test('contract 7: a conversation id the gateway saw on a media_bridge call attributes', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a conversation id the gateway saw on a media_bridge call attributes', async (t) => {
   const h = buildApp(t);
   const { acme, call } = seed(h, { call: { conversation_id: 'conv_bridge_1', agent_type: 'imported' } });
   const mp3 = Buffer.alloc(100, 0xfb);
@@ -188,7 +188,7 @@ t.test('contract 7: a conversation id the gateway saw on a media_bridge call att
     'the same id from another provider does not attribute');
 });
 
-t.test('contract 7: several matching calls → the one whose end is closest to the payload end time', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": several matching calls → the one whose end is closest to the payload end time', async (t) => {
   const h = buildApp(t);
   const { acme, call: older } = seed(h, { endedAgoMs: 50 * 60_000 });
   const now = h.clock.now();
@@ -202,7 +202,7 @@ t.test('contract 7: several matching calls → the one whose end is closest to t
   t.same(h.store.transcripts.sources(acme.tenant.id, newer.id), []);
 });
 
-t.test('contract 7: Retell and Vapi payloads attribute by DID; missing agent id needs an agent of that provider', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": Retell and Vapi payloads attribute by DID; missing agent id needs an agent of that provider', async (t) => {
   const h = buildApp(t);
   const retell = seed(h, { provider: 'retell', externalAgentId: 'oBeDLoLOeuAbiuaMFXRtDOLriTJ5tSxD' });
   const endMs = Date.parse(retell.call.ended_at!);
@@ -232,7 +232,7 @@ t.test('contract 7: Retell and Vapi payloads attribute by DID; missing agent id 
   t.same(h2.store.transcripts.get(vapi.acme.tenant.id, vapi.call.id, 'provider'), [{ role: 'caller', text: 'Hello?', offset_s: 0.5 }]);
 });
 
-t.test('contract 7: outbound calls attribute on their from number; a known conversation id with another agent does not', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": outbound calls attribute on their from number; a known conversation id with another agent does not', async (t) => {
   const h = buildApp(t);
   const { call } = seed(h, { call: { direction: 'outbound', from_number: DID, to_number: CALLER } });
   const outbound = transcription();

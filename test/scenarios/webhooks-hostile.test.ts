@@ -1,4 +1,4 @@
-/** Contract section 7 under hostile input: body limits, odd JSON, recording URLs aimed inside, signatures. */
+/** docs/WEBHOOKS.md "Post-call webhooks" under hostile input: body limits, odd JSON, recording URLs aimed inside, signatures. */
 import t, { type Test } from 'tap';
 import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -54,7 +54,7 @@ function callEnded(endMs: number, id: string, recordingUrl?: string, caller = CA
 const post = (h: AppHarness, provider: string, body: string, headers: Record<string, string> = {}) =>
   h.request({ method: 'POST', url: `/v1/webhooks/${provider}`, payload: body, headers: { 'content-type': 'application/json', ...headers } });
 
-t.test('contract 7: body limit, malformed and odd JSON, media type, unknown provider; never a 5xx', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": body limit, malformed and odd JSON, media type, unknown provider; never a 5xx', async (t) => {
   const h = buildApp(t, { webhooks: { bodyLimitBytes: 64 * 1024 } });
   seed(h);
   const big = await post(h, 'retell', JSON.stringify({ event: 'call_ended', pad: 'x'.repeat(70 * 1024) }));
@@ -111,7 +111,7 @@ async function downloadHarness(t: Test) {
   return { fx, h, ...seed(h) };
 }
 
-t.test('contract 7: recording URLs aimed at internal addresses or off the allow-list: nothing fetched, transcript kept', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": recording URLs aimed at internal addresses or off the allow-list: nothing fetched, transcript kept', async (t) => {
   const { fx, h, acme, call, endMs } = await downloadHarness(t);
   const hostile = [
     fx.url('/ok.wav', '127.0.0.1'),
@@ -150,7 +150,7 @@ t.test('contract 7: recording URLs aimed at internal addresses or off the allow-
   t.notOk(h.logLines.some((l) => l.includes('security-credentials')), 'URL paths (often signed) are not logged');
 });
 
-t.test('contract 7: a recording on an allow-listed HTTPS host is downloaded, archived with checksum and served', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a recording on an allow-listed HTTPS host is downloaded, archived with checksum and served', async (t) => {
   const { fx, h, acme, call, endMs } = await downloadHarness(t);
   const res = await post(h, 'retell', JSON.stringify(callEnded(endMs, 'good-1', fx.url('/ok.wav'))));
   t.same(JSON.parse(res.body), { status: 'accepted' });
@@ -165,7 +165,7 @@ t.test('contract 7: a recording on an allow-listed HTTPS host is downloaded, arc
   t.ok(rec.rawPayload.equals(AUDIO));
 });
 
-t.test("contract 7: the gateway's own recording is served before the provider's copy", async (t) => {
+t.test(`docs/WEBHOOKS.md "Post-call webhooks": the gateway's own recording is served before the provider's copy`, async (t) => {
   const { fx, h, acme, call, endMs } = await downloadHarness(t);
   const own = wav([128, 130, 126, 128]);
   writeFileSync(join(h.dataDir, 'own.wav'), own);
@@ -182,7 +182,7 @@ const elevenLabsHeader = (body: string, secret: string, tS: number) =>
 const retellHeader = (body: string, secret: string, tMs: number) =>
   `v=${tMs},d=${createHmac('sha256', secret).update(body + String(tMs)).digest('hex')}`;
 
-t.test('contract 7: with a secret configured, a missing, wrong or stale signature is 401; a right one is checked first', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": with a secret configured, a missing, wrong or stale signature is 401; a right one is checked first', async (t) => {
   const h = buildApp(t, { webhooks: { secrets: { elevenlabs: 'whsec_el', retell: 'key_retell' } } });
   const { endMs } = seed(h);
   const body = JSON.stringify(callEnded(endMs, 'signed-1'));

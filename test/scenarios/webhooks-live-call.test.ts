@@ -1,5 +1,5 @@
 /**
- * Contract section 7 end to end: a real inbound call through the gateway to an ElevenLabs
+ * docs/WEBHOOKS.md "Post-call webhooks" end to end: a real inbound call through the gateway to an ElevenLabs
  * sip_trunk agent, then the platform's post-call webhook, attributed to that call by the routed
  * DID, the caller and the time, and its transcript served on the call.
  */
@@ -11,7 +11,7 @@ import { answered, startSipPhoneUa } from '../support/sip-phone.js';
 const DID = '+15550170';
 const CALLER = '+15557770170';
 
-t.test('contract 7: the post-call payload of a real call is attributed to it and its transcript served', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": the post-call payload of a real call is attributed to it and its transcript served', async (t) => {
   const gw = await startTestGateway(t, {
     carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
     yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true',

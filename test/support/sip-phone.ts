@@ -12,6 +12,7 @@ import type { InboundCall, OutboundCall, SessionDialog, SipUserAgentOptions } fr
 import { mulawTone } from './audio-probe.js';
 import { testPortPool } from './rtp-peer.js';
 import { startGatewayUa } from './sip-sipp.js';
+import { withDeadline } from './deadline.js';
 
 interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
@@ -104,12 +105,15 @@ export async function startSipPhoneUa(t: Teardown, options: Partial<SipUserAgent
   return { ua, port: transport.udpPort, phone };
 }
 
-/** Resolves with the session once `call` is accepted, or rejects with its failure status. */
-export function answered(call: OutboundCall): Promise<{ session: SessionDialog; answer: Buffer }> {
-  return new Promise((resolve, reject) => {
+/**
+ * Resolves with the session once `call` is accepted, or rejects with its failure status; rejects
+ * after `ms` when neither comes (RFC 3261 Timer B is 32 s; the default is a hang guard below it).
+ */
+export function answered(call: OutboundCall, ms = 20_000): Promise<{ session: SessionDialog; answer: Buffer }> {
+  return withDeadline('an answer to the INVITE', new Promise((resolve, reject) => {
     call.events.on('accepted', (session, response) => resolve({ session, answer: response.body }));
     call.events.on('failed', (status) => reject(Object.assign(new Error(`call failed ${status}`), { status })));
-  });
+  }), ms);
 }
 
 export type { InboundCall };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { SipUserAgent, type SipUserAgentOptions } from '../../src/engine/sip/index.js';
 import { TestTransport } from './sip-test-transport.js';
 import { TransportLayer } from '../../src/engine/sip/transport/transport-layer.js';
+import { withDeadline } from './deadline.js';
 
 /** The folder holding the custom sipp scenarios. */
 export const SCENARIOS = join(import.meta.dirname, '..', 'interop', 'scenarios');
@@ -86,14 +87,18 @@ export interface SippRun {
   done: Promise<SippResult>;
 }
 
-/** Starts sipp with `args` in `cwd`; the teardown kills it by pid if it is still running. */
-export function startSipp(t: Teardown, cwd: string, args: readonly string[]): SippRun {
+/**
+ * Starts sipp with `args` in `cwd`; the teardown kills it by pid if it is still running. `done`
+ * rejects when sipp has not exited after `ms` (a hang guard: scenarios pass sipp's own -timeout).
+ */
+export function startSipp(t: Teardown, cwd: string, args: readonly string[], ms = 90_000): SippRun {
   const child = spawn('sipp', [...args, '-nostdin'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => { stdout += d.toString(); });
   child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
-  const done = new Promise<SippResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const exited = new Promise<SippResult>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = withDeadline(`sipp ${args.join(' ')} to exit`, exited, ms);
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });

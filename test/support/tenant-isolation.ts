@@ -1,5 +1,5 @@
 /**
- * @module The tenant-isolation check every endpoint gets (contract section 3): another tenant's
+ * @module The tenant-isolation check every endpoint gets (docs/API.md "Authentication"): another tenant's
  * resource answers exactly like one that does not exist, and changes nothing.
  */
 import type { InjectOptions } from 'light-my-request';

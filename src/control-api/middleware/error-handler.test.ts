@@ -6,7 +6,7 @@ import { brotliCompressSync } from 'node:zlib';
 import { buildApp } from '../../../test/support/build-app.js';
 import { STORAGE_RETRY_AFTER_S } from './error-handler.js';
 
-t.test('contract 2: a body whose brotli encoding is corrupt is a 400 validation_failed, never a 500', async (t) => {
+t.test('docs/API.md "Errors": a body whose brotli encoding is corrupt is a 400 validation_failed, never a 500', async (t) => {
   const h = buildApp(t);
   const headers = { 'content-type': 'application/json', 'content-encoding': 'br' };
   const corrupt = await h.request({ method: 'POST', url: '/v1/auth/login', headers, payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]) });

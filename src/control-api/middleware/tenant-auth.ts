@@ -1,5 +1,5 @@
 /**
- * @module Tenant authentication (contract section 3): BearerAuth with an API key, or CookieAuth
+ * @module Tenant authentication (docs/API.md "Authentication"): BearerAuth with an API key, or CookieAuth
  * with a `gateway_session` cookie from POST /v1/auth/login; the CSRF rule for cookie requests.
  */
 import type { Context } from 'koa';
@@ -50,7 +50,7 @@ export function authenticate(ctx: Context & { state: ApiState }, deps: AuthDeps)
 }
 
 /**
- * Contract section 3: a cookie-authenticated unsafe request is refused when the browser says it is
+ * docs/API.md "Authentication": a cookie-authenticated unsafe request is refused when the browser says it is
  * cross-site, or when it names an Origin that is neither the API's own nor an allowed one.
  */
 export function checkCsrf(ctx: Context, allowedOrigins: readonly string[]): void {

@@ -31,14 +31,14 @@ export interface AgentSide {
 /** How an agent side reports that the agent ended the call on its own. */
 export type AgentEnded = (reason: EndReason) => void;
 
-/** A transcript turn as stored (contract section 4). */
+/** A transcript turn as stored (docs/API.md "Calls"). */
 export interface TranscriptTurn {
   role: 'caller' | 'agent';
   text: string;
   offset_s: number;
 }
 
-/** A streaming agent (contract section 5, or a provider's protocol) on the remote leg's RTP. */
+/** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
 export class StreamingAgentSide implements AgentSide {
   readonly #ctx: CallEngineContext;
   readonly #call: Call;

@@ -1,5 +1,5 @@
 /**
- * @module What the control API may ask of live calls (contract section 4): place, hold, unhold,
+ * @module What the control API may ask of live calls (docs/API.md "Calls"): place, hold, unhold,
  * hang up, transfer, and read a live call's media session. Outcomes are values; the API maps each
  * failure to its problem+json code.
  */

@@ -1,5 +1,5 @@
 /**
- * @module The persisted shape of a call (contract section 4): what the engine writes at each state
+ * @module The persisted shape of a call (docs/API.md "Calls"): what the engine writes at each state
  * change and what the API reads. One row per attempt, failed ones included; the CDR fields are
  * the row's times, end reason, SIP status and who hung up.
  */

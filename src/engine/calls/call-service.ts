@@ -16,7 +16,7 @@ import { toE164, uriUser } from './dialled-number.js';
 import type { InboundCall } from '../sip/index.js';
 
 export interface CallServiceOptions {
-  /** Live calls a tenant may have at once (contract section 2: 429 `concurrency_limit`). */
+  /** Live calls a tenant may have at once (docs/API.md "Errors": 429 `concurrency_limit`). */
   maxConcurrentPerTenant: number;
   /** Whether the gateway is draining: no new calls. */
   isDraining(): boolean;

@@ -1,5 +1,5 @@
 /**
- * @module One call's record and its life (contract section 4): state changes through the state
+ * @module One call's record and its life (docs/API.md "Calls"): state changes through the state
  * machine, hold, transfer trail and the end, each written to the store as it happens. The call
  * flows own the SIP and media legs; this class owns what the tenant sees.
  */

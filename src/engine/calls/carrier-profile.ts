@@ -1,5 +1,5 @@
 /**
- * @module A carrier as the call layer uses it (contract section 8): where its INVITEs go, how it
+ * @module A carrier as the call layer uses it (docs/CONFIGURATION.md "Operator surface"): where its INVITEs go, how it
  * wants numbers written, its credentials, codecs, limit and transfer method. Built from the
  * carriers file by the composition root; the built-in sandbox is one more profile.
  */
@@ -18,7 +18,7 @@ export interface CarrierProfile {
   countryCode?: string;
   codecs: readonly CodecName[];
   maxConcurrentCalls: number;
-  /** Where the dialled number of an inbound INVITE is read (contract section 8). */
+  /** Where the dialled number of an inbound INVITE is read (docs/CONFIGURATION.md "Operator surface"). */
   didFrom: 'request_uri' | 'to';
   transfer: 'bridge' | 'refer';
   /** SRTP on its legs (see `MediaEncryption`). */

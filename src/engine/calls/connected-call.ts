@@ -1,6 +1,6 @@
 /**
- * @module An answered call: the remote party's leg joined to the agent's side (contract sections
- * 4 and 5), with hold, hang-up, recording, transcript and the hand-over to a transfer. Every flow
+ * @module An answered call: the remote party's leg joined to the agent's side (docs/API.md "Calls"
+ * and "Agent WebSocket protocol"), with hold, hang-up, recording, transcript and the hand-over to a transfer. Every flow
  * (outbound, inbound media_bridge, inbound sip_trunk) ends up here once the remote leg is up.
  */
 import { mkdir } from 'node:fs/promises';
@@ -91,7 +91,7 @@ export class ConnectedCall {
       this.#call.log.info({ direction: audio.direction }, audio.remote.onHold ? 'the remote party put the call on hold' : 'the remote party resumed the call');
       this.#remoteHeld = audio.remote.onHold;
       if (this.#transfer?.bridged !== true) this.#agent?.remoteHold(audio.remote.onHold);
-      // Contract 4: transcription pauses with the recording, on any hold.
+      // docs/API.md "Calls": transcription pauses with the recording, on any hold.
       if (this.#remoteHeld) this.#transcriber?.pause();
       else if (!this.#call.snapshot().on_hold) this.#transcriber?.resume();
     }
@@ -145,7 +145,7 @@ export class ConnectedCall {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.bridged) this.#transfer.hold();
     else this.#agent?.hold();
-    // Contract 4: transcription pauses with the recording, whoever holds the audio now.
+    // docs/API.md "Calls": transcription pauses with the recording, whoever holds the audio now.
     this.#transcriber?.pause();
     this.#call.setHold(true);
     return null;
@@ -263,7 +263,7 @@ export class ConnectedCall {
     }
   }
 
-  /** The gateway's own transcript (contract 4 `GET /v1/calls/{id}/transcript`, source `gateway`), once its streams are closed. */
+  /** The gateway's own transcript (docs/API.md "Calls" `GET /v1/calls/{id}/transcript`, source `gateway`), once its streams are closed. */
   async #closeTranscriber(): Promise<TranscriptTurn[]> {
     const transcriber = this.#transcriber;
     this.#transcriber = null;

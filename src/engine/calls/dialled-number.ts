@@ -1,6 +1,6 @@
 /**
  * @module Numbers out of SIP: the user part of a Request-URI, To or From URI, and the E.164 form
- * of a dialled number as a carrier writes it (contract section 8: each carrier's number format).
+ * of a dialled number as a carrier writes it (docs/CONFIGURATION.md "Operator surface": each carrier's number format).
  */
 import type { CarrierProfile } from './carrier-profile.js';
 

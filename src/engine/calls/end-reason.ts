@@ -1,5 +1,5 @@
 /**
- * @module Every way a call ends (contract section 4): `end_reason`, the SIP status when SIP said
+ * @module Every way a call ends (docs/API.md "Calls"): `end_reason`, the SIP status when SIP said
  * so, and who hung up. Failures classify themselves from the final response.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module An inbound call to a routed DID (issue "inbound calls"): the caller's INVITE is answered
+ * @module An inbound call to a routed DID (docs/DECISIONS.md "Calls"): the caller's INVITE is answered
  * from our RTP port and joined to the tenant's imported agent in its connection mode. media_bridge:
  * the gateway answers and opens the platform's streaming session on the caller's audio. sip_trunk:
  * the gateway dials the platform's SIP edge first and answers the caller when the agent answers

@@ -1,5 +1,5 @@
 /**
- * @module An outbound call (contract section 4, POST /v1/calls): the INVITE through the carrier
+ * @module An outbound call (docs/API.md "Calls", POST /v1/calls): the INVITE through the carrier
  * (RFC 3263 targets with failover, 3xx redirects, digest, the carrier's number format), `ringing` on 18x,
  * `active` on 2xx and then the agent; every failure ends the attempt with its end reason and
  * SIP status. Before the answer a hang-up is a CANCEL (RFC 3261 9.1), after it a BYE.

@@ -1,5 +1,5 @@
 /**
- * @module Start-up recovery (issue "restart safety"): calls a crash left unfinished are ended with
+ * @module Start-up recovery (docs/RELIABILITY.md "Crash during live calls, and secrets"): calls a crash left unfinished are ended with
  * `gateway_restart`, their CDRs written, and the recordings they were writing repaired (header
  * sizes from the data on disk) and attached, so the tenant keeps what was recorded.
  */

@@ -219,7 +219,7 @@ export class SipTrunkSide implements AgentSide {
   /**
    * A key the caller signalled by SIP INFO goes to the agent as RFC 4733 events on the bridged
    * RTP, as platforms take it, or, when the agent leg has no telephone-event, as the same INFO.
-   * Nothing while held (contract 4).
+   * Nothing while held (docs/API.md "Calls").
    */
   receiveDigit(digit: string): void {
     const bridge = this.#bridge;

@@ -1,5 +1,5 @@
 /**
- * @module Blind transfer of the remote party (contract section 4, POST /v1/calls/transfer).
+ * @module Blind transfer of the remote party (docs/API.md "Calls", POST /v1/calls/transfer).
  * `bridge` (the default): the gateway dials the target over the call's carrier and, once it
  * answers, releases the agent and bridges the remote party's RTP to the target's. `refer`: the
  * gateway asks the carrier to do it (RFC 3515 REFER), releases the agent once the carrier accepts,
@@ -178,7 +178,7 @@ export class Transfer {
     const status = await this.#remote.dialog.refer(referTo);
     if (this.#isClosed()) return;
     if (status < 200 || status >= 300) return this.#fail();
-    // RFC 3515 2.4.2: 202 means accepted, not done; the agent leaves now (contract section 4).
+    // RFC 3515 2.4.2: 202 means accepted, not done; the agent leaves now (docs/API.md "Calls").
     // A NOTIFY that overtook the 202 may have settled the transfer already (transfer-state.ts).
     if (this.#phase !== 'dialing') return void this.#transition('accepted');
     this.#releasedAgent = true;

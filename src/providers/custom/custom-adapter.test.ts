@@ -1,7 +1,7 @@
 import t from 'tap';
 import { createProviderRegistry } from '../registry.js';
 
-t.test('contract 6: custom offers both modes and no defaults, so the tenant gives the target', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": custom offers both modes and no defaults, so the tenant gives the target', (t) => {
   const custom = createProviderRegistry().get('custom')!;
   t.same(custom.connectionModes, ['sip_trunk', 'media_bridge']);
   t.same(custom.regions, ['default']);
@@ -14,7 +14,7 @@ t.test('contract 6: custom offers both modes and no defaults, so the tenant give
   t.end();
 });
 
-t.test('contract 6: custom verify is not_supported and touches no network', async (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": custom verify is not_supported and touches no network', async (t) => {
   let fetches = 0;
   const countingFetch: typeof fetch = (...args) => {
     fetches += 1;

@@ -1,6 +1,6 @@
 /**
  * @module Provider `custom`: any SIP edge, or any agent speaking the gateway's WebSocket protocol
- * (contract section 5). There is no platform behind it, so nothing has a default.
+ * (docs/API.md "Agent WebSocket protocol"). There is no platform behind it, so nothing has a default.
  */
 import { InvariantError } from '../../common/errors.js';
 import type { EndpointOverrides, ProviderAdapter, ProviderEndpoints, VerifyResult } from '../provider-adapter.js';

@@ -7,7 +7,7 @@ t.test('AgentSession contract', (t) => {
   t.end();
 });
 
-t.test('contract section 5: connected, then start with the call as customParameters and µ-law 8000 mono', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": connected, then start with the call as customParameters and µ-law 8000 mono', async (t) => {
   const { fake, session } = await started(t);
   const [connected, start] = fake.core.jsonMessages();
   t.same(connected, { event: 'connected', protocol: 'Call', version: '1.0.0' });
@@ -62,7 +62,7 @@ t.test('Twilio mark: the agent mark surfaces in order with audio and is echoed w
   t.match(fake.core.jsonMessages().find((m) => m.event === 'mark'), { streamSid: session.streamSid, mark: { name: 'greeting-done' } });
 });
 
-t.test('contract section 5: hold and unhold events bracket a pause in caller audio', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": hold and unhold events bracket a pause in caller audio', async (t) => {
   const { fake, session } = await started(t);
   session.hold();
   session.sendAudio(Buffer.alloc(160, 1));
@@ -85,7 +85,7 @@ t.test('docs/PROVIDERS.md hold events: a hold by the remote party itself says so
   ]);
 });
 
-t.test('contract section 5: the call ending sends stop, then closes the socket', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": the call ending sends stop, then closes the socket', async (t) => {
   const { fake, session } = await started(t);
   session.close('caller hung up');
   await fake.core.until(() => fake.core.closedWith !== undefined);

@@ -1,6 +1,6 @@
 /**
  * @module Provider `custom` in media_bridge (and POST /v1/calls `agent_ws_url`): the gateway is
- * the WebSocket client and speaks the Twilio Media Streams message set (contract section 5;
+ * the WebSocket client and speaks the Twilio Media Streams message set (docs/API.md "Agent WebSocket protocol";
  * https://www.twilio.com/docs/voice/media-streams/websocket-messages), plus `hold`/`unhold`.
  */
 import { randomBytes } from 'node:crypto';
@@ -104,7 +104,7 @@ export class CustomAgentSession extends SocketAgentSession {
     if (this.state === 'ready') this.#send('mark', { mark: { name } });
   }
 
-  /** Extension events (contract 5): `source` is `api` (POST /v1/calls/{id}/hold) or `remote` (the remote party's own hold, RFC 3264 §8.4). */
+  /** Extension events (docs/API.md "Agent WebSocket protocol"): `source` is `api` (POST /v1/calls/{id}/hold) or `remote` (the remote party's own hold, RFC 3264 §8.4). */
   protected override onHoldChange(held: boolean, source: HoldSource): void {
     this.#send(held ? 'hold' : 'unhold', { source });
   }

@@ -14,7 +14,7 @@ t.test('verify contract', (t) => providerContract(t, {
   agentId: 'agent_01jz8k2m3n4p5q6r7s8t9v0w1x',
 }));
 
-t.test('contract 6: regions default, us, eu, in, sg pick the API base URL', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": regions default, us, eu, in, sg pick the API base URL', (t) => {
   t.same(adapter.regions, ['default', 'us', 'eu', 'in', 'sg']);
   t.equal(adapter.defaultRegion, 'default');
   t.same(adapter.endpoints('default'), {
@@ -28,7 +28,7 @@ t.test('contract 6: regions default, us, eu, in, sg pick the API base URL', (t) 
   t.end();
 });
 
-t.test('contract 6: both modes, TCP by default, SIP edge sip.rtc.elevenlabs.io', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": both modes, TCP by default, SIP edge sip.rtc.elevenlabs.io', (t) => {
   t.same(adapter.connectionModes, ['sip_trunk', 'media_bridge']);
   t.equal(adapter.defaultSipTransport, 'tcp');
   t.equal(adapter.defaultSipUri('default', { didNumber: '+15551234567', externalAgentId: 'agent_x' }),
@@ -40,13 +40,13 @@ t.test('contract 6: both modes, TCP by default, SIP edge sip.rtc.elevenlabs.io',
   t.end();
 });
 
-t.test('contract 6: the default streaming endpoint is the conversation socket of the region', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the default streaming endpoint is the conversation socket of the region', (t) => {
   t.equal(adapter.defaultStreamingUrl('default', 'agent_01 x'), 'wss://api.elevenlabs.io/v1/convai/conversation?agent_id=agent_01%20x');
   t.equal(adapter.defaultStreamingUrl('in', 'agent_1'), 'wss://api.in.residency.elevenlabs.io/v1/convai/conversation?agent_id=agent_1');
   t.end();
 });
 
-t.test('contract 8: providers.elevenlabs overrides replace every region', (t) => {
+t.test('docs/CONFIGURATION.md "Operator surface": providers.elevenlabs overrides replace every region', (t) => {
   const overridden = createProviderRegistry({
     elevenlabs: { api_base_url: 'http://127.0.0.1:9/el/', ws_base_url: 'ws://127.0.0.1:9', sip_host: '127.0.0.1:5099' },
   }).get('elevenlabs')!;

@@ -13,7 +13,7 @@ t.test('verify contract', (t) => providerContract(t, {
   agentId: 'gpt-realtime',
 }));
 
-t.test('contract 6: OpenAI Realtime bridges to the model socket; SIP needs the project URI', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": OpenAI Realtime bridges to the model socket; SIP needs the project URI', (t) => {
   t.same(adapter.regions, ['default']);
   t.same(adapter.connectionModes, ['sip_trunk', 'media_bridge']);
   t.equal(adapter.defaultSipTransport, 'tls');

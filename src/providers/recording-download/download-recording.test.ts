@@ -78,7 +78,7 @@ async function harness(t: Test): Promise<Harness> {
   return { fx, lookups, clock, slowStarted, options };
 }
 
-t.test('contract 7: an allow-listed HTTPS recording is downloaded with its checksum, the name resolved once', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": an allow-listed HTTPS recording is downloaded with its checksum, the name resolved once', async (t) => {
   const h = await harness(t);
   const r = await downloadRecording(h.fx.url('/ok'), h.options());
   if (!r.ok) return t.fail(`${r.reason}: ${r.detail}`);
@@ -88,7 +88,7 @@ t.test('contract 7: an allow-listed HTTPS recording is downloaded with its check
   t.same(h.lookups, ['media.recordings.test'], 'one resolution; the connection used its answer');
 });
 
-t.test('contract 7: a redirect to another allowed host is resolved and checked again', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a redirect to another allowed host is resolved and checked again', async (t) => {
   const h = await harness(t);
   const r = await downloadRecording(h.fx.url(`/redirect?to=${encodeURIComponent(h.fx.url('/ok', 'cdn.recordings.test'))}`), h.options());
   t.equal(r.ok, true);
@@ -96,7 +96,7 @@ t.test('contract 7: a redirect to another allowed host is resolved and checked a
   if (r.ok) t.equal(r.finalUrl, h.fx.url('/ok', 'cdn.recordings.test'));
 });
 
-t.test('contract 7: redirects to loopback, metadata, private and IPv4-mapped addresses are refused', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": redirects to loopback, metadata, private and IPv4-mapped addresses are refused', async (t) => {
   const h = await harness(t);
   const targets = [
     `https://127.0.0.1:${h.fx.port}/ok`,
@@ -115,7 +115,7 @@ t.test('contract 7: redirects to loopback, metadata, private and IPv4-mapped add
   }
 });
 
-t.test('contract 7: URLs naming refused addresses directly are refused before any connection', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": URLs naming refused addresses directly are refused before any connection', async (t) => {
   const h = await harness(t);
   for (const url of ['https://127.0.0.1/x', 'https://169.254.169.254/x', h.fx.url('/ok', 'private.recordings.test'), 'https://[::ffff:10.0.0.1]/x', h.fx.url('/ok', 'mapped.recordings.test')]) {
     const r = await downloadRecording(url, h.options());
@@ -124,13 +124,13 @@ t.test('contract 7: URLs naming refused addresses directly are refused before an
   t.equal(h.fx.requests.length, 0);
 });
 
-t.test('contract 7: a DNS answer mixing a public and a private address is refused', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a DNS answer mixing a public and a private address is refused', async (t) => {
   const h = await harness(t);
   const r = await downloadRecording(h.fx.url('/ok', 'mixed.recordings.test'), h.options());
   t.same(r, { ok: false, reason: 'address_refused', detail: '10.0.0.1' });
 });
 
-t.test('contract 7: hosts off the allow-list and non-HTTPS schemes are refused, directly and by redirect', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": hosts off the allow-list and non-HTTPS schemes are refused, directly and by redirect', async (t) => {
   const h = await harness(t);
   const cases: [string, string][] = [
     [`https://evil.example:${h.fx.port}/ok`, 'host_not_allowed'],
@@ -149,7 +149,7 @@ t.test('contract 7: hosts off the allow-list and non-HTTPS schemes are refused, 
   t.notOk(h.lookups.includes('evil.example'), 'an off-list name is never even resolved');
 });
 
-t.test('contract 7: bodies over the byte cap are aborted, streamed or declared', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": bodies over the byte cap are aborted, streamed or declared', async (t) => {
   const h = await harness(t);
   const streamed = await downloadRecording(h.fx.url('/big'), h.options());
   t.same(streamed.ok ? 'downloaded' : streamed.reason, 'too_large');
@@ -159,7 +159,7 @@ t.test('contract 7: bodies over the byte cap are aborted, streamed or declared',
   t.equal(fits.ok && fits.bytes.length, 1024 * 1024);
 });
 
-t.test('contract 7: a body that stalls is aborted at the overall time cap', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a body that stalls is aborted at the overall time cap', async (t) => {
   const h = await harness(t);
   const pending = downloadRecording(h.fx.url('/slow'), h.options({ timeoutMs: 5_000 }));
   await h.slowStarted;
@@ -168,7 +168,7 @@ t.test('contract 7: a body that stalls is aborted at the overall time cap', asyn
   t.same(r.ok ? 'downloaded' : r.reason, 'timeout');
 });
 
-t.test('contract 7: a resolver that never answers is cut off by the time cap', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": a resolver that never answers is cut off by the time cap', async (t) => {
   const h = await harness(t);
   const pending = downloadRecording(h.fx.url('/ok'), h.options({ resolver: () => new Promise(() => undefined) }));
   h.clock.advance(10_000);
@@ -199,7 +199,7 @@ t.test('HTTP errors and DNS failures are values', async (t) => {
   t.same(noLocation.ok ? 'downloaded' : noLocation.reason, 'http_status');
 });
 
-t.test('contract 7: an IPv6 answer is checked and pinned the same way', async (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": an IPv6 answer is checked and pinned the same way', async (t) => {
   const fx = await startHttpsFixture(t, (_req, res) => res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(AUDIO), '::1');
   const lookups: string[] = [];
   const options: DownloadOptions = {

@@ -115,7 +115,7 @@ async function follow(start: URL, options: DownloadOptions, signal: AbortSignal)
 }
 
 /**
- * Downloads a recording under the rules of contract section 7. Never throws for anything the
+ * Downloads a recording under the rules of docs/WEBHOOKS.md "Post-call webhooks". Never throws for anything the
  * URL, DNS or the remote server does; every such outcome is a `{ok: false, reason}` value.
  */
 export async function downloadRecording(rawUrl: string, options: DownloadOptions): Promise<DownloadResult> {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { isAllowedHost } from './host-allow-list.js';
 
-t.test('contract 7: recording hosts match an exact name or a *.suffix wildcard, nothing looser', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": recording hosts match an exact name or a *.suffix wildcard, nothing looser', (t) => {
   const list = ['storage.vapi.ai', '*.cloudfront.net', '*.Retell.example.'];
   for (const h of ['storage.vapi.ai', 'STORAGE.VAPI.AI.', 'd1.cloudfront.net', 'a.b.cloudfront.net', 'x.retell.example']) t.ok(isAllowedHost(h, list), h);
   for (const h of ['vapi.ai', 'evil-storage.vapi.ai', 'storage.vapi.ai.evil.com', 'cloudfront.net', 'evilcloudfront.net', 'd1.cloudfront.net.evil.com', '', '127.0.0.1']) {

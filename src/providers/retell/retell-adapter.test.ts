@@ -13,14 +13,14 @@ t.test('verify contract', (t) => providerContract(t, {
   agentId: '16b980523634a6dc504898cda492e939',
 }));
 
-t.test('contract 6: Retell has one region with api.retellai.com and sip.retellai.com', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": Retell has one region with api.retellai.com and sip.retellai.com', (t) => {
   t.same(adapter.regions, ['default']);
   t.equal(adapter.defaultRegion, 'default');
   t.same(adapter.endpoints('default'), { apiBaseUrl: 'https://api.retellai.com', sipHost: 'sip.retellai.com' });
   t.end();
 });
 
-t.test('contract 6: Retell offers sip_trunk only (no audio WebSocket), TCP by default', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": Retell offers sip_trunk only (no audio WebSocket), TCP by default', (t) => {
   t.same(adapter.connectionModes, ['sip_trunk']);
   t.notOk(adapter.connectionModes.includes('media_bridge'));
   t.equal(adapter.defaultStreamingUrl('default', 'agent'), null);

@@ -10,6 +10,7 @@ import type { RecognizedUtterance } from '../../engine/calls/ports.js';
 import { createResampler } from '../../engine/media/index.js';
 import { needPeer, tempWorkdir } from '../../../test/support/peers.js';
 import { DEFAULT_POCKETSPHINX_ARGS, PocketsphinxRecognizer, POCKETSPHINX_RATE } from './pocketsphinx-recognizer.js';
+import { withDeadline } from '../../../test/support/deadline.js';
 
 /** A logger whose lines the test reads. */
 function capturingLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -103,15 +104,13 @@ t.test('a decoder that dies mid-call is reported; writes after it are ignored an
   const recognizer = new PocketsphinxRecognizer({ command: script, args: [], clock: systemClock, logger, tmpDir: dir });
   const errors: string[] = [];
   const stream = recognizer.open({ callId: 'c1', role: 'caller', sampleRate: POCKETSPHINX_RATE, handlers: { onError: (e) => errors.push(e) } });
-  await new Promise<void>((resolve) => {
-    const poll = setInterval(() => {
+  let poll: NodeJS.Timeout | undefined;
+  await withDeadline('the dying decoder\'s error', new Promise<void>((resolve) => {
+    poll = setInterval(() => {
       stream.write(silence(20));
-      if (errors.length > 0) {
-        clearInterval(poll);
-        resolve();
-      }
+      if (errors.length > 0) resolve();
     }, 20);
-  });
+  }), 10_000).finally(() => clearInterval(poll));
   t.match(errors[0], /exited \(3\).*FATAL: model missing/);
   stream.write(silence(20));
   t.same(await stream.close(), []);

@@ -13,7 +13,7 @@ t.test('verify contract', (t) => providerContract(t, {
   agentId: '0b4d8c2e-1f3a-4e5b-9c6d-7e8f9a0b1c2d',
 }));
 
-t.test('contract 6: Ultravox offers both modes and has no public SIP edge', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": Ultravox offers both modes and has no public SIP edge', (t) => {
   t.same(adapter.regions, ['default']);
   t.same(adapter.connectionModes, ['sip_trunk', 'media_bridge']);
   t.same(adapter.endpoints('default'), { apiBaseUrl: 'https://api.ultravox.ai' });

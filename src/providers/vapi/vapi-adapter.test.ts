@@ -13,7 +13,7 @@ t.test('verify contract', (t) => providerContract(t, {
   agentId: '5f1c3a9e-8b2d-4c6f-9a1e-7d3b5c8e2f40',
 }));
 
-t.test('contract 6: Vapi regions us and eu pick the API and the SIP edge', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": Vapi regions us and eu pick the API and the SIP edge', (t) => {
   t.same(adapter.regions, ['us', 'eu']);
   t.equal(adapter.defaultRegion, 'us');
   t.same(adapter.endpoints('us'), { apiBaseUrl: 'https://api.vapi.ai', sipHost: 'sip.vapi.ai' });
@@ -21,7 +21,7 @@ t.test('contract 6: Vapi regions us and eu pick the API and the SIP edge', (t) =
   t.end();
 });
 
-t.test('contract 6: Vapi offers both modes; SIP numbers on the regional edge', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": Vapi offers both modes; SIP numbers on the regional edge', (t) => {
   t.same(adapter.connectionModes, ['sip_trunk', 'media_bridge']);
   t.equal(adapter.defaultSipTransport, 'udp');
   t.equal(adapter.defaultSipUri('us', { didNumber: '+15551234567', externalAgentId: 'a' }), 'sip:+15551234567@sip.vapi.ai;transport=udp');
@@ -30,7 +30,7 @@ t.test('contract 6: Vapi offers both modes; SIP numbers on the regional edge', (
   t.end();
 });
 
-t.test('contract 6: the Vapi streaming endpoint is the per-call creation URL of the region', (t) => {
+t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the Vapi streaming endpoint is the per-call creation URL of the region', (t) => {
   t.equal(adapter.defaultStreamingUrl('us', 'x'), 'https://api.vapi.ai/call');
   t.equal(adapter.defaultStreamingUrl('eu', 'x'), 'https://api.eu.vapi.ai/call');
   t.end();

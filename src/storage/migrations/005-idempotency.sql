@@ -1,4 +1,4 @@
--- Idempotency-Key of POST /v1/calls (contract sections 2 and 4): per tenant and key, the hash of
+-- Idempotency-Key of POST /v1/calls (docs/API.md "Errors" and docs/API.md "Calls"): per tenant and key, the hash of
 -- the first request and, once answered, its response. A row with no response is a reservation: a
 -- request with that key is in flight. Rows older than 24 h are ignored and purged lazily.
 

@@ -1,5 +1,5 @@
 /**
- * @module The credentials of the authentication matrix (contract section 3) and what each must
+ * @module The credentials of the authentication matrix (docs/API.md "Authentication") and what each must
  * get: absent, malformed, unknown and revoked credentials a 401, session cookies checked for CSRF
  * on unsafe methods, an Authorization header deciding alone when it is present.
  */

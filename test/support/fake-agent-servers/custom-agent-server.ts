@@ -1,6 +1,6 @@
 /**
  * @module A fake agent for provider `custom`: the server side of the gateway's Twilio Media
- * Streams protocol (contract section 5). It waits for `start`, records what the gateway sent,
+ * Streams protocol (docs/API.md "Agent WebSocket protocol"). It waits for `start`, records what the gateway sent,
  * and can send `media`, `mark` and `clear`.
  */
 import type { Test } from 'tap';

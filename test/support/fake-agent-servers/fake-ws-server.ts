@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { withDeadline } from '../deadline.js';
 
 /** One HTTP request as the fake saw it (REST side or WebSocket upgrade). */
 export interface RecordedHttp {
@@ -111,10 +112,21 @@ export class FakeWsCore {
     return this.frames.flatMap((f) => (f.kind === 'json' ? [f.message] : []));
   }
 
-  /** Resolves once `check` holds; rechecked after every frame, request and close. */
-  until(check: () => boolean): Promise<void> {
+  /**
+   * Resolves once `check` holds; rechecked after every frame, request and close. Rejects after
+   * `ms`, naming `what` (or the check's source) and the frames received so far.
+   */
+  until(check: () => boolean, what = check.toString(), ms = 30_000): Promise<void> {
     if (check()) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ check, resolve }));
+    const waiter = { check, resolve: (): void => undefined };
+    const met = new Promise<void>((resolve) => {
+      waiter.resolve = resolve;
+      this.#waiters.push(waiter);
+    });
+    return withDeadline(what, met, ms).catch((err: Error) => {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      throw new Error(`fake agent server: ${err.message} (${this.frames.length} frames received)`);
+    });
   }
 
   async close(): Promise<void> {

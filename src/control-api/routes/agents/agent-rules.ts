@@ -1,5 +1,5 @@
 /**
- * @module The inventory rules of contract section 6: which settings each connection mode needs,
+ * @module The inventory rules of docs/API.md "Agents, routes, numbers and SIP credentials": which settings each connection mode needs,
  * what defaults apply, and how a live verification answer maps to an API outcome.
  */
 import { ApiError } from '../../../common/errors.js';
@@ -34,7 +34,7 @@ function invalid(path: string, message: string): ApiError {
 
 /**
  * Fills defaults and checks the per-mode requirements. Omitted settings take their defaults (so a
- * PUT that omits one resets it, as the contract says). Addresses are checked by agent-address-rules.
+ * PUT that omits one resets it, as docs/API.md "Agents, routes, numbers and SIP credentials" says). Addresses are checked by agent-address-rules.
  */
 export function resolveSettings(
   agent: { provider: string; externalAgentId: string }, platform: AgentPlatform, input: SettingsInput,
@@ -71,7 +71,7 @@ export function resolveSettings(
 }
 
 /**
- * Maps a live check to the contract's answers: found → verified now; not_supported → stored
+ * Maps a live check to the documented answers (docs/API.md "Agents, routes, numbers and SIP credentials"): found → verified now; not_supported → stored
  * unverified; otherwise the error to send.
  */
 export function verificationOutcome(result: PlatformVerifyResult, provider: string): { verified: boolean } {

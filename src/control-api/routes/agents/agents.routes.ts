@@ -1,5 +1,5 @@
 /**
- * @module The agent inventory (contract section 6): import with live verification and an optional
+ * @module The agent inventory (docs/API.md "Agents, routes, numbers and SIP credentials"): import with live verification and an optional
  * route, read, list and update. Agent and route are created in one transaction.
  */
 import type { Clock } from '../../../common/clock.js';

@@ -1,4 +1,4 @@
-/** @module POST /v1/auth/login and /v1/auth/logout: cookie sessions (contract section 3). */
+/** @module POST /v1/auth/login and /v1/auth/logout: cookie sessions (docs/API.md "Authentication"). */
 import { Type } from '@sinclair/typebox';
 import type { ApiKeyRepository, SessionRepository } from '../../../storage/index.js';
 import { checkCsrf, SESSION_COOKIE } from '../../middleware/tenant-auth.js';

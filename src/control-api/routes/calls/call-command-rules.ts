@@ -1,5 +1,5 @@
 /**
- * @module The rules of the call commands (contract sections 2 and 4): the sandbox rule, the agent
+ * @module The rules of the call commands (docs/API.md "Errors" and docs/API.md "Calls"): the sandbox rule, the agent
  * address rule, and how each command failure maps to its problem code.
  */
 import { isIP } from 'node:net';
@@ -39,12 +39,12 @@ export function unknownCarrier(): ApiError {
   return new ApiError(400, 'unknown_carrier', 'No carrier with that name.', { errors: [{ path: '/carrier', message: 'is not a configured carrier' }] });
 }
 
-/** The engine is not running in this process (contract 2: 503 `unavailable`). */
+/** The engine is not running in this process (docs/API.md "Errors": 503 `unavailable`). */
 export function engineUnavailable(): ApiError {
   return new ApiError(503, 'unavailable', 'The call engine is not running.');
 }
 
-/** Contract 2: a sandbox key places calls on the sandbox carrier only, a live key never there. */
+/** docs/API.md "Errors": a sandbox key places calls on the sandbox carrier only, a live key never there. */
 export function checkSandboxRule(principal: Principal, carrier: string): void {
   const sandboxKey = principal.keyKind === 'sandbox';
   if (sandboxKey === (carrier === SANDBOX_CARRIER)) return;
@@ -78,7 +78,7 @@ export interface AgentUrlPolicy {
 }
 
 /**
- * Contract 4: `ws://` or `wss://` only; the host must neither be nor resolve to an address the
+ * docs/API.md "Calls": `ws://` or `wss://` only; the host must neither be nor resolve to an address the
  * outbound-address policy refuses (every address of the name is checked, so one private A record
  * among public ones is refused), and must resolve. The engine connects later; it checks the
  * address it connects to again, since a name may resolve differently by then.

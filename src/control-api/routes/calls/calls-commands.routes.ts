@@ -1,5 +1,5 @@
 /**
- * @module Call commands (contract section 4): place a call (with Idempotency-Key), hold, unhold,
+ * @module Call commands (docs/API.md "Calls"): place a call (with Idempotency-Key), hold, unhold,
  * hang up and transfer. Each handler checks the request and hands it to one CallControl command.
  */
 import type { Clock } from '../../../common/clock.js';

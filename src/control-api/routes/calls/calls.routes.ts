@@ -1,4 +1,4 @@
-/** @module Reading calls: the live list and the detail of a live or completed call (contract section 4). */
+/** @module Reading calls: the live list and the detail of a live or completed call (docs/API.md "Calls"). */
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../../common/clock.js';
 import type { CallControl } from '../../../engine/calls/call-control.js';

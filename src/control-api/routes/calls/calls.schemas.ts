@@ -1,4 +1,4 @@
-/** @module Schemas of calls (contract section 4): the Call object, its detail, and the list query. */
+/** @module Schemas of calls (docs/API.md "Calls"): the Call object, its detail, and the list query. */
 import { Type } from '@sinclair/typebox';
 import { E164_PATTERN } from '../../../common/phone-number.js';
 import { StringEnum } from '../../../common/schema.js';

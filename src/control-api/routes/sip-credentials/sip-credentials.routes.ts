@@ -1,4 +1,4 @@
-/** @module Stored SIP digest credentials (contract section 6): the password goes in, never out. */
+/** @module Stored SIP digest credentials (docs/API.md "Agents, routes, numbers and SIP credentials"): the password goes in, never out. */
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../common/errors.js';
 import type { SipCredentialRecord, SipCredentialRepository } from '../../../storage/index.js';

@@ -1,5 +1,5 @@
 /**
- * @module Strict attribution of a post-call payload to one tenant's call (contract section 7):
+ * @module Strict attribution of a post-call payload to one tenant's call (docs/WEBHOOKS.md "Post-call webhooks"):
  * a DID routed to the provider's agent plus a recently ended call with the payload's other party,
  * or else a conversation id the gateway already knows in exactly one tenant. Anything else
  * attributes to nothing.

@@ -10,7 +10,7 @@ import type { PostCallEvent } from './webhook-ports.js';
 const tenant = 'ten_a' as TenantId;
 const candidate = (callId: string, endedAt: string): AttributionCandidate => ({ tenant_id: tenant, call_id: callId, ended_at: endedAt, conversation_id: null });
 
-t.test('contract 7: several matching calls → the end closest to the payload end; newest without an end time', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": several matching calls → the end closest to the payload end; newest without an end time', (t) => {
   const calls = [candidate('call_new', '2026-11-22T10:50:00.000Z'), candidate('call_mid', '2026-11-22T10:20:00.000Z'), candidate('call_old', '2026-11-22T09:00:00.000Z')];
   t.equal(closestCall(calls, Date.parse('2026-11-22T10:18:00.000Z'))?.call_id, 'call_mid');
   t.equal(closestCall(calls, Date.parse('2026-11-22T08:00:00.000Z'))?.call_id, 'call_old');
@@ -24,7 +24,7 @@ const payload = (over: Partial<PostCallEvent>): PostCallEvent => ({
   direction: null, startedAt: null, endedAt: null, turns: [], recording: null, failureReason: null, raw: {}, ...over,
 });
 
-t.test('contract 7: the duplicate key is provider + event + conversation id, else the body hash', (t) => {
+t.test('docs/WEBHOOKS.md "Post-call webhooks": the duplicate key is provider + event + conversation id, else the body hash', (t) => {
   t.equal(deliveryKey(payload({}), 'ab'), 'retell:call_ended:c1');
   t.not(deliveryKey(payload({ event: 'call_analyzed' }), 'ab'), deliveryKey(payload({}), 'ab'), 'another event of the same call');
   t.equal(deliveryKey(payload({ conversationId: '' }), 'ab'), 'retell:sha256:ab');

@@ -1,5 +1,5 @@
 /**
- * @module POST /v1/webhooks/{provider} for each provider with a post-call webhook (contract section 7: no credentials, strict
+ * @module POST /v1/webhooks/{provider} for each provider with a post-call webhook (docs/WEBHOOKS.md "Post-call webhooks": no credentials, strict
  * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
  */
 import { createReadStream, statSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { AgentAudioDecoder, CallerAudioEncoder, checkAgentFormat } from './agent
 
 const ramp = (n: number): Int16Array => Int16Array.from({ length: n }, (_, i) => (i * 97) % 30000 - 15000);
 
-t.test('contract 5: pcm16 agent audio split at any byte, odd sizes included, decodes to the same samples', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": pcm16 agent audio split at any byte, odd sizes included, decodes to the same samples', async (t) => {
   const got: number[] = [];
   const decoder = await AgentAudioDecoder.create({ encoding: 'pcm16', sampleRate: 8000 }, (pcm) => got.push(...pcm));
   const pcm = ramp(1000);
@@ -20,7 +20,7 @@ t.test('contract 5: pcm16 agent audio split at any byte, odd sizes included, dec
   t.same(got, Array.from(pcm));
 });
 
-t.test('contract 5: clear forgets a split sample, so the next chunk starts on a sample boundary', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": clear forgets a split sample, so the next chunk starts on a sample boundary', async (t) => {
   const got: number[] = [];
   const decoder = await AgentAudioDecoder.create({ encoding: 'pcm16', sampleRate: 8000 }, (pcm) => got.push(...pcm));
   decoder.push(Buffer.from([0x01, 0x00, 0x02]));
@@ -29,7 +29,7 @@ t.test('contract 5: clear forgets a split sample, so the next chunk starts on a 
   t.same(got, [1, 3]);
 });
 
-t.test('contract 5: µ-law agent audio in large chunks decodes in fixed slices without loss', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": µ-law agent audio in large chunks decodes in fixed slices without loss', async (t) => {
   const got: number[] = [];
   const decoder = await AgentAudioDecoder.create({ encoding: 'mulaw', sampleRate: 8000 }, (pcm) => got.push(...pcm));
   const bytes = Buffer.alloc(5000);
@@ -40,7 +40,7 @@ t.test('contract 5: µ-law agent audio in large chunks decodes in fixed slices w
   t.same(got, Array.from(expected));
 });
 
-t.test('contract 5: caller audio is re-chunked into 20 ms frames whatever the packet time', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": caller audio is re-chunked into 20 ms frames whatever the packet time', async (t) => {
   const frames: Buffer[] = [];
   const encoder = await CallerAudioEncoder.create({ encoding: 'pcm16', sampleRate: 8000 }, (f) => frames.push(f));
   t.equal(encoder.takesG711, false);

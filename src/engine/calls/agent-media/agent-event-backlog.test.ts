@@ -8,7 +8,7 @@ function replayed(backlog: AgentEventBacklog): string[] {
   return seen;
 }
 
-t.test('contract 5: audio, marks and clears replay in arrival order, once', (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": audio, marks and clears replay in arrival order, once', (t) => {
   const backlog = new AgentEventBacklog();
   const chunk = Buffer.from('a1');
   backlog.audio(chunk);

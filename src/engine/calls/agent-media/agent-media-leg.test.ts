@@ -172,7 +172,7 @@ const decodeUlaw = (bytes: Buffer): Int16Array => {
 
 const pcm16le = (pcm: Int16Array): Buffer => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
 
-t.test('contract 5: PCMU caller audio reaches a mulaw/8000 agent as the same bytes in 20 ms frames, whatever the ptime', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": PCMU caller audio reaches a mulaw/8000 agent as the same bytes in 20 ms frames, whatever the ptime', async (t) => {
   const { send, link } = await rig(t);
   // ptime 30 ms: three packets of 240 bytes are 720 bytes, four whole frames and 80 bytes kept.
   const sent = Buffer.concat([0, 1, 2].map((i) => ulaw(sine(440, 240, 8000, 8000, i * 240))));
@@ -184,7 +184,7 @@ t.test('contract 5: PCMU caller audio reaches a mulaw/8000 agent as the same byt
   t.same(Buffer.concat(link.audio), sent.subarray(0, 640), 'payload bytes unchanged');
 });
 
-t.test('contract 5: PCMA caller audio reaches a mulaw/8000 agent as the equivalent µ-law code words', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": PCMA caller audio reaches a mulaw/8000 agent as the equivalent µ-law code words', async (t) => {
   const { send, link } = await rig(t, { codec: CODECS.PCMA });
   const alaw = Buffer.alloc(160);
   alawEncode(sine(1000, 160), alaw);
@@ -194,7 +194,7 @@ t.test('contract 5: PCMA caller audio reaches a mulaw/8000 agent as the equivale
 });
 
 for (const rate of [16000, 24000]) {
-  t.test(`contract 5: a pcm16/${rate} agent hears the caller resampled, and its own audio reaches the phone as G.711 at 8 kHz`, async (t) => {
+  t.test(`docs/API.md "Agent WebSocket protocol": a pcm16/${rate} agent hears the caller resampled, and its own audio reaches the phone as G.711 at 8 kHz`, async (t) => {
     const format: AgentAudioFormat = { encoding: 'pcm16', sampleRate: rate };
     const { send, link, leg, play } = await rig(t, { input: format, output: format });
     const tone = sine(1000, 160 * 10);
@@ -228,7 +228,7 @@ t.test('RFC 3550 5.1: agent audio is paced into 160-sample packets with continuo
   t.equal(leg.stats().underruns, 4, 'the first packet, sent at attach, and the last three');
 });
 
-t.test('contract 5: clear flushes queued agent audio at once; the phone hears silence from the next packet', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": clear flushes queued agent audio at once; the phone hears silence from the next packet', async (t) => {
   const { leg, link, play } = await rig(t);
   leg.handlers.onAudio?.(ulaw(sine(440, 8000)));
   leg.handlers.onMark?.('after-the-second');
@@ -241,7 +241,7 @@ t.test('contract 5: clear flushes queued agent audio at once; the phone hears si
   t.equal(leg.stats().clears, 1);
 });
 
-t.test('contract 5: a mark is echoed once the audio before it has played, not before', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": a mark is echoed once the audio before it has played, not before', async (t) => {
   const { leg, link, play } = await rig(t);
   leg.handlers.onAudio?.(ulaw(sine(440, 480)));
   leg.handlers.onMark?.('greeting');
@@ -254,7 +254,7 @@ t.test('contract 5: a mark is echoed once the audio before it has played, not be
   t.same(link.marksPlayed, ['greeting'], 'once');
 });
 
-t.test('contract 5: agent audio and marks that arrive before attach are played in order after it', async (t) => {
+t.test('docs/API.md "Agent WebSocket protocol": agent audio and marks that arrive before attach are played in order after it', async (t) => {
   const { leg, link, play, attach, phone } = await rig(t, { attach: false });
   leg.handlers.onAudio?.(ulaw(sine(440, 160)));
   leg.handlers.onMark?.('early');
@@ -286,7 +286,7 @@ t.test('RFC 4733 2.5.1.4: an event with three end packets gives exactly one send
   t.equal(leg.stats().digits, 2);
 });
 
-t.test('contract 4: hold stops caller audio to the agent, plays hold music to the phone, pauses the recording; unhold resumes', async (t) => {
+t.test('docs/API.md "Calls": hold stops caller audio to the agent, plays hold music to the phone, pauses the recording; unhold resumes', async (t) => {
   const dir = tempWorkdir(t, 'vgw-agent-leg-');
   const clock0 = new FakeClock();
   const recorder = await StereoWavRecorder.open({ path: join(dir, 'call.wav'), clock: clock0 });
@@ -361,7 +361,7 @@ t.test('recording: the remote channel gets the carrier party, the agent channel 
   t.ok(power(agent, 400, 8000) > 100 * power(agent, 1000, 8000), 'the agent\'s 400 Hz tone is on the agent channel');
 });
 
-t.test('contract 4: a call held before the agent is attached tells the link at attach, and plays no agent audio', async (t) => {
+t.test('docs/API.md "Calls": a call held before the agent is attached tells the link at attach, and plays no agent audio', async (t) => {
   const { leg, link, attach, play } = await rig(t, { attach: false });
   leg.hold();
   t.same(link.holdEvents, [], 'no link yet');
@@ -390,7 +390,7 @@ t.test('docs/DECISIONS.md hold: an API hold and the remote party\'s own overlap;
   t.same(link.holdEvents, ['hold:remote', 'unhold', 'hold', 'unhold:remote']);
 });
 
-t.test('contract 4: without hold music the held phone hears silence, and RTP keeps flowing', async (t) => {
+t.test('docs/API.md "Calls": without hold music the held phone hears silence, and RTP keeps flowing', async (t) => {
   const { leg, play } = await rig(t);
   leg.handlers.onAudio?.(ulaw(sine(440, 1600)));
   leg.hold();
@@ -563,7 +563,7 @@ t.test('barge-in, client: speech while the agent is quiet interrupts nothing', a
   t.equal(r.leg.stats().bargeIns, 0);
 });
 
-t.test('contract 4: hold pauses caller VAD and barge-in; unhold listens again', async (t) => {
+t.test('docs/API.md "Calls": hold pauses caller VAD and barge-in; unhold listens again', async (t) => {
   const r = await speechRig(t, { bargeIn: 'client' });
   for (let f = 0; f < 15; f++) await speak(r, new Int16Array(160));
   r.leg.hold();
@@ -576,7 +576,7 @@ t.test('contract 4: hold pauses caller VAD and barge-in; unhold listens again', 
   t.same(r.events, ['start'], 'heard after unhold (and its warm-up)');
 });
 
-t.test('contract 4: hold during the caller\'s speech ends it', async (t) => {
+t.test('docs/API.md "Calls": hold during the caller\'s speech ends it', async (t) => {
   const r = await speechRig(t);
   for (let f = 0; f < 40; f++) await speak(r, f < 15 ? new Int16Array(160) : callerVoice(f));
   t.same(r.events, ['start']);

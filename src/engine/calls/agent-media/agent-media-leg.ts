@@ -1,4 +1,4 @@
-/** @module Joins the carrier's RTP leg to an agent link: caller audio, agent playout, marks, clear, caller speech and barge-in, DTMF and hold (contract 4 and 5). */
+/** @module Joins the carrier's RTP leg to an agent link: caller audio, agent playout, marks, clear, caller speech and barge-in, DTMF and hold (docs/API.md "Calls" and docs/API.md "Agent WebSocket protocol"). */
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import {
@@ -160,7 +160,7 @@ export class AgentMediaLeg {
   }
 
   /**
-   * Contract 4: the agent gets no caller audio (and its hold event), agent audio is discarded,
+   * docs/API.md "Calls": the agent gets no caller audio (and its hold event), agent audio is discarded,
    * the carrier party hears hold music or silence (RTP keeps flowing), the recording pauses. A
    * hold by the remote party itself (`remote`, RFC 3264 §8.4) does the same: what it sends
    * meanwhile is its hold music, not speech (docs/DECISIONS.md, "Hold and media direction").
@@ -313,7 +313,7 @@ export class AgentMediaLeg {
   receiveDigit(digit: string): void {
     this.#counts.digits++;
     this.#onDigit(digit);
-    // Contract 4: on hold the agent receives nothing from the caller, digits included.
+    // docs/API.md "Calls": on hold the agent receives nothing from the caller, digits included.
     if (!this.#held) this.#link?.sendDtmf(digit);
   }
 

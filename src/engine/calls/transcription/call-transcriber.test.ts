@@ -58,7 +58,7 @@ async function transcriber(recognizer: SpeechRecognizer, channels: SpeakerRole[]
   return CallTranscriber.open({ settings: { recognizer, channels }, callId: 'call_1', startedAt: START, log: silentLogger() });
 }
 
-t.test('contract 4: one stream per configured party, the remote party as caller, resampled to the engine rate', async (t) => {
+t.test('docs/API.md "Calls": one stream per configured party, the remote party as caller, resampled to the engine rate', async (t) => {
   const recognizer = new ScriptedRecognizer(16000);
   const tr = await transcriber(recognizer, ['caller']);
   t.same([...recognizer.streams.keys()], ['caller'], 'only the configured party');
@@ -71,7 +71,7 @@ t.test('contract 4: one stream per configured party, the remote party as caller,
   await tr.close();
 });
 
-t.test('contract 4: hold pauses every stream, its audio is not written, and unhold resumes them', async (t) => {
+t.test('docs/API.md "Calls": hold pauses every stream, its audio is not written, and unhold resumes them', async (t) => {
   const recognizer = new ScriptedRecognizer(8000);
   const tr = await transcriber(recognizer);
   tr.writeFrame('remote', frame(20));
@@ -88,7 +88,7 @@ t.test('contract 4: hold pauses every stream, its audio is not written, and unho
   t.equal(recognizer.streams.get('agent')!.samples, 0);
 });
 
-t.test('contract 4 offset_s: utterances are placed in call time across a hold, turns of both parties ordered by it', async (t) => {
+t.test('docs/API.md "Calls" offset_s: utterances are placed in call time across a hold, turns of both parties ordered by it', async (t) => {
   // Stream time 0-1000 ms was heard at call time 0-1000 ms; stream 1000-2000 ms after a 5 s hold, at 6000-7000 ms.
   const recognizer = new ScriptedRecognizer(8000, {
     caller: [{ text: 'before hold', startMs: 200, endMs: 800 }, { text: 'after hold', startMs: 1200, endMs: 1800 }],

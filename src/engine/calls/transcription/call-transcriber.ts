@@ -84,7 +84,7 @@ export class CallTranscriber {
     entry.stream.write(pcm);
   }
 
-  /** Hold: every stream pauses (contract 4: transcription pauses with the recording). */
+  /** Hold: every stream pauses (docs/API.md "Calls": transcription pauses with the recording). */
   pause(): void {
     if (this.#paused || this.#closing !== null) return;
     this.#paused = true;

@@ -41,7 +41,7 @@ function alignedSnr(x: Int16Array, y: Int16Array, skip: number): { snr: number; 
   return { snr: 10 * Math.log10(signal / Math.max(noise, 1e-9)), lag: best.lag };
 }
 
-t.test('issue 4 item 7: a sine through 8k→16k→8k keeps an SNR of at least 40 dB', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": a sine through 8k→16k→8k keeps an SNR of at least 40 dB', async (t) => {
   // Frequencies that share no period with the 10 ms delay, so only the true lag aligns.
   for (const hz of [333, 1004, 3011]) {
     const up = await createResampler(8000, 16000);

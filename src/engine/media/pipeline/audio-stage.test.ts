@@ -4,7 +4,7 @@ import { createResampler } from '../codecs/resample.js';
 import type { AudioFrame } from './audio-frame.js';
 import { CallbackSink, FanOutSink, ResampleStage } from './audio-stage.js';
 
-t.test('issue 4 item 5: a tap fans out to stages that wrap each other and describe the chain', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": a tap fans out to stages that wrap each other and describe the chain', async (t) => {
   const wide: AudioFrame[] = [];
   const narrow: number[] = [];
   const closed: string[] = [];

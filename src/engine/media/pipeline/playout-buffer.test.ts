@@ -6,7 +6,7 @@ import { PlayoutBuffer, type MarkOutcome } from './playout-buffer.js';
 /** A ramp, so every sample says where it came from. */
 const ramp = (from: number, n: number): Int16Array => Int16Array.from({ length: n }, (_, i) => from + i);
 
-t.test('issue 4 item 5: audio faster than real time is paced out in 20 ms frames, in order', (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": audio faster than real time is paced out in 20 ms frames, in order', (t) => {
   const b = new PlayoutBuffer({ sampleRate: 8000 });
   b.push(ramp(0, 1000)); // 125 ms in one burst, 1000 = 6 frames + 40 samples
   t.equal(b.bufferedMs, 125);
@@ -21,7 +21,7 @@ t.test('issue 4 item 5: audio faster than real time is paced out in 20 ms frames
   t.end();
 });
 
-t.test('issue 4 item 5: an empty queue plays silence; a tail is held while audio keeps coming', (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": an empty queue plays silence; a tail is held while audio keeps coming', (t) => {
   const b = new PlayoutBuffer();
   const silent = b.readFrame(0);
   t.ok(silent.pcm.every((s) => s === 0), 'underrun gives silence');
@@ -39,7 +39,7 @@ t.test('issue 4 item 5: an empty queue plays silence; a tail is held while audio
   t.end();
 });
 
-t.test('issue 4 item 5: flush() drops queued audio at once for barge-in', (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": flush() drops queued audio at once for barge-in', (t) => {
   const marks: [string, MarkOutcome][] = [];
   const b = new PlayoutBuffer({ onMark: (name, outcome) => marks.push([name, outcome]) });
   b.push(ramp(0, 8000));
@@ -55,7 +55,7 @@ t.test('issue 4 item 5: flush() drops queued audio at once for barge-in', (t) =>
   t.end();
 });
 
-t.test('issue 4 item 5: a mark fires when the audio queued before it has been played', (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": a mark fires when the audio queued before it has been played', (t) => {
   const marks: string[] = [];
   const b = new PlayoutBuffer({ onMark: (name, outcome) => marks.push(`${name}:${outcome}`) });
   b.push(ramp(0, 320));
@@ -76,7 +76,7 @@ t.test('issue 4 item 5: a mark fires when the audio queued before it has been pl
   t.end();
 });
 
-t.test('issue 4 item 5: the queue is bounded; the oldest audio is dropped', (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": the queue is bounded; the oldest audio is dropped', (t) => {
   const marks: string[] = [];
   const b = new PlayoutBuffer({ maxQueueMs: 100, onMark: (name, outcome) => marks.push(`${name}:${outcome}`) });
   b.push(ramp(0, 400));

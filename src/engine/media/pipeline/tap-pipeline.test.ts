@@ -52,7 +52,7 @@ function networkFrames(pcm: Int16Array): { seq: number; pcm: Int16Array; arrival
   return frames.sort((a, b) => a.arrival - b.arrival);
 }
 
-t.test('issue 4 items 5-6: speech through loss and reordering is recorded in stereo and detected', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": speech through loss and reordering is recorded in stereo and detected', async (t) => {
   if (!needPeer(t, 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-tap-');
   const [caller, agentLine] = buildVadFixture(dir, 8000);

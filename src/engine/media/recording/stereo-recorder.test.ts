@@ -4,7 +4,7 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import t from 'tap';
 import { FakeClock } from '../../../common/clock.js';
-import { peerPath, tempWorkdir } from '../../../../test/support/peers.js';
+import { needPeer, tempWorkdir } from '../../../../test/support/peers.js';
 import { repairRecording, repairRecordings } from './repair.js';
 import { StereoWavRecorder, type RecordingChannel, type RecordingMetadata } from './stereo-recorder.js';
 import { parseWavHeader, WAV_HEADER_BYTES } from './wav-header.js';
@@ -63,7 +63,7 @@ function misaligned(left: Int16Array, right: Int16Array, from: number): number {
   return bad;
 }
 
-t.test('issue 4 item 6: remote party left, agent right, aligned by time despite jitter', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": remote party left, agent right, aligned by time despite jitter', async (t) => {
   const dir = tempWorkdir(t, 'vgw-rec-');
   // The agent's first frames arrive late by 30 and 10 ms, later ones on time.
   const { meta, path } = await record(dir, 'a.wav', { ticks: 150, agentDelayMs: (k) => (k === 0 ? 30 : k === 1 ? 10 : 0) });
@@ -77,7 +77,7 @@ t.test('issue 4 item 6: remote party left, agent right, aligned by time despite 
   t.equal(meta.finalized, true);
 });
 
-t.test('issue 4 item 6: a gap in one channel becomes silence without shifting what follows', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": a gap in one channel becomes silence without shifting what follows', async (t) => {
   const dir = tempWorkdir(t, 'vgw-rec-');
   const { path } = await record(dir, 'gap.wav', { ticks: 100, skipRemote: (k) => k >= 40 && k < 50 });
   const { left, right } = readStereo(path);
@@ -87,7 +87,7 @@ t.test('issue 4 item 6: a gap in one channel becomes silence without shifting wh
   t.equal(right[45 * 160], -1045, 'the agent channel is untouched');
 });
 
-t.test('issue 4 item 6: hold pauses the recording and keeps the pause interval', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": hold pauses the recording and keeps the pause interval', async (t) => {
   const dir = tempWorkdir(t, 'vgw-rec-');
   const { meta, path } = await record(dir, 'hold.wav', {
     ticks: 200,
@@ -117,7 +117,7 @@ t.test('a new timestamp base on one leg (source change) re-anchors instead of in
   t.equal(misaligned(left, right, 0), 0);
 });
 
-t.test('issue 4 item 6: the header is updated while recording, and a crash is repaired at start-up', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": the header is updated while recording, and a crash is repaired at start-up', async (t) => {
   const dir = tempWorkdir(t, 'vgw-rec-');
   const clock = new FakeClock();
   const path = join(dir, 'live.wav');
@@ -156,10 +156,7 @@ t.test('issue 4 item 6: the header is updated while recording, and a crash is re
 });
 
 t.test('sox reads the recording as 8 kHz 16-bit stereo of the right length', async (t) => {
-  if (peerPath('sox') === null) {
-    t.pass('sox not installed: format check skipped', { skip: 'needs sox' });
-    return;
-  }
+  if (!needPeer(t, 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-rec-');
   const { path } = await record(dir, 'soxi.wav', { ticks: 50 });
   const info = (flag: string): string => execFileSync('soxi', [flag, path], { encoding: 'utf8' }).trim();

@@ -4,6 +4,8 @@ import t from 'tap';
 import { mediaIoAddonPath, runChild } from '../../../../test/support/child-node.js';
 import type { MediaSocket } from './media-socket.js';
 import { ipv4ToUint32, nativeMediaIo, uint32ToIpv4, type NativeMediaIo } from './native-udp.js';
+import { needAvailable } from '../../../../test/support/peers.js';
+import { timedOut } from '../../../../test/support/deadline.js';
 
 interface Received {
   data: Buffer;
@@ -27,7 +29,7 @@ function collect(socket: MediaSocket): Received[] {
 async function until(check: () => boolean, ms = 2000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
+    if (Date.now() > deadline) throw timedOut(check.toString(), ms);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -35,7 +37,8 @@ async function until(check: () => boolean, ms = 2000): Promise<void> {
 const io = nativeMediaIo();
 const addonPath = mediaIoAddonPath;
 
-t.test('the media I/O addon is built and loads on Linux (npm run build:native)', { skip: process.platform !== 'linux' && 'the addon is Linux only' }, (t) => {
+t.test('the media I/O addon is built and loads on Linux (npm run build:native)', (t) => {
+  if (!needAvailable(t, process.platform === 'linux', 'needs Linux: the media I/O addon is Linux only')) return;
   t.ok(io, 'nativeMediaIo() returns the addon');
   t.end();
 });
@@ -52,7 +55,8 @@ t.test('IPv4 literals convert both ways; anything else is refused', (t) => {
   t.end();
 });
 
-t.test('native sockets', { skip: io === null && 'the addon is not built' }, (t) => {
+t.test('native sockets', (t) => {
+  if (!needAvailable(t, io, 'needs the media I/O addon (npm run build:native)')) return;
   const media = io as NativeMediaIo;
   const open = (port = 0): MediaSocket => {
     const socket = media.open('127.0.0.1', port);
@@ -138,7 +142,8 @@ t.test('native sockets', { skip: io === null && 'the addon is not built' }, (t) 
   t.end();
 });
 
-t.test('an open socket keeps the process alive; closing the last one lets it exit', { skip: io === null && 'the addon is not built' }, async (t) => {
+t.test('an open socket keeps the process alive; closing the last one lets it exit', async (t) => {
+  if (!needAvailable(t, io, 'needs the media I/O addon (npm run build:native)')) return;
   const addon = addonPath;
   // Plain JavaScript in a child: the addon alone, no timers, so only the socket can hold the loop.
   const script = `
@@ -163,7 +168,8 @@ t.test('an open socket keeps the process alive; closing the last one lets it exi
   t.equal(code, 0, 'and ended once the socket closed');
 });
 
-t.test('receive timestamps: each datagram carries how long it waited after the kernel received it', { skip: io === null && 'the addon is not built' }, async (t) => {
+t.test('receive timestamps: each datagram carries how long it waited after the kernel received it', async (t) => {
+  if (!needAvailable(t, io, 'needs the media I/O addon (npm run build:native)')) return;
   // In a child, since the addon is set up once per thread: a datagram that arrives while the
   // thread is busy for 50 ms must report an age of at least that, and NO_AGE is never reported.
   const script = `
@@ -187,7 +193,8 @@ t.test('receive timestamps: each datagram carries how long it waited after the k
   t.ok(seen.ageNs >= 45e6 && seen.ageNs < 5e9, `age ${seen.ageNs} ns covers the 50 ms the thread was busy`);
 });
 
-t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, anything else reaches JavaScript whole', { skip: io === null && 'addon not built' }, async (t) => {
+t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, anything else reaches JavaScript whole', async (t) => {
+  if (!needAvailable(t, io, 'needs the media I/O addon (npm run build:native)')) return;
   const peer = await dgramPeer(t);
   const stranger = await dgramPeer(t);
   const far = await dgramPeer(t);
@@ -260,7 +267,8 @@ t.test('relay rules: qualifying RTP is rewritten and sent on the other socket, a
   t.equal(atFar.length, 1, 'a rule whose socket closed is dead, even if the descriptor is reused');
 });
 
-t.test('relayed datagrams are reported in bulk: a read that only relays calls no JavaScript, and records come before later datagrams', { skip: io === null && 'the addon is not built' }, async (t) => {
+t.test('relayed datagrams are reported in bulk: a read that only relays calls no JavaScript, and records come before later datagrams', async (t) => {
+  if (!needAvailable(t, io, 'needs the media I/O addon (npm run build:native)')) return;
   // In a child, with the addon alone, so that every call into JavaScript is seen.
   const script = `
     const io = require(${JSON.stringify(addonPath)});
@@ -307,7 +315,8 @@ t.test('relayed datagrams are reported in bulk: a read that only relays calls no
   t.same(seen.events.slice(first.length + 1), ['record 11', 'record 12', 'record 13', 'datagram 172'], 'records of earlier datagrams come before a datagram for JavaScript');
 });
 
-t.test('catchUp reports every relayed datagram at once (MediaSocket.catchUp)', { skip: io === null && 'addon not built' }, async (t) => {
+t.test('catchUp reports every relayed datagram at once (MediaSocket.catchUp)', async (t) => {
+  if (!needAvailable(t, io, 'needs the media I/O addon (npm run build:native)')) return;
   const peer = await dgramPeer(t);
   const far = await dgramPeer(t);
   let atFar = 0;

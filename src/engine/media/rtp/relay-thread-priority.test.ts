@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { mediaIoAddonPath, runChild } from '../../../../test/support/child-node.js';
 import { NativeMediaIo, nativeMediaIo } from './native-udp.js';
+import { needAvailable } from '../../../../test/support/peers.js';
 
 const built = nativeMediaIo() !== null;
 const SCHED_OTHER = 0;
@@ -62,7 +63,8 @@ function mayRunRealtime(): boolean {
   return (capEff & (1n << 23n)) !== 0n || rtprio === 'unlimited' || Number(rtprio) >= 10;
 }
 
-t.test('priority 10 where the kernel allows it: the relay thread is SCHED_RR 10, the loop time-sharing (sched(7))', { skip: !built && 'the media I/O addon is not built' }, async (t) => {
+t.test('priority 10 where the kernel allows it: the relay thread is SCHED_RR 10, the loop time-sharing (sched(7))', async (t) => {
+  if (!needAvailable(t, built, 'needs the media I/O addon (npm run build:native)')) return;
   const seen = JSON.parse(await runChild(script(10))) as Seen;
   const allowed = mayRunRealtime();
   t.equal(seen.probe, allowed ? 0 : EPERM, 'the probe answers as sched(7) says for this process');
@@ -71,7 +73,8 @@ t.test('priority 10 where the kernel allows it: the relay thread is SCHED_RR 10,
   t.same(seen.loop, { policy: SCHED_OTHER, priority: 0 }, 'the event loop is never real-time');
 });
 
-t.test('refused (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): EPERM, and the relay thread relays time-sharing', { skip: !built && 'the media I/O addon is not built' }, async (t) => {
+t.test('refused (no CAP_SYS_NICE, RLIMIT_RTPRIO 0): EPERM, and the relay thread relays time-sharing', async (t) => {
+  if (!needAvailable(t, built, 'needs the media I/O addon (npm run build:native)')) return;
   // prlimit(1) and setpriv(1) (util-linux) take the privilege away; root keeps CAP_SYS_NICE otherwise.
   const drop = process.getuid?.() === 0 ? ['setpriv', '--inh-caps=-sys_nice', '--bounding-set=-sys_nice'] : [];
   const seen = JSON.parse(await runChild(script(10), 5000, ['prlimit', '--rtprio=0', ...drop])) as Seen;

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { mediaIoAddonPath, runChild } from '../../../../test/support/child-node.js';
 import { nativeMediaIo } from './native-udp.js';
+import { needAvailable } from '../../../../test/support/peers.js';
 
 const built = nativeMediaIo() !== null;
 
@@ -87,7 +88,8 @@ function script(relayThread: boolean): string {
     });`;
 }
 
-t.test('with the relay thread, relayed RTP flows while the event loop is blocked, and is still counted after', { skip: !built && 'the addon is not built' }, async (t) => {
+t.test('with the relay thread, relayed RTP flows while the event loop is blocked, and is still counted after', async (t) => {
+  if (!needAvailable(t, built, 'needs the media I/O addon (npm run build:native)')) return;
   const seen = JSON.parse(await runChild(script(true), 10_000)) as Seen;
   t.ok(seen.blockedMs >= 600, 'the loop was blocked for 600 ms');
   t.equal(seen.latencies.length, 10, 'all ten packets reached the far end');
@@ -97,7 +99,8 @@ t.test('with the relay thread, relayed RTP flows while the event loop is blocked
   t.equal(seen.records, 11, 'and JavaScript got a record of each relayed packet, the first included, once the loop was free');
 });
 
-t.test('without it (relayThread false), the same packets wait for the loop: the test above can tell', { skip: !built && 'the addon is not built' }, async (t) => {
+t.test('without it (relayThread false), the same packets wait for the loop: the test above can tell', async (t) => {
+  if (!needAvailable(t, built, 'needs the media I/O addon (npm run build:native)')) return;
   const seen = JSON.parse(await runChild(script(false), 10_000)) as Seen;
   t.equal(seen.latencies.length, 10, 'all ten packets reached the far end');
   t.equal(seen.beforeUnblocked, 0, 'none while the loop was blocked');
@@ -105,7 +108,8 @@ t.test('without it (relayThread false), the same packets wait for the loop: the 
   t.equal(seen.records, 11, 'every relayed packet recorded');
 });
 
-t.test('when JavaScript falls behind by more records than the addon keeps, the relay thread waits: no record is lost or repeated', { skip: !built && 'the addon is not built' }, async (t) => {
+t.test('when JavaScript falls behind by more records than the addon keeps, the relay thread waits: no record is lost or repeated', async (t) => {
+  if (!needAvailable(t, built, 'needs the media I/O addon (npm run build:native)')) return;
   // The loop is blocked for 1.5 s while the caller sends 17,000 packets, at 20,000 a second: more
   // than the 16,384 records the addon keeps. The thread must stop relaying once they are full (the
   // kernel's buffer then holds, or drops, what arrives) and go on once the loop takes them. The

@@ -1,5 +1,5 @@
 /**
- * The media timeout's watch (issue "media timeout event when RTP stops"): once per silence, at
+ * The media timeout's watch (docs/DECISIONS.md "Calls"): once per silence, at
  * the timeout after the last packet heard, however that packet's time was measured.
  */
 import t from 'tap';

@@ -5,9 +5,7 @@ import { buildChangingFloorFixture, buildVadFixture, frameLabels, scoreCounts, s
 import { VadStage, type VadEvent } from './vad-stage.js';
 import { WebRtcVad, type VadFrameMs } from './webrtc-vad.js';
 
-/** needPeer's parameter type does not accept tap's overloaded `skip`; this adapter does. */
-
-/** Target of issue 4 item 7: frame-level F1 of the VAD on the labelled fixture. */
+/** Target frame-level F1 (docs/ARCHITECTURE.md "Agent media leg") of the VAD on the labelled fixture. */
 const TARGET_F1 = 0.9;
 
 async function frameScore(calls: LabelledAudio[], frameMs: VadFrameMs): Promise<ReturnType<typeof scoreCounts>> {
@@ -27,7 +25,7 @@ async function frameScore(calls: LabelledAudio[], frameMs: VadFrameMs): Promise<
   return scoreCounts(total);
 }
 
-t.test('issue 4 item 7: WebRTC VAD frame-level F1 ≥ 0.9 on flite speech over silence, white and pink noise', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": WebRTC VAD frame-level F1 ≥ 0.9 on flite speech over silence, white and pink noise', async (t) => {
   if (!needPeer(t, 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-vad-');
   for (const rate of [8000, 16000] as const) {
@@ -40,7 +38,7 @@ t.test('issue 4 item 7: WebRTC VAD frame-level F1 ≥ 0.9 on flite speech over s
   }
 });
 
-t.test('issue 4 item 7: WebRTC VAD F1 ≥ 0.9 on a line whose noise floor rises, steps up or steps down mid-call', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": WebRTC VAD F1 ≥ 0.9 on a line whose noise floor rises, steps up or steps down mid-call', async (t) => {
   if (!needPeer(t, 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-vad-');
   for (const rate of [8000, 16000] as const) {
@@ -55,7 +53,7 @@ t.test('issue 4 item 7: WebRTC VAD F1 ≥ 0.9 on a line whose noise floor rises,
   }
 });
 
-t.test('issue 4 item 5: the VAD stage emits one speech-start and one speech-stop per utterance', async (t) => {
+t.test('docs/ARCHITECTURE.md "Agent media leg": the VAD stage emits one speech-start and one speech-stop per utterance', async (t) => {
   if (!needPeer(t, 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-vad-');
   for (const call of buildVadFixture(dir, 8000)) {

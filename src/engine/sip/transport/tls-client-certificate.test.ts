@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SipHeaders, SipRequest } from '../messages/sip-message.js';
 import { TransportLayer } from './transport-layer.js';
+import { needAvailable } from '../../../../test/support/peers.js';
 
 interface Pem {
   cert: Buffer;
@@ -51,7 +52,8 @@ const dir = mkdtempSync(join(tmpdir(), 'vgw-mtls-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const pems = certificates(dir);
 
-t.test('RFC 5630 / RFC 5922: a far end that requires mutual TLS gets our certificate and takes the request', { skip: pems ? false : 'openssl CLI not available' }, async (t) => {
+t.test('RFC 5630 / RFC 5922: a far end that requires mutual TLS gets our certificate and takes the request', async (t) => {
+  if (!needAvailable(t, pems, 'needs certificates made by openssl (apt-get install openssl)')) return;
   // The far end is openssl's own TLS server: it demands a client certificate (-Verify), trusts only
   // the gateway's, fails the handshake without one (-verify_return_error), and prints what it reads.
   const port = await freePort();
