@@ -11,18 +11,32 @@ const into = (layers, message) => ({ regex: `(^|/)(${layers.join('|')})(/|\\.js$
  */
 const layerRules = [
   { files: ['src/common/**'], patterns: [{ regex: '^\\.\\./', message: 'common/ is leaf code and imports nothing from src/.' }] },
-  { files: ['src/engine/sip/**'], patterns: [into(['media', 'calls', 'providers', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'engine/sip may only import common/.')] },
-  { files: ['src/engine/media/**'], patterns: [into(['sip', 'calls', 'providers', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'engine/media may only import common/.')] },
+  { files: ['src/engine/sip/**'], patterns: [into(['media', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/sip may only import common/.')] },
+  { files: ['src/engine/media/**'], patterns: [into(['sip', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/media may only import common/.')] },
   {
     files: ['src/engine/calls/**'],
     patterns: [
-      into(['providers', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'engine/calls reaches providers and storage only through ports.ts.'),
+      into(['providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/calls reaches providers and storage only through ports.ts.'),
       { regex: '(^|/)(sip|media)/(?!index\\.js$)', message: 'engine/calls imports sip/ and media/ only through their index.ts.' },
     ],
   },
-  { files: ['src/providers/**'], patterns: [into(['sip', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'providers/ may not import sip, storage or control-api.')] },
-  { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
+  {
+    files: ['src/providers/**'],
+    patterns: [
+      into(['sip', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'providers/ may not import sip, storage or control-api.'),
+      // The folder only: vendors' own files may be called post-call-….ts.
+      { regex: '(^|/)post-call/', message: 'providers/ is what post-call/ receives through its ports; it may not import it.' },
+    ],
+  },
+  { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
   { files: ['src/control-api/**'], patterns: [into(['sip', 'media', 'providers', 'config', 'cli', 'gateway', 'main'], 'control-api/ acts on calls only through engine/calls.')] },
+  {
+    files: ['src/post-call/**'],
+    patterns: [
+      into(['sip', 'media', 'calls', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'post-call/ uses storage repositories and common/; providers reach it through post-call-ports.ts.'),
+      { regex: '^(koa|koa-body|@koa/.*)$', message: 'post-call/ is a domain module: the HTTP layer calls it, it knows nothing of HTTP.' },
+    ],
+  },
 ];
 
 export default tseslint.config(

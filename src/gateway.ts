@@ -14,7 +14,7 @@ import { loadMasterKey } from './config/master-key.js';
 import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
 import { createApiServer } from './control-api/http-server.js';
-import type { WebhookOptions, WebhookPorts } from './control-api/routes/webhooks/webhook-ports.js';
+import type { WebhookOptions, WebhookPorts } from './post-call/index.js';
 import {
   createProviderRegistry, downloadRecording, parseElevenLabsWebhook, parseRetellWebhook, parseVapiWebhook,
   verifyElevenLabsSignature, verifyRetellSignature, verifyVapiSignature,

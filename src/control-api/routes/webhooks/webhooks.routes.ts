@@ -2,19 +2,18 @@
  * @module POST /v1/webhooks/{elevenlabs|retell|vapi} (contract section 7: no credentials, strict
  * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
  */
-import { createReadStream, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { createReadStream } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
+import {
+  PostCallWebhooks, WEBHOOK_PROVIDERS, findCallRecording, type PostCallOutcome, type RecordingFile, type WebhookOptions, type WebhookPorts, type WebhookProvider,
+} from '../../../post-call/index.js';
 import type { Store } from '../../../storage/index.js';
-import { defineRoute, type AnyRoute, type RouteInput } from '../../route.js';
+import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { callInScope } from '../calls/key-scope.js';
-import { recordingHeaders } from '../calls/recording-format.js';
-import { ingestPostCall } from './ingest.js';
-import { WEBHOOK_PROVIDERS, type SignatureOutcome, type WebhookOptions, type WebhookPorts, type WebhookProvider } from './webhook-ports.js';
 
 export interface WebhookRouteDeps {
   store: Pick<Store, 'calls' | 'webhooks' | 'transcripts' | 'recordings' | 'transaction'>;
@@ -26,19 +25,23 @@ export interface WebhookRouteDeps {
 
 const WebhookResponse = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('ignored')]) });
 
-type Ctx = RouteInput<unknown, unknown, unknown, 'none'>['ctx'];
-
-function signatureOf(deps: WebhookRouteDeps, provider: WebhookProvider, ctx: Ctx, rawBody: string, secret: string): SignatureOutcome {
-  const header = (name: string): string | undefined => ctx.get(name) || undefined;
-  const now = deps.clock.now();
-  switch (provider) {
-    case 'elevenlabs': return deps.ports.signatures.elevenlabs(rawBody, header('elevenlabs-signature'), secret, now);
-    case 'retell': return deps.ports.signatures.retell(rawBody, header('x-retell-signature'), secret, now);
-    case 'vapi': return deps.ports.signatures.vapi(rawBody, header('x-signature'), header('x-timestamp'), { secret }, now);
-  }
+function presentOutcome(outcome: PostCallOutcome): RouteResult {
+  if (outcome.status === 'unauthorized') throw new ApiError(401, 'unauthorized', `The webhook signature is ${outcome.signature}.`);
+  return { status: 200, body: { status: outcome.status } };
 }
 
-function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRoute {
+/** Response headers of a recording (docs/SECURITY.md, Serving recordings): its real type, `nosniff`, an attachment named by the call id. */
+function recordingHeaders(recording: RecordingFile, callId: string): Record<string, string> {
+  const name = `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.${recording.format.extension}`;
+  return {
+    'Content-Type': recording.format.mediaType,
+    'Content-Length': String(recording.size),
+    'Content-Disposition': `attachment; filename="${name}"`,
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+function webhookRoute(deps: WebhookRouteDeps, webhooks: PostCallWebhooks, provider: WebhookProvider): AnyRoute {
   return defineRoute({
     method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
     summary: `Ingest a post-call payload from ${DISPLAY_NAME[provider]} (transcript, recording)`,
@@ -52,13 +55,8 @@ function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider): AnyRou
     responses: { 200: { description: 'What became of the payload.', schema: WebhookResponse } },
     errors: { 401: 'A secret is configured and the signature is missing, wrong or stale (`unauthorized`).' },
     async handle({ body, ctx }) {
-      const rawBody = ctx.request.rawBody ?? '';
-      const secret = deps.options.secrets[provider];
-      if (secret !== undefined) {
-        const outcome = signatureOf(deps, provider, ctx, rawBody, secret);
-        if (outcome !== 'valid') throw new ApiError(401, 'unauthorized', `The webhook signature is ${outcome}.`);
-      }
-      return { status: 200, body: { status: await ingestPostCall(deps, provider, body, rawBody) } };
+      const header = (name: string): string | undefined => ctx.get(name) || undefined;
+      return presentOutcome(await webhooks.receive({ provider, body, rawBody: ctx.request.rawBody ?? '', header }));
     },
   });
 }
@@ -83,26 +81,17 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
       },
     },
     errors: { 404: 'No such call (or one outside the key\'s scope), or no recording (`not_found`).' },
-    handle({ params, principal }) {
+    async handle({ params, principal }) {
       const call = callInScope(principal, deps.store.calls.get(principal.tenantId, params.id));
-      const provider = deps.store.recordings.get(principal.tenantId, call.id, 'provider');
-      const path = call.recording_path ?? provider?.path;
-      if (path === undefined) throw noRecording();
-      const file = isAbsolute(path) ? path : join(deps.options.dataDir, path);
-      let headers: Record<string, string>;
-      try {
-        headers = recordingHeaders(file, call.id, statSync(file).size);
-      } catch (err) {
-        deps.logger.warn({ call_id: call.id, err }, 'recording file missing');
-        throw noRecording();
-      }
-      return { status: 200, body: createReadStream(file), headers };
+      const recording = await findCallRecording({ store: deps.store, dataDir: deps.options.dataDir, logger: deps.logger }, principal.tenantId, call);
+      if (!recording) throw noRecording();
+      return { status: 200, body: createReadStream(recording.file), headers: recordingHeaders(recording, call.id) };
     },
   });
 }
 
-
 const DISPLAY_NAME: Record<WebhookProvider, string> = { elevenlabs: 'ElevenLabs', retell: 'Retell', vapi: 'Vapi' };
 export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
-  return [...WEBHOOK_PROVIDERS.map((p) => webhookRoute(deps, p)), recordingRoute(deps)];
+  const webhooks = new PostCallWebhooks(deps);
+  return [...WEBHOOK_PROVIDERS.map((p) => webhookRoute(deps, webhooks, p)), recordingRoute(deps)];
 }
