@@ -5,6 +5,15 @@ import tseslint from 'typescript-eslint';
 /** An import pattern that matches a path segment naming one of `layers` (folder names are unique). */
 const into = (layers, message) => ({ regex: `(^|/)(${layers.join('|')})(/|\\.js$|$)`, message });
 
+/** post-call/: storage repositories and common/ only, and nothing of HTTP. */
+const postCallLayer = [
+  into(['sip', 'media', 'calls', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'post-call/ uses storage repositories and common/; providers reach it through post-call-ports.ts.'),
+  { regex: '^(koa|koa-body|@koa/.*)$', message: 'post-call/ is a domain module: the HTTP layer calls it, it knows nothing of HTTP.' },
+];
+
+/** Recordings are megabytes, and live calls' media shares the event loop. */
+const noSyncFiles = (layer) => ({ regex: '^(node:)?fs$', message: `${layer} does file I/O through node:fs/promises only, never synchronously on the event loop.` });
+
 /**
  * The dependency direction of docs/ARCHITECTURE.md, per folder. Matching import paths needs no
  * module resolver because every layer folder has a name no other folder uses.
@@ -30,13 +39,9 @@ const layerRules = [
   },
   { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
   { files: ['src/control-api/**'], patterns: [into(['sip', 'media', 'providers', 'config', 'cli', 'gateway', 'main'], 'control-api/ acts on calls only through engine/calls.')] },
-  {
-    files: ['src/post-call/**'],
-    patterns: [
-      into(['sip', 'media', 'calls', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'post-call/ uses storage repositories and common/; providers reach it through post-call-ports.ts.'),
-      { regex: '^(koa|koa-body|@koa/.*)$', message: 'post-call/ is a domain module: the HTTP layer calls it, it knows nothing of HTTP.' },
-    ],
-  },
+  // Tests may set up files synchronously; the module itself may not.
+  { files: ['src/post-call/**'], ignores: ['src/post-call/**/*.test.ts'], patterns: [...postCallLayer, noSyncFiles('post-call/')] },
+  { files: ['src/post-call/**/*.test.ts'], patterns: postCallLayer },
 ];
 
 export default tseslint.config(
@@ -58,7 +63,7 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config reads process.env.' }],
     },
   },
-  ...layerRules.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),
+  ...layerRules.map(({ files, ignores, patterns }) => ({ files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns }] } })),
   {
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },
