@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { E164_PATTERN } from '../../../common/phone-number.js';
 import { StringEnum } from '../../../common/schema.js';
-import type { CallListItem, CallRecord } from '../../../storage/index.js';
+import type { CallListItem } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
 
@@ -95,17 +95,5 @@ export function presentCall(c: CallListItem) {
     agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
     created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
     transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,
-  };
-}
-
-/** The call detail record of an ended call (null while live). */
-export function presentCdr(c: CallRecord) {
-  if (c.state !== 'ended' || c.ended_at === null) return null;
-  const ended = Date.parse(c.ended_at);
-  return {
-    started_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at,
-    duration_s: Math.max(0, ended - Date.parse(c.created_at)) / 1000,
-    billable_s: c.answered_at === null ? 0 : Math.ceil(Math.max(0, ended - Date.parse(c.answered_at)) / 1000),
-    end_reason: c.end_reason ?? 'failed', sip_status: c.sip_status, hangup_by: c.hangup_by,
   };
 }
