@@ -5,6 +5,7 @@ import { StringEnum } from '../../../common/schema.js';
 import type { CallListItem } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
+import { CallSessionSchema } from './call-session.schemas.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
@@ -44,7 +45,7 @@ export const CdrSchema = Type.Object(
 
 export const CallDetailSchema = Type.Object({
   ...CallSchema.properties,
-  session: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'Live media state; null once ended.' }),
+  session: Type.Union([CallSessionSchema, Type.Null()], { description: 'Live media state (docs/API.md, "The session of a live call"); null once ended, or when the call is live on no engine in this process.' }),
   cdr: Type.Union([CdrSchema, Type.Null()], { description: 'Null while the call is live.' }),
   transcript: Type.Object({ available: Type.Boolean(), source: Type.Union([StringEnum(['provider', 'gateway']), Type.Null()]) }),
   recording: Type.Object({

@@ -12,6 +12,7 @@ import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
 import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
 import type { RecordingPort } from '../recording-port.js';
+import type { AgentMediaLegStats } from '../session-snapshot.js';
 
 /** Options of {@link AgentMediaLeg}. */
 export interface AgentMediaLegOptions {
@@ -213,7 +214,7 @@ export class AgentMediaLeg {
   }
 
   /** Live numbers for GET /v1/calls/{id} `session`. */
-  stats(): Record<string, unknown> {
+  stats(): AgentMediaLegStats {
     const rtp = this.#rtp.stats();
     return {
       codec: this.#codec,
