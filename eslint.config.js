@@ -5,24 +5,43 @@ import tseslint from 'typescript-eslint';
 /** An import pattern that matches a path segment naming one of `layers` (folder names are unique). */
 const into = (layers, message) => ({ regex: `(^|/)(${layers.join('|')})(/|\\.js$|$)`, message });
 
+/** post-call/: storage repositories and common/ only, and nothing of HTTP. */
+const postCallLayer = [
+  into(['sip', 'media', 'calls', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'post-call/ uses storage repositories and common/; providers reach it through post-call-ports.ts.'),
+  { regex: '^(koa|koa-body|@koa/.*)$', message: 'post-call/ is a domain module: the HTTP layer calls it, it knows nothing of HTTP.' },
+];
+
+/** Recordings are megabytes, and live calls' media shares the event loop. */
+const noSyncFiles = (layer) => ({ regex: '^(node:)?fs$', message: `${layer} does file I/O through node:fs/promises only, never synchronously on the event loop.` });
+
 /**
  * The dependency direction of docs/ARCHITECTURE.md, per folder. Matching import paths needs no
  * module resolver because every layer folder has a name no other folder uses.
  */
 const layerRules = [
   { files: ['src/common/**'], patterns: [{ regex: '^\\.\\./', message: 'common/ is leaf code and imports nothing from src/.' }] },
-  { files: ['src/engine/sip/**'], patterns: [into(['media', 'calls', 'providers', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'engine/sip may only import common/.')] },
-  { files: ['src/engine/media/**'], patterns: [into(['sip', 'calls', 'providers', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'engine/media may only import common/.')] },
+  { files: ['src/engine/sip/**'], patterns: [into(['media', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/sip may only import common/.')] },
+  { files: ['src/engine/media/**'], patterns: [into(['sip', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/media may only import common/.')] },
   {
     files: ['src/engine/calls/**'],
     patterns: [
-      into(['providers', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'engine/calls reaches providers and storage only through ports.ts.'),
+      into(['providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/calls reaches providers and storage only through ports.ts.'),
       { regex: '(^|/)(sip|media)/(?!index\\.js$)', message: 'engine/calls imports sip/ and media/ only through their index.ts.' },
     ],
   },
-  { files: ['src/providers/**'], patterns: [into(['sip', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'providers/ may not import sip, storage or control-api.')] },
-  { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
+  {
+    files: ['src/providers/**'],
+    patterns: [
+      into(['sip', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'providers/ may not import sip, storage or control-api.'),
+      // The folder only: vendors' own files may be called post-call-….ts.
+      { regex: '(^|/)post-call/', message: 'providers/ is what post-call/ receives through its ports; it may not import it.' },
+    ],
+  },
+  { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
   { files: ['src/control-api/**'], patterns: [into(['sip', 'media', 'providers', 'config', 'cli', 'gateway', 'main'], 'control-api/ acts on calls only through engine/calls.')] },
+  // Tests may set up files synchronously; the module itself may not.
+  { files: ['src/post-call/**'], ignores: ['src/post-call/**/*.test.ts'], patterns: [...postCallLayer, noSyncFiles('post-call/')] },
+  { files: ['src/post-call/**/*.test.ts'], patterns: postCallLayer },
 ];
 
 export default tseslint.config(
@@ -44,7 +63,7 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config reads process.env.' }],
     },
   },
-  ...layerRules.map(({ files, patterns }) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } })),
+  ...layerRules.map(({ files, ignores, patterns }) => ({ files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns }] } })),
   {
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },

@@ -14,7 +14,7 @@ import { loadMasterKey } from './config/master-key.js';
 import { loadCarriers, type CarrierConfig } from './config/carriers.js';
 import { createApp } from './control-api/app.js';
 import { createApiServer } from './control-api/http-server.js';
-import type { WebhookOptions, WebhookPorts } from './control-api/routes/webhooks/webhook-ports.js';
+import type { WebhookOptions, WebhookPorts } from './post-call/index.js';
 import { createProviderRegistry, downloadRecording, postCallWebhooks } from './providers/index.js';
 import { databasePath, openStore, type Store } from './storage/index.js';
 import { startCallEngine, type CallEngine } from './gateway/call-engine.js';

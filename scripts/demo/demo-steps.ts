@@ -53,7 +53,7 @@ export async function awaitAnswer(ctx: DemoContext, call: PlacedCall): Promise<v
   const session = (answered.session ?? {}) as { remote?: Json; agent?: Json };
   ctx.narrator.exchange(`GET /v1/calls/${call.id}`, 200, {
     state: answered.state, answered_at: answered.answered_at,
-    session: { remote: pick(session.remote ?? {}, ['codec', 'local_rtp_port', 'remote_rtp']), agent: pick(session.agent ?? {}, ['connected', 'codec', 'agentInput']) },
+    session: { remote: pick(session.remote ?? {}, ['codec', 'local_rtp_port', 'remote_rtp']), agent: pick(session.agent ?? {}, ['connected', 'codec', 'agent_input']) },
   });
   ctx.narrator.say('The agent greets the caller; the sandbox plays its own announcement, then echoes.');
   await ctx.agent.until('start');

@@ -30,7 +30,7 @@ import { numberRoutes } from './routes/numbers/numbers.routes.js';
 import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
 import { tenantRoutes } from './routes/tenant/tenant.routes.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.routes.js';
-import type { WebhookOptions, WebhookPorts } from './routes/webhooks/webhook-ports.js';
+import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
 
 /** The slice of configuration the API reads. */
 export interface ApiOptions {

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { FakeClock } from '../../src/common/clock.js';
 import { createLogger } from '../../src/common/logger.js';
 import { SecretBox } from '../../src/common/secret-box.js';
-import { presentCdr } from '../../src/control-api/routes/calls/calls.schemas.js';
+import { callDetailRecord } from '../../src/engine/calls/call-record.js';
 import { HEARTBEAT_FILE, recordingPathOf, recoverUnfinishedCalls } from '../../src/engine/calls/index.js';
 import { buildWavHeader } from '../../src/engine/media/recording/wav-header.js';
 import { CdrJournal, DurableCallStore, openStore, type CallRecord } from '../../src/storage/index.js';
@@ -279,7 +279,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   const calls = new DurableCallStore({
     calls: store.calls, transcripts: store.transcripts, transaction: (fn) => store.transaction(fn), journal: new CdrJournal(dataDir), clock, logger, retryMs: 1000,
   });
-  const cdr = (id: string) => presentCdr(store.calls.get(tenant.id, id)!);
+  const cdr = (id: string) => callDetailRecord(store.calls.get(tenant.id, id)!);
   const heartbeatAt = (at: string): void => {
     writeFileSync(join(dataDir, HEARTBEAT_FILE), '');
     utimesSync(join(dataDir, HEARTBEAT_FILE), new Date(at), new Date(at));

@@ -181,8 +181,8 @@ t.test("RFC 3550 5.1, 8.2, RFC 4961: hostile datagrams at a live call's carrier 
     const r = await gw.api('GET', '/v1/calls?direction=inbound', undefined, { key: gw.liveKey });
     const id = r.body.data[0]?.id;
     const detail = id === undefined ? null : await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
-    const agentSide = (detail?.body.session as { agent?: { agentInput?: unknown } } | null)?.agent;
-    return agentSide?.agentInput ? id : undefined;
+    const agentSide = (detail?.body.session as { agent?: { agent_input?: unknown } } | null)?.agent;
+    return agentSide?.agent_input ? id : undefined;
   });
   const packet0SentAt = Date.now();
   await carrier.sendLegit(gatewayPort, 0, stream.ssrc);
@@ -197,10 +197,10 @@ t.test("RFC 3550 5.1, 8.2, RFC 4961: hostile datagrams at a live call's carrier 
   t.ok(atAgent.indices.length === sent + 1 && atAgent.indices.every((index, i) => index === i), `all ${sent + 1} legitimate frames reached the agent once, in order`);
   t.equal(atAgent.damaged, 0, 'no legitimate frame damaged');
   const detail = await gw.api('GET', `/v1/calls/${callId}`, undefined, { key: gw.liveKey });
-  const stats = (detail.body.session as unknown as { agent: { packetsDropped: number; rtp: { packetsReceived: number; packetsRejected: number } } }).agent;
-  t.equal(stats.rtp.packetsRejected, tally.expected.a.rejected, 'packetsRejected counts every RTP packet from another address');
-  t.equal(stats.packetsDropped, tally.expected.a.dropped, "packetsDropped counts the carrier's own malformed, oversized or foreign-type packets");
-  t.equal(stats.rtp.packetsReceived, sent + 1 + tally.expected.a.dropped, 'packetsReceived is the legitimate stream plus the dropped ones from its address');
+  const stats = (detail.body.session as unknown as { agent: { packets_dropped: number; rtp: { packets_received: number; packets_rejected: number } } }).agent;
+  t.equal(stats.rtp.packets_rejected, tally.expected.a.rejected, 'packets_rejected counts every RTP packet from another address');
+  t.equal(stats.packets_dropped, tally.expected.a.dropped, "packets_dropped counts the carrier's own malformed, oversized or foreign-type packets");
+  t.equal(stats.rtp.packets_received, sent + 1 + tally.expected.a.dropped, 'packets_received is the legitimate stream plus the dropped ones from its address');
   t.equal(attacker.otherReceived + attacker.legitReceived, 0, 'the gateway never sent the attacker any media: the latch held');
   // RTCP follows its source from the latched host (RFC 4961), and on loopback the attacker shares that host.
   t.comment(`RTCP reports the gateway sent to the attacker's port (same host as the carrier): ${attacker.rtcpReceived}`);

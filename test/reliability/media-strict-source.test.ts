@@ -33,7 +33,7 @@ t.test('CVE-2017-14099 class (RTP bleed), strict source: a third host sending a 
     const r = await gw.api('GET', '/v1/calls?direction=inbound', undefined, { key: gw.liveKey });
     const id = r.body.data[0]?.id;
     const detail = id === undefined ? null : await gw.api('GET', `/v1/calls/${id}`, undefined, { key: gw.liveKey });
-    return (detail?.body.session as { agent?: { agentInput?: unknown } } | null)?.agent?.agentInput ? id : undefined;
+    return (detail?.body.session as { agent?: { agent_input?: unknown } } | null)?.agent?.agent_input ? id : undefined;
   });
   const ssrc = 0x5151;
   await carrier.sendLegit(gatewayPort, 0, ssrc);

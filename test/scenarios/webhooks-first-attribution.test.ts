@@ -4,6 +4,7 @@
  * replaces nothing a genuine earlier delivery stored; it is kept for audit as a conflict.
  */
 import t, { type Test } from 'tap';
+import { createHash } from 'node:crypto';
 import type { ResolvedAddress } from '../../src/providers/index.js';
 import { buildApp, type AppHarness } from '../support/build-app.js';
 import { startHttpsFixture } from '../support/https-fixture.js';
@@ -101,6 +102,25 @@ t.test('WEBHOOKS first attribution wins: forged ElevenLabs transcription and aud
   t.same(texts(h, acme), GENUINE.map(([, text]) => text));
   t.ok((await recordingBytes(h, acme)).equals(mp3), 'the genuine audio stays');
   t.same(conflicts(h).map((k) => [k.conversation_id, k.conflict_reason]), [['conv_forged', 'conversation_id']]);
+});
+
+t.test('WEBHOOKS first attribution wins: two audio deliveries of one call at once store one recording, and the file is the one the row names', async (t) => {
+  const h = buildApp(t, { webhooks: { bodyLimitBytes: 16 * 1024 * 1024 } });
+  const base = await serveOnLoopback(t, h.api.app.callback());
+  const acme = webhookTenant(h, 'Acme', { provider: 'elevenlabs', externalAgentId: 'agent_el_1', did: '+13105550200', caller: '+13105550299' });
+  t.equal((await postWebhook(base, 'elevenlabs', elevenLabsTranscription(facts(acme, 'conv_genuine', 'agent_el_1', GENUINE)))).status, 'accepted');
+  // Megabytes each, so the first file is still being written (off the event loop) when the second arrives.
+  const first = Buffer.concat([Buffer.from('ID3\x04\x00\x00', 'latin1'), Buffer.alloc(3_000_000, 0x11)]);
+  const second = Buffer.concat([Buffer.from('ID3\x04\x00\x00', 'latin1'), Buffer.alloc(3_000_000, 0x22)]);
+  const answers = await Promise.all([
+    postWebhook(base, 'elevenlabs', elevenLabsAudio('conv_genuine', 'agent_el_1', first)),
+    postWebhook(base, 'elevenlabs', elevenLabsAudio('conv_genuine', 'agent_el_1', second)),
+  ]);
+  t.same(answers.map((a) => a.status).sort(), ['accepted', 'duplicate'], 'one delivery applied, the other a duplicate');
+  const row = h.store.recordings.get(acme.tenant.id, acme.call.id, 'provider');
+  const served = await recordingBytes(h, acme);
+  t.equal(createHash('sha256').update(served).digest('hex'), row?.sha256, 'the file served is the one the recordings row names');
+  t.ok(served.equals(answers[0].status === 'accepted' ? first : second), 'and it is the accepted delivery\'s audio');
 });
 
 t.test('WEBHOOKS first attribution wins: a forged Vapi report without an assistant id changes nothing', async (t) => {

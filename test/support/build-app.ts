@@ -18,7 +18,7 @@ import type { AnyRoute } from '../../src/control-api/route.js';
 import type { HostResolver } from '../../src/control-api/ports.js';
 import type { CallControl } from '../../src/engine/calls/call-control.js';
 import { locateAddresses, ServerLocator, type DnsLookup } from '../../src/engine/sip/index.js';
-import type { WebhookOptions, WebhookPorts } from '../../src/control-api/routes/webhooks/webhook-ports.js';
+import type { WebhookOptions, WebhookPorts } from '../../src/post-call/index.js';
 import {
   createProviderRegistry, downloadRecording, postCallWebhooks, type DownloadOptions, type ProviderOverrides,
 } from '../../src/providers/index.js';

@@ -10,6 +10,7 @@ import { isoNow } from '../../src/common/time.js';
 import type {
   CallCommandFailure, CallCommandResult, CallControl, PlaceCallRequest,
 } from '../../src/engine/calls/call-control.js';
+import type { CallSessionSnapshot } from '../../src/engine/calls/session-snapshot.js';
 import type { CallRecord, CallRepository } from '../../src/storage/index.js';
 
 export class FakeCallControl implements CallControl {
@@ -93,9 +94,10 @@ export class FakeCallControl implements CallControl {
     })));
   }
 
-  sessionOf(tenantId: TenantId, callId: string): Record<string, unknown> | null {
+  /** A call before its answer, as the engine reports one (the fake has no media: port 0). */
+  sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null {
     const call = this.#calls.get(tenantId, callId);
-    return call && call.state !== 'ended' ? { media: 'fake', on_hold: call.on_hold } : null;
+    return call && call.state !== 'ended' ? { phase: 'setup', local_rtp_port: 0 } : null;
   }
 
   carrierNames(): readonly string[] {

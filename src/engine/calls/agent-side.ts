@@ -11,6 +11,7 @@ import type { CallEngineContext } from './engine-context.js';
 import type { AgentLink, AgentLinkClose, AgentTarget } from './ports.js';
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
+import type { AgentSideSnapshot, StreamAgentSnapshot } from './session-snapshot.js';
 
 export interface AgentSide {
   /** Connects; rejects when the agent cannot be reached (the call then ends `agent_unreachable`). */
@@ -25,7 +26,7 @@ export interface AgentSide {
   receiveDigit(digit: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
-  describe(): Record<string, unknown>;
+  describe(): AgentSideSnapshot;
 }
 
 /** How an agent side reports that the agent ended the call on its own. */
@@ -128,7 +129,7 @@ export class StreamingAgentSide implements AgentSide {
     link?.close(reason);
   }
 
-  describe(): Record<string, unknown> {
+  describe(): StreamAgentSnapshot {
     return { kind: 'stream', connected: this.#link !== null, ...this.#leg.stats() };
   }
 

@@ -5,6 +5,7 @@
  */
 import type { TenantId } from '../../common/ids.js';
 import type { CallRecord } from './call-record.js';
+import type { CallSessionSnapshot } from './session-snapshot.js';
 
 /** Why a command was not carried out. */
 export type CallCommandFailure =
@@ -45,7 +46,7 @@ export interface CallControl {
   /** Blind transfer of the remote party to `to` over the call's carrier. */
   transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult>;
   /** The live media state of a call of that tenant, or null (ended, or not on this node). */
-  sessionOf(tenantId: TenantId, callId: string): Record<string, unknown> | null;
+  sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null;
   /** Carrier names a tenant may place calls over (the built-in `sandbox` included). */
   carrierNames(): readonly string[];
 }

@@ -7,6 +7,7 @@ import t from 'tap';
 import { Call } from './call.js';
 import { CallFlow } from './call-flow.js';
 import type { EndReason } from './end-reason.js';
+import type { SetupSessionSnapshot } from './session-snapshot.js';
 import { callContext, TENANT } from '../../../test/support/call-engine-rig.js';
 
 /** A flow whose setup waits until told, and records what CallFlow asked of it. */
@@ -35,8 +36,8 @@ class ScriptedFlow extends CallFlow {
     this.call.end(reason);
   }
 
-  protected setupSession(): Record<string, unknown> {
-    return { step: 'dialling' };
+  protected setupSession(): Omit<SetupSessionSnapshot, 'phase'> {
+    return { local_rtp_port: 40000 };
   }
 }
 
@@ -53,7 +54,7 @@ t.test('docs/API.md "Call commands": before the answer, hold, unhold and transfe
   t.same(flow.hold(), { error: 'call_not_active' });
   t.same(flow.unhold(), { error: 'call_not_active' });
   t.same(flow.transfer('+15550777'), { error: 'call_not_active' });
-  t.same(flow.session(), { phase: 'setup', step: 'dialling' });
+  t.same(flow.session(), { phase: 'setup', local_rtp_port: 40000 });
   t.end();
 });
 

@@ -7,6 +7,7 @@ import type { CallCommandFailure } from './call-control.js';
 import type { LiveCall } from './call-registry.js';
 import type { ConnectedCall } from './connected-call.js';
 import type { EndReason } from './end-reason.js';
+import type { CallSessionSnapshot, SetupSessionSnapshot } from './session-snapshot.js';
 
 const NOT_ACTIVE: CallCommandFailure = { error: 'call_not_active' };
 
@@ -53,7 +54,7 @@ export abstract class CallFlow implements LiveCall {
     return this.#stop({ reason: 'gateway_shutdown', sipStatus: null, hangupBy: 'gateway' });
   }
 
-  session(): Record<string, unknown> {
+  session(): CallSessionSnapshot {
     return this.connected ? this.connected.session() : { phase: 'setup', ...this.setupSession() };
   }
 
@@ -71,5 +72,5 @@ export abstract class CallFlow implements LiveCall {
   /** Ends the call before the answer for a bug in the flow. */
   protected abstract failBeforeAnswer(reason: EndReason): void;
   /** What the session view shows while setting up. */
-  protected abstract setupSession(): Record<string, unknown>;
+  protected abstract setupSession(): Omit<SetupSessionSnapshot, 'phase'>;
 }

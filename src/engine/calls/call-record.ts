@@ -39,3 +39,33 @@ export interface CallRecord {
   conversation_id: string | null;
   recording_path: string | null;
 }
+
+/** The call detail record of an ended call: its times, and the durations billing reads (docs/DECISIONS.md "Calls", CDR arithmetic). */
+export interface CallDetailRecord {
+  started_at: string;
+  answered_at: string | null;
+  ended_at: string;
+  /** From creation to end, in seconds with millisecond precision. */
+  duration_s: number;
+  /** From answer to end, rounded up to whole seconds; 0 if never answered. */
+  billable_s: number;
+  end_reason: string;
+  sip_status: number | null;
+  hangup_by: HangupBy | null;
+}
+
+/**
+ * The CDR of a call, or null while it is live. Durations are never negative (an end stamped
+ * before the answer by a clock step reads 0), and a part of a second answered is billed as a
+ * whole second.
+ */
+export function callDetailRecord(call: CallRecord): CallDetailRecord | null {
+  if (call.state !== 'ended' || call.ended_at === null) return null;
+  const ended = Date.parse(call.ended_at);
+  return {
+    started_at: call.created_at, answered_at: call.answered_at, ended_at: call.ended_at,
+    duration_s: Math.max(0, ended - Date.parse(call.created_at)) / 1000,
+    billable_s: call.answered_at === null ? 0 : Math.ceil(Math.max(0, ended - Date.parse(call.answered_at)) / 1000),
+    end_reason: call.end_reason ?? 'failed', sip_status: call.sip_status, hangup_by: call.hangup_by,
+  };
+}

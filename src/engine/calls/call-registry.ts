@@ -5,6 +5,7 @@
 import type { TenantId } from '../../common/ids.js';
 import type { Call } from './call.js';
 import type { CallCommandFailure } from './call-control.js';
+import type { CallSessionSnapshot } from './session-snapshot.js';
 
 /** A call in progress with the commands the API may give it. */
 export interface LiveCall {
@@ -19,7 +20,7 @@ export interface LiveCall {
   /** Starts a blind transfer of the remote party; null once started. */
   transfer(to: string): CallCommandFailure | null;
   /** Live media state for GET /v1/calls/{id}. */
-  session(): Record<string, unknown>;
+  session(): CallSessionSnapshot;
 }
 
 export class CallRegistry {

@@ -14,6 +14,7 @@ import { InboundCallFlow } from './inbound-call-flow.js';
 import { callerIdentity } from './caller-identity.js';
 import { toE164, uriUser } from './dialled-number.js';
 import type { InboundCall } from '../sip/index.js';
+import type { CallSessionSnapshot } from './session-snapshot.js';
 
 export interface CallServiceOptions {
   /** Live calls a tenant may have at once (docs/API.md "Errors": 429 `concurrency_limit`). */
@@ -157,7 +158,7 @@ export class CallService implements CallControl {
     return Promise.resolve(this.#command(tenantId, live, live.call.id, (l) => (l.call.snapshot().state === 'active' ? l.transfer(to) : { error: 'call_not_active' })));
   }
 
-  sessionOf(tenantId: TenantId, callId: string): Record<string, unknown> | null {
+  sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null {
     return this.registry.get(tenantId, callId)?.session() ?? null;
   }
 

@@ -19,6 +19,7 @@ import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
 import { CallAudioTap } from './transcription/call-audio-tap.js';
 import { CallTranscriber } from './transcription/call-transcriber.js';
 import { Transfer } from './transfer.js';
+import type { ConnectedSessionSnapshot } from './session-snapshot.js';
 
 /** How the remote party is named in `hangup_by`: the callee of an outbound call, the caller of an inbound one. */
 export const remoteParty = (call: Call): HangupBy => (call.snapshot().direction === 'outbound' ? 'callee' : 'caller');
@@ -173,7 +174,7 @@ export class ConnectedCall {
     return null;
   }
 
-  session(): Record<string, unknown> {
+  session(): ConnectedSessionSnapshot {
     return {
       remote: this.#remote.describe(),
       agent: this.#agent?.describe() ?? null,

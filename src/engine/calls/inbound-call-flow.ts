@@ -23,6 +23,7 @@ import { answerFromAck } from './late-offer.js';
 import type { InboundRoute } from './ports.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import { SipTrunkSide } from './sip-trunk-side.js';
+import type { SetupSessionSnapshot } from './session-snapshot.js';
 
 /** The caller's leg once answered: its session, what we offered or answered, and the audio agreed. */
 interface AnsweredCaller {
@@ -78,7 +79,7 @@ export class InboundCallFlow extends CallFlow {
     this.#reject(500, reason);
   }
 
-  protected setupSession(): Record<string, unknown> {
+  protected setupSession(): Omit<SetupSessionSnapshot, 'phase'> {
     return { local_rtp_port: this.#rtp.localPort, agent: this.#trunk?.describe() ?? null };
   }
 

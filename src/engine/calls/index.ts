@@ -3,7 +3,8 @@ export { CallService, type CallServiceOptions } from './call-service.js';
 export { CallRegistry, type LiveCall } from './call-registry.js';
 export type { CallControl, CallCommandFailure, CallCommandResult, PlaceCallRequest } from './call-control.js';
 export { isCallFailure } from './call-control.js';
-export type { CallRecord, CallDirection, CallRecordState } from './call-record.js';
+export type { CallRecord, CallDirection, CallRecordState, CallDetailRecord } from './call-record.js';
+export { callDetailRecord } from './call-record.js';
 export type { CallEngineContext, CallTimings } from './engine-context.js';
 export type { CarrierProfile, NumberFormat, CodecName } from './carrier-profile.js';
 export type {

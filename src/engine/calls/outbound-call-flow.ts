@@ -17,6 +17,7 @@ import { EarlyOffers } from './early-offers.js';
 import { endReasonForFailure, type EndReason } from './end-reason.js';
 import type { CallEngineContext } from './engine-context.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
+import type { SetupSessionSnapshot } from './session-snapshot.js';
 
 export class OutboundCallFlow extends CallFlow {
   readonly #ctx: CallEngineContext;
@@ -49,7 +50,7 @@ export class OutboundCallFlow extends CallFlow {
     this.#fail(reason);
   }
 
-  protected setupSession(): Record<string, unknown> {
+  protected setupSession(): Omit<SetupSessionSnapshot, 'phase'> {
     return { local_rtp_port: this.#rtp.localPort };
   }
 

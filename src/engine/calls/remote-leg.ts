@@ -11,6 +11,7 @@ import type { SessionDialog } from '../sip/index.js';
 import { carrierCodecs, type CarrierProfile } from './carrier-profile.js';
 import { newSdpSessionId, type CallEngineContext } from './engine-context.js';
 import { answerFromAck } from './late-offer.js';
+import type { RemoteLegSnapshot } from './session-snapshot.js';
 
 /** What we offer or answer on a carrier leg. */
 export function legCapabilities(address: string, rtp: RtpSession, codecs: readonly CodecDescription[], sessionId: number): LocalCapabilities {
@@ -108,7 +109,7 @@ export class RemoteLeg {
     return Buffer.from(createOffer(caps));
   }
 
-  describe(): Record<string, unknown> {
+  describe(): RemoteLegSnapshot {
     const stats = this.rtp.stats();
     return {
       codec: this.#audio.codec.encoding,

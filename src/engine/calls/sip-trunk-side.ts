@@ -20,6 +20,7 @@ import type { RecordingPort } from './recording-port.js';
 import { preferCodec } from './carrier-profile.js';
 import { EarlyOffers } from './early-offers.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
+import type { SipTrunkAgentSnapshot } from './session-snapshot.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
 
@@ -247,7 +248,7 @@ export class SipTrunkSide implements AgentSide {
     else this.#rtp?.close();
   }
 
-  describe(): Record<string, unknown> {
+  describe(): SipTrunkAgentSnapshot {
     const stats = this.#rtp?.stats();
     return {
       kind: 'sip_trunk', connected: this.#dialog !== null && !this.#dialog.isEnded, bridged: this.#bridge !== null,

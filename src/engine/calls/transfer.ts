@@ -19,6 +19,7 @@ import { openLegRtp, type CallEngineContext } from './engine-context.js';
 import type { RecordingPort } from './recording-port.js';
 import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
+import type { TransferSnapshot } from './session-snapshot.js';
 
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
@@ -94,7 +95,7 @@ export class Transfer {
     if (!this.#isClosed()) this.#bridge?.replaceLeg('a', bridgeLegOf(this.#remote.rtp, audio));
   }
 
-  describe(): Record<string, unknown> {
+  describe(): TransferSnapshot {
     return { to: this.#to, method: this.#carrier.transfer, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
   }
 

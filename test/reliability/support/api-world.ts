@@ -11,7 +11,7 @@ import { buildApp, type AppHarness, type TestTenant } from '../../support/build-
 import { FakeCallControl } from '../../support/fake-call-control.js';
 import type { ApiOptions } from '../../../src/control-api/app.js';
 import type { TenantId } from '../../../src/common/ids.js';
-import type { WebhookOptions } from '../../../src/control-api/routes/webhooks/webhook-ports.js';
+import type { WebhookOptions } from '../../../src/post-call/index.js';
 import { send, type HttpAnswer, type HttpRequest } from './api-http.js';
 
 interface TestContext {

@@ -8,7 +8,9 @@ import { DEFAULT_LIMIT, decodeCursor, envelope, pageEnvelope } from '../../pagin
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
-import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall, presentCdr } from './calls.schemas.js';
+import { callDetailRecord } from '../../../engine/calls/call-record.js';
+import { presentSession } from './call-session.schemas.js';
+import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall } from './calls.schemas.js';
 import { callInScope, carrierScopeOf, isInKeyScope } from './key-scope.js';
 
 export interface CallRouteDeps {
@@ -50,12 +52,13 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       handle({ params, principal }) {
         const call = callInScope(principal, deps.calls.get(principal.tenantId, params.id));
         const sources = deps.transcripts.sources(principal.tenantId, call.id);
+        const session = call.state === 'ended' ? null : deps.sessions?.sessionOf(principal.tenantId, call.id);
         return {
           status: 200,
           body: {
             ...presentCall(call),
-            session: call.state === 'ended' ? null : (deps.sessions?.sessionOf(principal.tenantId, call.id) ?? null),
-            cdr: presentCdr(call),
+            session: session ? presentSession(session) : null,
+            cdr: callDetailRecord(call),
             transcript: { available: sources.length > 0, source: sources[0] ?? null },
             recording: { available: call.recording_path !== null },
           },

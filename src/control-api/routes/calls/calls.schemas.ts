@@ -2,9 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import { E164_PATTERN } from '../../../common/phone-number.js';
 import { StringEnum } from '../../../common/schema.js';
-import type { CallListItem, CallRecord } from '../../../storage/index.js';
+import type { CallListItem } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
+import { CallSessionSchema } from './call-session.schemas.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
@@ -44,7 +45,7 @@ export const CdrSchema = Type.Object(
 
 export const CallDetailSchema = Type.Object({
   ...CallSchema.properties,
-  session: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'Live media state; null once ended.' }),
+  session: Type.Union([CallSessionSchema, Type.Null()], { description: 'Live media state (docs/API.md, "The session of a live call"); null once ended, or when the call is live on no engine in this process.' }),
   cdr: Type.Union([CdrSchema, Type.Null()], { description: 'Null while the call is live.' }),
   transcript: Type.Object({ available: Type.Boolean(), source: Type.Union([StringEnum(['provider', 'gateway']), Type.Null()]) }),
   recording: Type.Object({
@@ -95,17 +96,5 @@ export function presentCall(c: CallListItem) {
     agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
     created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
     transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,
-  };
-}
-
-/** The call detail record of an ended call (null while live). */
-export function presentCdr(c: CallRecord) {
-  if (c.state !== 'ended' || c.ended_at === null) return null;
-  const ended = Date.parse(c.ended_at);
-  return {
-    started_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at,
-    duration_s: Math.max(0, ended - Date.parse(c.created_at)) / 1000,
-    billable_s: c.answered_at === null ? 0 : Math.ceil(Math.max(0, ended - Date.parse(c.answered_at)) / 1000),
-    end_reason: c.end_reason ?? 'failed', sip_status: c.sip_status, hangup_by: c.hangup_by,
   };
 }

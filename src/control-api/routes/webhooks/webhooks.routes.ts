@@ -2,19 +2,18 @@
  * @module POST /v1/webhooks/{provider} for each provider with a post-call webhook (docs/WEBHOOKS.md "Post-call webhooks": no credentials, strict
  * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
  */
-import { createReadStream, statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { createReadStream } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
+import {
+  PostCallWebhooks, findCallRecording, type PostCallOutcome, type PostCallVendor, type RecordingFile, type WebhookOptions, type WebhookPorts, type WebhookProvider,
+} from '../../../post-call/index.js';
 import type { Store } from '../../../storage/index.js';
-import { defineRoute, type AnyRoute } from '../../route.js';
+import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { callInScope } from '../calls/key-scope.js';
-import { recordingHeaders } from '../calls/recording-format.js';
-import { ingestPostCall } from './ingest.js';
-import type { PostCallVendor, WebhookOptions, WebhookPorts, WebhookProvider } from './webhook-ports.js';
 
 export interface WebhookRouteDeps {
   store: Pick<Store, 'calls' | 'webhooks' | 'transcripts' | 'recordings' | 'transaction'>;
@@ -26,7 +25,23 @@ export interface WebhookRouteDeps {
 
 const WebhookResponse = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('ignored')]) });
 
-function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider, vendor: PostCallVendor): AnyRoute {
+function presentOutcome(outcome: PostCallOutcome): RouteResult {
+  if (outcome.status === 'unauthorized') throw new ApiError(401, 'unauthorized', `The webhook signature is ${outcome.signature}.`);
+  return { status: 200, body: { status: outcome.status } };
+}
+
+/** Response headers of a recording (docs/SECURITY.md, Serving recordings): its real type, `nosniff`, an attachment named by the call id. */
+function recordingHeaders(recording: RecordingFile, callId: string): Record<string, string> {
+  const name = `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.${recording.format.extension}`;
+  return {
+    'Content-Type': recording.format.mediaType,
+    'Content-Length': String(recording.size),
+    'Content-Disposition': `attachment; filename="${name}"`,
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+function webhookRoute(deps: WebhookRouteDeps, webhooks: PostCallWebhooks, provider: WebhookProvider, vendor: PostCallVendor): AnyRoute {
   return defineRoute({
     method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
     summary: `Ingest a post-call payload from ${vendor.displayName} (transcript, recording)`,
@@ -40,13 +55,8 @@ function webhookRoute(deps: WebhookRouteDeps, provider: WebhookProvider, vendor:
     responses: { 200: { description: 'What became of the payload.', schema: WebhookResponse } },
     errors: { 401: 'A secret is configured and the signature is missing, wrong or stale (`unauthorized`).' },
     async handle({ body, ctx }) {
-      const rawBody = ctx.request.rawBody ?? '';
-      const secret = deps.options.secrets[provider];
-      if (secret !== undefined) {
-        const outcome = vendor.verifySignature(rawBody, (name) => ctx.get(name) || undefined, secret, deps.clock.now());
-        if (outcome !== 'valid') throw new ApiError(401, 'unauthorized', `The webhook signature is ${outcome}.`);
-      }
-      return { status: 200, body: { status: await ingestPostCall(deps, provider, body, rawBody) } };
+      const header = (name: string): string | undefined => ctx.get(name) || undefined;
+      return presentOutcome(await webhooks.receive({ provider, body, rawBody: ctx.request.rawBody ?? '', header }));
     },
   });
 }
@@ -71,25 +81,17 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
       },
     },
     errors: { 404: 'No such call (or one outside the key\'s scope), or no recording (`not_found`).' },
-    handle({ params, principal }) {
+    async handle({ params, principal }) {
       const call = callInScope(principal, deps.store.calls.get(principal.tenantId, params.id));
-      const provider = deps.store.recordings.get(principal.tenantId, call.id, 'provider');
-      const path = call.recording_path ?? provider?.path;
-      if (path === undefined) throw noRecording();
-      const file = isAbsolute(path) ? path : join(deps.options.dataDir, path);
-      let headers: Record<string, string>;
-      try {
-        headers = recordingHeaders(file, call.id, statSync(file).size);
-      } catch (err) {
-        deps.logger.warn({ call_id: call.id, err }, 'recording file missing');
-        throw noRecording();
-      }
-      return { status: 200, body: createReadStream(file), headers };
+      const recording = await findCallRecording({ store: deps.store, dataDir: deps.options.dataDir, logger: deps.logger }, principal.tenantId, call);
+      if (!recording) throw noRecording();
+      return { status: 200, body: createReadStream(recording.file), headers: recordingHeaders(recording, call.id) };
     },
   });
 }
 
 /** One `POST /v1/webhooks/{provider}` per provider the registry gives a post-call webhook, then the recording route. */
 export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
-  return [...[...deps.ports.vendors].map(([provider, vendor]) => webhookRoute(deps, provider, vendor)), recordingRoute(deps)];
+  const webhooks = new PostCallWebhooks(deps);
+  return [...[...deps.ports.vendors].map(([provider, vendor]) => webhookRoute(deps, webhooks, provider, vendor)), recordingRoute(deps)];
 }

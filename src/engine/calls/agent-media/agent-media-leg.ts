@@ -13,6 +13,7 @@ import { CarrierPlayout } from './carrier-playout.js';
 import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
 import type { RecordingPort } from '../recording-port.js';
 import { isAgentMediaLegStopped, nextAgentMediaLegState, type AgentMediaLegEvent, type AgentMediaLegState } from './agent-media-leg-state.js';
+import type { AgentMediaLegStats } from '../session-snapshot.js';
 
 /** Options of {@link AgentMediaLeg}. */
 export interface AgentMediaLegOptions {
@@ -232,7 +233,7 @@ export class AgentMediaLeg {
   }
 
   /** Live numbers for GET /v1/calls/{id} `session`. */
-  stats(): Record<string, unknown> {
+  stats(): AgentMediaLegStats {
     const rtp = this.#rtp.stats();
     return {
       codec: this.#codec,

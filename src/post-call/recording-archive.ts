@@ -2,14 +2,15 @@
  * @module Re-archiving a provider's recording into the data folder: inline audio written as is, or
  * a URL fetched through the safe downloader under the provider's allow-list and caps.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { InvariantError } from '../../../common/errors.js';
-import type { TenantId } from '../../../common/ids.js';
-import type { Logger } from '../../../common/logger.js';
-import type { RecordingRecord, Store } from '../../../storage/index.js';
-import type { WebhookOptions, WebhookPorts, WebhookProvider } from './webhook-ports.js';
+import { InvariantError } from '../common/errors.js';
+import type { TenantId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import type { RecordingRecord, Store } from '../storage/index.js';
+import type { PerCallQueue } from './per-call-queue.js';
+import type { WebhookOptions, WebhookPorts, WebhookProvider } from './post-call-ports.js';
 
 const EXTENSIONS: Record<string, string> = {
   'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav',
@@ -31,19 +32,29 @@ export function providerRecordingPath(tenantId: TenantId, callId: string, mediaT
   return join('recordings', tenantId, `${callId}.provider.${EXTENSIONS[mediaType] ?? 'bin'}`);
 }
 
-/** Writes the file atomically (temporary name, then rename) and returns what the recordings table keeps. */
-export function writeRecording(
+/**
+ * Writes the file atomically (temporary name, then rename) without holding the event loop (the
+ * audio may be megabytes; live calls' media runs on the same loop), and returns what the
+ * recordings table keeps. The file is readable by the gateway's user only (0600). Callers run it
+ * in the call's {@link PerCallQueue}, so no other write to the same path is under way.
+ */
+export async function writeRecording(
   dataDir: string,
   target: { tenantId: TenantId; callId: string },
   audio: { bytes: Buffer; mediaType: string; origin: 'inline' | 'download' },
-): Omit<RecordingRecord, 'created_at'> {
+): Promise<Omit<RecordingRecord, 'created_at'>> {
   const mediaType = normalizeMediaType(audio.mediaType);
   const path = providerRecordingPath(target.tenantId, target.callId, mediaType);
   const file = join(dataDir, path);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.partial`;
-  writeFileSync(temporary, audio.bytes, { mode: 0o600 });
-  renameSync(temporary, file);
+  try {
+    await writeFile(temporary, audio.bytes, { mode: 0o600 });
+    await rename(temporary, file);
+  } catch (err) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw err;
+  }
   return {
     call_id: target.callId, tenant_id: target.tenantId, source: 'provider', path, media_type: mediaType,
     bytes: audio.bytes.length, sha256: createHash('sha256').update(audio.bytes).digest('hex'), origin: audio.origin,
@@ -55,6 +66,8 @@ export interface ArchiveDeps {
   ports: WebhookPorts;
   options: WebhookOptions;
   logger: Logger;
+  /** The post-call tasks of each call, one at a time. */
+  queue: PerCallQueue;
 }
 
 /** The host of a URL for logs: recording URLs are often signed, and their query is a credential. */
@@ -95,11 +108,16 @@ export async function archiveFromUrl(
     return;
   }
   try {
-    // Another event of the same call may have archived it while this download ran.
-    if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) return;
-    deps.store.recordings.save(writeRecording(deps.options.dataDir, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
-    deps.logger.info({ ...log, bytes: result.bytes.length, sha256: result.sha256 }, 'provider recording archived');
+    await deps.queue.run(callKey(target), async () => {
+      // Another event of the same call may have archived it while this download ran.
+      if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) return;
+      deps.store.recordings.save(await writeRecording(deps.options.dataDir, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
+      deps.logger.info({ ...log, bytes: result.bytes.length, sha256: result.sha256 }, 'provider recording archived');
+    });
   } catch (err) {
     deps.logger.error({ ...log, err }, 'archiving the downloaded recording failed');
   }
 }
+
+/** The queue key of a call: ids are the gateway's own, so `/` cannot occur in either. */
+export const callKey = (target: { tenantId: TenantId; callId: string }): string => `${target.tenantId}/${target.callId}`;

@@ -4,9 +4,9 @@
  * reference to the recording it brought (docs/WEBHOOKS.md "Raw payload caps").
  */
 import { createHash } from 'node:crypto';
-import type { TenantId } from '../../../common/ids.js';
-import type { WebhookDelivery, WebhookRepository } from '../../../storage/index.js';
-import type { PostCallEvent, WebhookOptions } from './webhook-ports.js';
+import type { TenantId } from '../common/ids.js';
+import type { WebhookDelivery, WebhookRepository } from '../storage/index.js';
+import type { PostCallEvent, WebhookOptions } from './post-call-ports.js';
 
 export const sha256Hex = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 

@@ -1,11 +1,11 @@
 import t from 'tap';
-import type { TenantId } from '../../../common/ids.js';
-import type { AttributionCandidate } from '../../../storage/index.js';
+import type { TenantId } from '../common/ids.js';
+import type { AttributionCandidate } from '../storage/index.js';
 import { closestCall } from './attribution.js';
 import { recordingRef } from './delivery-audit.js';
 import { deliveryKey, toStoredTurns } from './ingest.js';
 import { normalizeMediaType, providerRecordingPath } from './recording-archive.js';
-import type { PostCallEvent } from './webhook-ports.js';
+import type { PostCallEvent } from './post-call-ports.js';
 
 const tenant = 'ten_a' as TenantId;
 const candidate = (callId: string, endedAt: string): AttributionCandidate => ({ tenant_id: tenant, call_id: callId, ended_at: endedAt, conversation_id: null });

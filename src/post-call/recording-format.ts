@@ -1,9 +1,8 @@
 /**
- * @module The headers a recording is served with (docs/SECURITY.md, Serving recordings): the media
- * type of what the file really holds, read from its first bytes, never the type a provider's
- * download claimed; `nosniff`; and an attachment with a filename made of the call id.
+ * @module What a recording file really holds (docs/SECURITY.md, Serving recordings): its media
+ * type is read from its first bytes, never the type a provider's download claimed.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 
 export interface RecordingFormat {
   mediaType: string;
@@ -41,25 +40,27 @@ export function recordingFormatOf(head: Buffer): RecordingFormat {
   return UNKNOWN;
 }
 
-/** The first bytes of a file (fewer when it is shorter). */
-function readHead(file: string): Buffer {
-  const fd = openSync(file, 'r');
+/** The first bytes of a file (fewer when it is shorter), read without holding the event loop. */
+async function readHead(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
   try {
     const head = Buffer.alloc(HEAD_BYTES);
-    return head.subarray(0, readSync(fd, head, 0, HEAD_BYTES, 0));
+    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    return head.subarray(0, bytesRead);
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
 }
 
-/** Response headers for a recording file of a call (the call id is the gateway's own, `call_…`). */
-export function recordingHeaders(file: string, callId: string, size: number): Record<string, string> {
-  const format = recordingFormatOf(readHead(file));
-  const name = `${callId.replace(/[^A-Za-z0-9_-]/g, '_')}.${format.extension}`;
-  return {
-    'Content-Type': format.mediaType,
-    'Content-Length': String(size),
-    'Content-Disposition': `attachment; filename="${name}"`,
-    'X-Content-Type-Options': 'nosniff',
-  };
+/** A recording file as it will be served: its size and the format its first bytes show. */
+export interface RecordingFile {
+  file: string;
+  size: number;
+  format: RecordingFormat;
+}
+
+/** Size and format of a recording file; rejects when it cannot be read (missing, unreadable). */
+export async function inspectRecording(file: string): Promise<RecordingFile> {
+  const [info, head] = await Promise.all([stat(file), readHead(file)]);
+  return { file, size: info.size, format: recordingFormatOf(head) };
 }

@@ -4,10 +4,10 @@
  * or else a conversation id the gateway already knows in exactly one tenant. Anything else
  * attributes to nothing.
  */
-import { isoTime } from '../../../common/time.js';
-import type { TenantId } from '../../../common/ids.js';
-import type { AttributionCandidate, ConversationBinding, WebhookRepository } from '../../../storage/index.js';
-import type { PostCallEvent } from './webhook-ports.js';
+import { isoTime } from '../common/time.js';
+import type { TenantId } from '../common/ids.js';
+import type { AttributionCandidate, ConversationBinding, WebhookRepository } from '../storage/index.js';
+import type { PostCallEvent } from './post-call-ports.js';
 
 export interface Attribution {
   tenantId: TenantId;

@@ -2,17 +2,20 @@
  * @module Ingesting one post-call payload: parse, attribute, deduplicate per tenant, check it
  * against what the call's first attribution stored, then store transcript, audit copy,
  * conversation id and inline recording in one transaction; a recording URL is downloaded
- * afterwards (docs/WEBHOOKS.md).
+ * afterwards (docs/WEBHOOKS.md). Everything from the duplicate check to the store runs in the
+ * call's {@link PerCallQueue}, so the recording file's write (off the event loop) cannot let
+ * another delivery of the call in between.
  */
-import { InvariantError } from '../../../common/errors.js';
-import type { Clock } from '../../../common/clock.js';
-import type { TenantId } from '../../../common/ids.js';
-import type { Logger } from '../../../common/logger.js';
-import type { Store, TranscriptTurn } from '../../../storage/index.js';
+import { InvariantError } from '../common/errors.js';
+import type { Clock } from '../common/clock.js';
+import type { TenantId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import type { Store, TranscriptTurn } from '../storage/index.js';
 import { attribute, type Attribution } from './attribution.js';
 import { auditCopy, cappedCopy, deliveryKey, recordingRef, sha256Hex } from './delivery-audit.js';
-import { archiveFromUrl, writeRecording } from './recording-archive.js';
-import type { PostCallEvent, WebhookOptions, WebhookPorts, WebhookProvider } from './webhook-ports.js';
+import type { PerCallQueue } from './per-call-queue.js';
+import { archiveFromUrl, callKey, writeRecording } from './recording-archive.js';
+import type { PostCallEvent, WebhookOptions, WebhookPorts, WebhookProvider } from './post-call-ports.js';
 
 export { deliveryKey } from './delivery-audit.js';
 
@@ -24,6 +27,8 @@ export interface IngestDeps {
   options: WebhookOptions;
   clock: Clock;
   logger: Logger;
+  /** The post-call tasks of each call, one at a time (one queue per process). */
+  queue: PerCallQueue;
 }
 
 /** Why a delivery was kept for audit instead of applied (docs/WEBHOOKS.md "First attribution wins"). */
@@ -87,8 +92,17 @@ function keepConflict(deps: IngestDeps, payload: PostCallEvent, rawBody: string,
 
 type Stored = { status: 'accepted'; payloadOmitted: string | null } | { status: 'duplicate' } | { status: 'conflict'; reason: ConflictReason };
 
-/** Stores an attributed payload, unless the tenant had it already (duplicate) or it conflicts with the call's first attribution. */
-function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): Stored {
+/**
+ * Stores an attributed payload, unless the tenant had it already (duplicate) or it conflicts with
+ * the call's first attribution (then kept for audit only). Runs in the call's queue.
+ */
+async function storeAttributed(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): Promise<Stored> {
+  const stored = await storeAccepted(deps, payload, target, rawBody);
+  if (stored.status === 'conflict') keepConflict(deps, payload, rawBody, target, stored.reason);
+  return stored;
+}
+
+async function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): Promise<Stored> {
   const { webhooks, transcripts, recordings } = deps.store;
   const bodySha256 = sha256Hex(rawBody);
   const key = deliveryKey(payload, bodySha256);
@@ -99,7 +113,7 @@ function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribu
   if (reason !== null) return { status: 'conflict', reason };
   // The same recording again (another event of the call) is not archived twice.
   const inline = payload.recording?.inline && !recordings.get(target.tenantId, target.callId, 'provider')
-    ? writeRecording(deps.options.dataDir, target, { bytes: payload.recording.inline, mediaType: payload.recording.mediaType, origin: 'inline' })
+    ? await writeRecording(deps.options.dataDir, target, { bytes: payload.recording.inline, mediaType: payload.recording.mediaType, origin: 'inline' })
     : undefined;
   return deps.store.transaction((): Stored => {
     const copy = cappedCopy(webhooks, deps.options, target, auditCopy(payload, rawBody, true));
@@ -145,11 +159,8 @@ export async function ingestPostCall(deps: IngestDeps, provider: WebhookProvider
     keepConflict(deps, parsed, rawBody, null, 'contested_conversation');
     return 'ignored';
   }
-  const stored = storeAccepted(deps, parsed, target, rawBody);
-  if (stored.status === 'conflict') {
-    keepConflict(deps, parsed, rawBody, target, stored.reason);
-    return 'ignored';
-  }
+  const stored = await deps.queue.run(callKey(target), () => storeAttributed(deps, parsed, target, rawBody));
+  if (stored.status === 'conflict') return 'ignored';
   if (stored.status === 'duplicate') return 'duplicate';
   deps.logger.info({
     provider, event: parsed.event, status: 'accepted', call_id: target.callId, tenant_id: target.tenantId, via: target.via, payload_omitted: stored.payloadOmitted,

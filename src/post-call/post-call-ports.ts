@@ -1,7 +1,7 @@
 /**
- * @module What the post-call webhook endpoint needs from the providers layer (payload parsers,
- * signature checks, the safe recording downloader), declared here because control-api may not
- * import providers. The provider functions satisfy these types structurally; the composition root
+ * @module What post-call ingestion needs from the providers layer (payload parsers, signature
+ * checks, the safe recording downloader), declared here because post-call/ may not import
+ * providers. The provider functions satisfy these types structurally; the composition root
  * (gateway.ts) and the test harness pass them in.
  */
 
