@@ -3,43 +3,15 @@ import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import { GoertzelDtmfDetector } from '../dtmf/goertzel.js';
 import { dtmfDigit, parseTelephoneEvent, TelephoneEventReceiver } from '../dtmf/rfc4733.js';
-import type { AudioFrame } from '../pipeline/audio-frame.js';
 import { rtpPaddingSize, rtpPayloadOffset, rtpSsrc, rtpTimestamp, setRtpPayloadType } from '../rtp/packet.js';
-import type { ReleaseSession, RtpSessionStats } from '../rtp/rtp-session.js';
+import type { ReleaseSession } from '../rtp/rtp-session.js';
 import { SilenceSource, type AudioSource } from './audio-source.js';
 import { ALAW_TO_ULAW, canBridge, decodeG711, isG711, ULAW_TO_ALAW, type BridgeLegConfig } from './bridge-leg.js';
 import { DtmfSender } from './dtmf-sender.js';
 import { HoldMusicPlayer } from './hold-music-player.js';
+import type { AudioTap, BridgeLegStats, LegName, MediaBridgeDelegate, MediaBridgeOptions, TapDirection } from './media-bridge-types.js';
 
-/** `a` is the caller (carrier) side, `b` the callee (agent) side. */
-export type LegName = 'a' | 'b';
-/** Audio received from a leg's far end, or audio sent to it. */
-export type TapDirection = 'received' | 'sent';
-/** Receives decoded 8 kHz frames; `frame.pcm` is reused after the call returns (copy to keep). */
-export type AudioTap = (frame: AudioFrame) => void;
-
-/**
- * Events of a bridge; optional methods. The media time-out is not one: it belongs to whoever
- * ends the call, through `RtpSession.watchMedia` (docs/ARCHITECTURE.md "Media ownership").
- */
-export interface MediaBridgeDelegate {
-  onDtmf?(leg: LegName, digit: string, via: 'rfc4733' | 'inband'): void;
-}
-
-/** Options of a {@link MediaBridge}. */
-export interface MediaBridgeOptions {
-  clock: Clock;
-  a: BridgeLegConfig;
-  b: BridgeLegConfig;
-  delegate?: MediaBridgeDelegate;
-}
-
-/** Per-leg numbers: the session's plus what the bridge dropped. */
-export interface BridgeLegStats extends RtpSessionStats {
-  /** Packets with a payload type we did not negotiate, a malformed header, or a payload beyond {@link MAX_PAYLOAD}. */
-  packetsDropped: number;
-  digitsReceived: number;
-}
+export type { AudioTap, BridgeLegStats, LegName, MediaBridgeDelegate, MediaBridgeOptions, TapDirection } from './media-bridge-types.js';
 
 interface LegState {
   readonly name: LegName;
