@@ -1,7 +1,8 @@
 /**
  * @module One RTP/RTCP endpoint: port pair, ownership of what it hears, symmetric latching, header
- * continuity, relay rules, statistics and media time-out. Its RTCP (report timer, destination,
- * reception) is {@link RtcpChannel}'s, in rtcp-channel.ts.
+ * continuity, statistics and media time-out. Its RTCP (report timer, destination, reception) is
+ * {@link RtcpChannel}'s, in rtcp-channel.ts; the links of its relay rules are {@link RtpRelay}'s, in
+ * rtp-relay.ts.
  */
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
@@ -12,6 +13,7 @@ import type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats 
 import { SilenceWatch } from './silence-watch.js';
 import { RtcpReporter } from './rtcp-reporter.js';
 import { RtcpChannel } from './rtcp-channel.js';
+import { RtpRelay, type RelayedStream } from './rtp-relay.js';
 import { RtpSequencer } from './sequencer.js';
 import { openMediaSocket, type MediaSocket } from './media-socket.js';
 import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
@@ -60,12 +62,8 @@ export class RtpSession {
   #unauthenticated = 0;
   #srtp: SrtpTransform | null = null;
   #closed = false;
-  /** The session this one relays into through the media I/O (see {@link relayTo}), and its rule's offsets. */
-  #relay: { target: RtpSession; ssrc: number; sequenceOffset: number; timestampOffset: number } | null = null;
-  #relaying = false;
-  /** Sessions relaying into this one: their rules name this session's socket and far end. */
-  readonly #relayedFrom = new Set<RtpSession>();
-  #relayedPackets = 0;
+  /** The relay rules out of and into this session (see {@link relayTo}). */
+  readonly #relay: RtpRelay;
   /** What the negotiated direction lets us send (RFC 3264 §5.1); see {@link setSending}. */
   #sendsRtp = true;
 
@@ -79,6 +77,7 @@ export class RtpSession {
     this.#reporter = new RtcpReporter(clockRate, options.cname ?? `vgw-${port}@${options.bindAddress}`);
     this.#latch = new SourceLatch({ strict: options.strictSource ?? true, relatchIdleMs: options.relatchIdleMs ?? 1000, mediaNetworks: options.mediaNetworks });
     this.#refusals = options.refusals;
+    this.#relay = new RtpRelay(rtp, this.sequencer, this.#reporter);
     this.#silence = new SilenceWatch(this.#clock, options.mediaTimeoutMs ?? 0, () => {
       if (!this.#closed) this.#onMediaTimeout?.(this);
     });
@@ -172,7 +171,7 @@ export class RtpSession {
     this.#sendsRtp = rtp;
     this.#rtcp.sending = rtcp;
     // Relay rules into this session would send past the check in send().
-    if (!rtp) for (const from of this.#relayedFrom) from.stopRelay();
+    if (!rtp) this.#relay.stopInto();
   }
 
   /** Whether RTP goes out (see {@link setSending}). */
@@ -198,7 +197,7 @@ export class RtpSession {
     // Packets relayed into this session moved its sequencer; they are reported in bulk.
     this.#rtp.catchUp();
     // Another source moves the sequencer's offsets, which relay rules into this session carry.
-    for (const from of this.#relayedFrom) if (from.#relay?.ssrc !== source) from.stopRelay();
+    this.#relay.stopIntoExcept(source);
     const now = this.#clock.monotonic();
     this.sequencer.rewrite(packet, source, now, advancesClock);
     this.#reporter.onRtpSent(packet.length - RTP_HEADER_SIZE, rtpTimestamp(packet), now);
@@ -235,49 +234,33 @@ export class RtpSession {
    * sequencer not on this stream (so the first packet of a stream always goes through JavaScript).
    * Lasts until {@link stopRelay}, or until either session changes its far end, keys or sources.
    */
-  relayTo(target: RtpSession, stream: { ssrc: number; payloadType: number; outPayloadType: number }): boolean {
+  relayTo(target: RtpSession, stream: RelayedStream): boolean {
     const peer = this.#remote;
     const destination = target.#remote;
     if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.isLatched || peer === null || destination === null || !target.#sendsRtp) return false;
     this.#rtp.catchUp();
-    const offsets = target.sequencer.offsetsFor(stream.ssrc);
-    if (offsets === null) return false;
-    const rule = {
-      peer, ssrc: stream.ssrc, payloadType: stream.payloadType, destination, outSsrc: target.sequencer.ssrc,
-      sequenceOffset: offsets.sequence, timestampOffset: offsets.timestamp, outPayloadType: stream.outPayloadType,
-    };
-    if (!this.#rtp.relay(rule, target.#rtp)) return false;
-    if (this.#relay !== null && this.#relay.target !== target) this.#relay.target.#relayedFrom.delete(this);
-    this.#relay = { target, ssrc: stream.ssrc, sequenceOffset: offsets.sequence, timestampOffset: offsets.timestamp };
-    this.#relaying = true;
-    target.#relayedFrom.add(this);
-    return true;
+    return this.#relay.start(target.#relay, peer, destination, stream);
   }
 
   /** Whether {@link relayTo}'s rule is in place. */
   get relaying(): boolean {
-    return this.#relaying;
+    return this.#relay.active;
   }
 
   /** RTP packets this session received that the media I/O relayed by {@link relayTo}'s rule. */
   get relayedPackets(): number {
     this.#rtp.catchUp();
-    return this.#relayedPackets;
+    return this.#relay.packets;
   }
 
   /** Every packet comes through JavaScript again from the next read on. */
   stopRelay(): void {
-    if (!this.#relaying) return;
-    this.#relaying = false;
-    this.#rtp.relay(null);
-    // #relay stays: packets of the current batch may have been relayed by it before this call.
-    if (this.#relay !== null) this.#relay.target.#relayedFrom.delete(this);
+    this.#relay.stop();
   }
 
   /** Stops this session's relay and those into it: its far end, keys or socket change. */
   #stopRelays(): void {
-    this.stopRelay();
-    for (const from of this.#relayedFrom) from.stopRelay();
+    this.#relay.stopAll();
   }
 
   describe(): string {
@@ -330,17 +313,10 @@ export class RtpSession {
     const now = this.#clock.monotonic() - ageMs;
     this.#silence.heard(now);
     this.#accepted++;
-    this.#relayedPackets++;
     this.#latch.noteTaken(ssrc, sequenceNumber);
     this.#reporter.onRtpReceived(ssrc, sequenceNumber, timestamp, now);
-    const relay = this.#relay;
-    if (relay !== null) relay.target.#noteRelayed((sequenceNumber + relay.sequenceOffset) & 0xffff, (timestamp + relay.timestampOffset) >>> 0, length, now);
+    this.#relay.relayed(sequenceNumber, timestamp, length, now);
   };
-
-  #noteRelayed(sequenceNumber: number, timestamp: number, length: number, now: number): void {
-    this.sequencer.noteRelayed(sequenceNumber, timestamp, now);
-    this.#reporter.onRtpSent(length - RTP_HEADER_SIZE, timestamp, now);
-  }
 
   /** Symmetric RTP (RFC 4961 §3): media goes to the source just latched, RTCP to its port+1 unless muxed. */
   #follow(address: string, port: number): void {
