@@ -1,21 +1,22 @@
 /**
- * @module One RTP/RTCP endpoint: port pair, ownership of what it hears, symmetric latching, header
- * continuity, statistics and media time-out. Its RTCP (report timer, destination, reception) is
- * {@link RtcpChannel}'s, in rtcp-channel.ts; the links of its relay rules are {@link RtpRelay}'s, in
- * rtp-relay.ts.
+ * @module One RTP/RTCP endpoint on a port pair (bound by port-pair.ts): ownership of what it hears,
+ * symmetric latching, header continuity, statistics and media time-out. Its RTCP (report timer,
+ * destination, reception) is {@link RtcpChannel}'s, in rtcp-channel.ts; the links of its relay
+ * rules are {@link RtpRelay}'s, in rtp-relay.ts.
  */
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import { SourceLatch, type RtpRefusalCounter, type RtpRefusalReason } from './source-latch.js';
 import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
-import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
+import type { PortPool, PortsExhausted } from './port-pool.js';
+import { bindPortPair } from './port-pair.js';
 import type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats } from './rtp-session-types.js';
 import { SilenceWatch } from './silence-watch.js';
 import { RtcpReporter } from './rtcp-reporter.js';
 import { RtcpChannel } from './rtcp-channel.js';
 import { RtpRelay, type RelayedStream } from './rtp-relay.js';
 import { RtpSequencer } from './sequencer.js';
-import { openMediaSocket, type MediaSocket } from './media-socket.js';
+import type { MediaSocket } from './media-socket.js';
 import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
 
 export type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats } from './rtp-session-types.js';
@@ -93,20 +94,7 @@ export class RtpSession {
 
   /** Binds an RTP/RTCP port pair from the pool, skipping ports another process holds. */
   static async open(options: RtpSessionOptions): Promise<RtpSession | PortsExhausted> {
-    for (let attempt = 0; attempt < 16; attempt++) {
-      const port = options.ports.allocate();
-      if (isPortsExhausted(port)) return port;
-      let rtp: MediaSocket | null = null;
-      try {
-        rtp = await openMediaSocket(options.bindAddress, port);
-        const rtcp = options.muxOnly ? null : await openMediaSocket(options.bindAddress, port + 1);
-        return new RtpSession(rtp, rtcp, port, options);
-      } catch {
-        rtp?.close();
-        options.ports.release(port);
-      }
-    }
-    return { error: 'ports-exhausted' };
+    return await bindPortPair(options.ports, options.bindAddress, options, (rtp, rtcp, port) => new RtpSession(rtp, rtcp, port, options));
   }
 
   /**
