@@ -1,13 +1,13 @@
 /**
- * @module What every WebSocket agent adapter shares: connect time-out, failure classification,
- * the session state machine, hold, and an idempotent close. Adapters add only their wire protocol.
+ * @module What every WebSocket agent adapter shares: connect time-out, the session's life through
+ * its state machine (agent-session-state.ts), failures classified (socket-failure.ts), caller
+ * audio back-pressure, hold, and an idempotent close. Adapters add only their wire protocol.
  */
 import WebSocket from 'ws';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
 import type { TimerHandle } from '../common/clock.js';
-import { IllegalTransitionError } from '../common/errors.js';
 import {
   ProviderError,
   type AgentCloseInfo,
@@ -18,32 +18,11 @@ import {
   type HoldSource,
   type ProviderErrorKind,
 } from './agent-session.js';
+import { nextAgentSessionState, type AgentSessionState } from './agent-session-state.js';
+import { describeError, errorKind, statusKind } from './socket-failure.js';
 import { parseJsonObject } from './wire-json.js';
 
-/**
- * Session states.
- * ```
- *   idle --start()--> connecting --platform ready--> ready --socket closed / close()--> closed
- *                          |                                                            ^
- *                          +--------- time-out, refusal, close() ----------------------+
- * ```
- * idle: built, nothing opened. connecting: HTTP steps and WebSocket handshake under way.
- * ready: audio flows both ways. closed: terminal; every command is ignored.
- */
-export type AgentSessionState = 'idle' | 'connecting' | 'ready' | 'closed';
-
-const EDGES: Record<AgentSessionState, readonly AgentSessionState[]> = {
-  idle: ['connecting', 'closed'],
-  connecting: ['ready', 'closed'],
-  ready: ['closed'],
-  closed: [],
-};
-
-/** The pure transition rule; throws IllegalTransitionError on an edge the diagram does not have. */
-export function nextAgentSessionState(from: AgentSessionState, to: AgentSessionState): AgentSessionState {
-  if (!EDGES[from].includes(to)) throw new IllegalTransitionError({ machine: 'AgentSession', state: from, to });
-  return to;
-}
+export { nextAgentSessionState, type AgentSessionState } from './agent-session-state.js';
 
 /** RFC 6455 §7.4.1: 1000 normal closure, 1001 going away. 1005 means no code was sent. */
 const NORMAL_CLOSE_CODES = new Set([1000, 1001, 1005]);
@@ -59,8 +38,6 @@ export const MAX_AGENT_MESSAGE_BYTES = 4 * 1024 * 1024;
  * has no use for stale audio, and the queue would otherwise grow for as long as the stall lasts.
  */
 export const MAX_QUEUED_AUDIO_BYTES = 256 * 1024;
-/** Node socket errors that mean nobody answered. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Base of the WebSocket adapters. Subclasses implement the hooks; nothing else assigns state. */
 export abstract class SocketAgentSession implements AgentSession {
@@ -97,7 +74,7 @@ export abstract class SocketAgentSession implements AgentSession {
       // Through a promise, so a connect() that throws fails start() like one that rejects.
       Promise.resolve().then(() => this.connect()).catch((error: unknown) => {
         if (error instanceof ProviderError) this.#fail(error);
-        else this.failStart('unreachable', `connect failed: ${describe(error)}`, error);
+        else this.failStart('unreachable', `connect failed: ${describeError(error)}`, error);
       });
     });
   }
@@ -238,8 +215,8 @@ export abstract class SocketAgentSession implements AgentSession {
       this.failStart(statusKind(status), `WebSocket upgrade answered ${status}`, undefined, status);
     });
     socket.on('error', (error: Error) => {
-      if (this.#state === 'connecting') this.failStart(errorKind(error), `socket error: ${describe(error)}`, error);
-      else this.log('warn', 'socket error', { error: describe(error) });
+      if (this.#state === 'connecting') this.failStart(errorKind(error), `socket error: ${describeError(error)}`, error);
+      else this.log('warn', 'socket error', { error: describeError(error) });
     });
     socket.on('close', (code: number, reason: Buffer) => this.#onSocketClose(code, reason.toString()));
   }
@@ -263,7 +240,7 @@ export abstract class SocketAgentSession implements AgentSession {
     try {
       response = await fetch(url, { ...init, signal: this.signal });
     } catch (error) {
-      throw new ProviderError(this.provider, 'unreachable', `${what}: no answer (${describe(error)})`, { cause: error });
+      throw new ProviderError(this.provider, 'unreachable', `${what}: no answer (${describeError(error)})`, { cause: error });
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -315,25 +292,4 @@ export abstract class SocketAgentSession implements AgentSession {
   #transition(to: AgentSessionState): void {
     this.#state = nextAgentSessionState(this.#state, to);
   }
-}
-
-/** 4xx (except 408 and 429) is the platform saying no; the rest is the platform not answering. */
-function statusKind(status: number): ProviderErrorKind {
-  if (status >= 400 && status < 500 && status !== 408 && status !== 429) return 'rejected';
-  if (status >= 500 || status === 408 || status === 429) return 'unreachable';
-  return 'protocol';
-}
-
-function errorKind(error: Error): ProviderErrorKind {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code !== undefined && UNREACHABLE_CODES.has(code)) return 'unreachable';
-  // ws reports its own handshake time-out without a code.
-  return error.message.includes('handshake') ? 'unreachable' : 'protocol';
-}
-
-/** An error's code or message, without stack or URL. */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return 'unknown error';
-  const code = (error as NodeJS.ErrnoException).code ?? (error.cause instanceof Error ? (error.cause as NodeJS.ErrnoException).code : undefined);
-  return code ?? error.name;
 }

@@ -1,45 +1,21 @@
-/** @module Relays RTP between two legs: passthrough or G.711 transcoding, mute, hold with music, DTMF, taps. */
+/**
+ * @module Relays RTP between two legs: passthrough or G.711 transcoding, mute, hold, DTMF, taps.
+ * What the legs hear while held is {@link HoldFill}'s, in hold-fill.ts.
+ */
 import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import { GoertzelDtmfDetector } from '../dtmf/goertzel.js';
 import { dtmfDigit, parseTelephoneEvent, TelephoneEventReceiver } from '../dtmf/rfc4733.js';
-import type { AudioFrame } from '../pipeline/audio-frame.js';
 import { rtpPaddingSize, rtpPayloadOffset, rtpSsrc, rtpTimestamp, setRtpPayloadType } from '../rtp/packet.js';
-import type { ReleaseSession, RtpSessionStats } from '../rtp/rtp-session.js';
-import { SilenceSource, type AudioSource } from './audio-source.js';
+import type { ReleaseSession } from '../rtp/rtp-session.js';
+import type { AudioSource } from './audio-source.js';
 import { ALAW_TO_ULAW, canBridge, decodeG711, isG711, ULAW_TO_ALAW, type BridgeLegConfig } from './bridge-leg.js';
 import { DtmfSender } from './dtmf-sender.js';
+import { HoldFill } from './hold-fill.js';
 import { HoldMusicPlayer } from './hold-music-player.js';
+import type { AudioTap, BridgeLegStats, LegName, MediaBridgeDelegate, MediaBridgeOptions, TapDirection } from './media-bridge-types.js';
 
-/** `a` is the caller (carrier) side, `b` the callee (agent) side. */
-export type LegName = 'a' | 'b';
-/** Audio received from a leg's far end, or audio sent to it. */
-export type TapDirection = 'received' | 'sent';
-/** Receives decoded 8 kHz frames; `frame.pcm` is reused after the call returns (copy to keep). */
-export type AudioTap = (frame: AudioFrame) => void;
-
-/**
- * Events of a bridge; optional methods. The media time-out is not one: it belongs to whoever
- * ends the call, through `RtpSession.watchMedia` (docs/ARCHITECTURE.md "Media ownership").
- */
-export interface MediaBridgeDelegate {
-  onDtmf?(leg: LegName, digit: string, via: 'rfc4733' | 'inband'): void;
-}
-
-/** Options of a {@link MediaBridge}. */
-export interface MediaBridgeOptions {
-  clock: Clock;
-  a: BridgeLegConfig;
-  b: BridgeLegConfig;
-  delegate?: MediaBridgeDelegate;
-}
-
-/** Per-leg numbers: the session's plus what the bridge dropped. */
-export interface BridgeLegStats extends RtpSessionStats {
-  /** Packets with a payload type we did not negotiate, a malformed header, or a payload beyond {@link MAX_PAYLOAD}. */
-  packetsDropped: number;
-  digitsReceived: number;
-}
+export type { AudioTap, BridgeLegStats, LegName, MediaBridgeDelegate, MediaBridgeOptions, TapDirection } from './media-bridge-types.js';
 
 interface LegState {
   readonly name: LegName;
@@ -76,7 +52,7 @@ export class MediaBridge {
   readonly #legs: Record<LegName, LegState>;
   readonly #pcm = new Int16Array(MAX_SAMPLES);
   /** What each leg hears while held: hold music or silence (see {@link hold}). */
-  readonly #fill: Record<LegName, HoldMusicPlayer>;
+  readonly #fill: HoldFill;
   readonly delegate: MediaBridgeDelegate;
   #held = false;
   /** Leg a's hold music, while held with music. */
@@ -100,10 +76,10 @@ export class MediaBridge {
       throw err;
     }
     this.#legs = { a, b };
-    this.#fill = {
-      a: new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.a, pcm, packet)),
-      b: new HoldMusicPlayer(this.#clock, (pcm, packet) => this.#sendGenerated(this.#legs.b, pcm, packet)),
-    };
+    this.#fill = new HoldFill(this.#clock, {
+      a: (pcm, packet) => this.#sendGenerated(this.#legs.a, pcm, packet),
+      b: (pcm, packet) => this.#sendGenerated(this.#legs.b, pcm, packet),
+    });
   }
 
   /** Mutes or unmutes the audio flowing from leg `from` to the other leg. */
@@ -129,24 +105,12 @@ export class MediaBridge {
   resume(): void {
     this.#held = false;
     this.#music = null;
-    this.#fill.a.stop();
-    this.#fill.b.stop();
+    this.#fill.stop();
   }
 
-  /** Plays hold music or silence onto both legs (G.711 legs only: the bridge encodes nothing else). */
+  /** Plays hold music or silence onto both legs, in their current codecs (see {@link HoldFill.start}). */
   #startFill(): boolean {
-    let carried = true;
-    for (const name of ['a', 'b'] as const) {
-      const config = this.#legs[name].config;
-      const music = name === 'a' ? this.#music : null;
-      if (!isG711(config.encoding)) {
-        this.#fill[name].stop();
-        if (music) carried = false;
-        continue;
-      }
-      this.#fill[name].start(music ?? new SilenceSource(), config.encoding, config.sendPayloadType);
-    }
-    return carried;
+    return this.#fill.start({ a: this.#legs.a.config, b: this.#legs.b.config }, this.#music);
   }
 
   get isHeld(): boolean {
@@ -202,8 +166,7 @@ export class MediaBridge {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#fill.a.stop();
-    this.#fill.b.stop();
+    this.#fill.stop();
     this.#stopRelays();
     for (const leg of [this.#legs.a, this.#legs.b]) {
       leg.dtmf?.stop();

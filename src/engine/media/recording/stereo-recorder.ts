@@ -1,10 +1,13 @@
-/** @module Stereo call recording (remote party left, agent right) written to a WAV file as the call goes. */
-import { open, writeFile, type FileHandle } from 'node:fs/promises';
+/**
+ * @module Stereo call recording (remote party left, agent right) written to a WAV file as the call
+ * goes: where each channel's samples fall in time, and the metadata. The file writes are
+ * wav-file-writer.ts's.
+ */
 import { endianness } from 'node:os';
 import type { Clock } from '../../../common/clock.js';
 import type { AudioFrame } from '../pipeline/audio-frame.js';
 import type { AudioSink } from '../pipeline/audio-stage.js';
-import { buildWavHeader, DATA_SIZE_OFFSET, RIFF_SIZE_OFFSET, sizeFields, WAV_HEADER_BYTES } from './wav-header.js';
+import { WavFileWriter } from './wav-file-writer.js';
 
 /** Left is the remote party (carrier side), right is the agent. */
 export type RecordingChannel = 'remote' | 'agent';
@@ -70,7 +73,7 @@ const isoOf = (ms: number): string => new Date(ms).toISOString();
  */
 export class StereoWavRecorder {
   readonly path: string;
-  readonly #fh: FileHandle;
+  readonly #file: WavFileWriter;
   readonly #clock: Clock;
   readonly #alignFrames: number;
   readonly #resyncFrames: number;
@@ -81,7 +84,6 @@ export class StereoWavRecorder {
   /** Stereo frames handed to the chunk (everything before is final). */
   #flushedPos = 0;
   #maxHead = 0;
-  #queuedBytes = 0;
   #basePos = 0;
   #baseMono: number;
   #paused = false;
@@ -91,13 +93,11 @@ export class StereoWavRecorder {
     { anchored: false, anchorTs: 0, anchorPos: 0 },
   ];
   readonly #meta: RecordingMetadata;
-  #io: Promise<void> = Promise.resolve();
-  #ioError: unknown;
   #closing: Promise<RecordingMetadata> | undefined;
 
-  private constructor(fh: FileHandle, options: StereoRecorderOptions) {
+  private constructor(file: WavFileWriter, options: StereoRecorderOptions) {
     this.path = options.path;
-    this.#fh = fh;
+    this.#file = file;
     this.#clock = options.clock;
     const perMs = RECORDING_SAMPLE_RATE / 1000;
     const chunkFrames = Math.max(160, Math.round((options.writeChunkMs ?? 1000) * perMs));
@@ -118,11 +118,10 @@ export class StereoWavRecorder {
   static async open(options: StereoRecorderOptions): Promise<StereoWavRecorder> {
     // Samples are copied as host-order Int16Array; WAV is little-endian.
     if (endianness() !== 'LE') throw new Error('StereoWavRecorder needs a little-endian host');
-    const fh = await open(options.path, 'wx');
-    await fh.write(buildWavHeader({ channels: CHANNELS, sampleRate: RECORDING_SAMPLE_RATE }, 0), 0, WAV_HEADER_BYTES, 0);
-    const recorder = new StereoWavRecorder(fh, options);
+    const file = await WavFileWriter.create(options.path, { channels: CHANNELS, sampleRate: RECORDING_SAMPLE_RATE });
+    const recorder = new StereoWavRecorder(file, options);
     recorder.#saveSidecar();
-    await recorder.#io;
+    await file.flushed();
     return recorder;
   }
 
@@ -196,8 +195,8 @@ export class StereoWavRecorder {
   }
 
   /** @internal Resolves when every write queued so far is on disk (for crash tests). */
-  async flushed(): Promise<void> {
-    await this.#io;
+  flushed(): Promise<void> {
+    return this.#file.flushed();
   }
 
   async #finish(): Promise<RecordingMetadata> {
@@ -207,9 +206,8 @@ export class StereoWavRecorder {
     this.#meta.endedAt = isoOf(this.#clock.now());
     this.#meta.finalized = true;
     this.#saveSidecar();
-    this.#queue(() => this.#fh.close(), true);
-    await this.#io;
-    if (this.#ioError !== undefined) throw new Error(`recording ${this.path} failed to write`, { cause: this.#ioError });
+    await this.#file.close();
+    if (this.#file.error !== undefined) throw new Error(`recording ${this.path} failed to write`, { cause: this.#file.error });
     return this.metadata;
   }
 
@@ -270,38 +268,16 @@ export class StereoWavRecorder {
     }
   }
 
-  /** Appends the chunk to the file, then patches the header's sizes. */
+  /** Hands the chunk to the file. */
   #emitChunk(): void {
     if (this.#chunkFill === 0) return;
     const bytes = this.#chunkFill * BYTES_PER_FRAME;
-    const data = Buffer.from(this.#chunk.buffer, this.#chunk.byteOffset, bytes);
-    const copy = Buffer.from(data); // the chunk is reused while the write is in flight
-    const offset = WAV_HEADER_BYTES + this.#queuedBytes;
-    this.#queuedBytes += bytes;
-    const total = this.#queuedBytes;
+    // A copy: the chunk is reused while the write is in flight.
+    this.#file.append(Buffer.from(Buffer.from(this.#chunk.buffer, this.#chunk.byteOffset, bytes)));
     this.#chunkFill = 0;
-    this.#queue(async () => {
-      await this.#fh.write(copy, 0, bytes, offset);
-      const { riff, data: dataSize } = sizeFields(total);
-      await this.#fh.write(riff, 0, 4, RIFF_SIZE_OFFSET);
-      await this.#fh.write(dataSize, 0, 4, DATA_SIZE_OFFSET);
-    });
   }
 
   #saveSidecar(): void {
-    const json = JSON.stringify({ ...this.#meta, durationMs: this.#durationMs() }, null, 2);
-    this.#queue(() => writeFile(`${this.path}.json`, json));
-  }
-
-  /** Serialises file operations; the first failure stops the rest and is reported by close(). */
-  #queue(op: () => Promise<unknown>, evenAfterError = false): void {
-    this.#io = this.#io.then(async () => {
-      if (this.#ioError !== undefined && !evenAfterError) return;
-      try {
-        await op();
-      } catch (err) {
-        this.#ioError ??= err;
-      }
-    });
+    this.#file.saveSidecar(JSON.stringify({ ...this.#meta, durationMs: this.#durationMs() }, null, 2));
   }
 }

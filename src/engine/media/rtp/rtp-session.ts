@@ -1,14 +1,22 @@
-/** @module One RTP/RTCP endpoint: port pair, symmetric latching, header continuity, reports, media timeout. */
-import type { Clock, TimerHandle } from '../../../common/clock.js';
+/**
+ * @module One RTP/RTCP endpoint on a port pair (bound by port-pair.ts): ownership of what it hears,
+ * symmetric latching, header continuity, statistics and media time-out. Its RTCP (report timer,
+ * destination, reception) is {@link RtcpChannel}'s, in rtcp-channel.ts; the links of its relay
+ * rules are {@link RtpRelay}'s, in rtp-relay.ts.
+ */
+import type { Clock } from '../../../common/clock.js';
 import { InvariantError } from '../../../common/errors.js';
 import { SourceLatch, type RtpRefusalCounter, type RtpRefusalReason } from './source-latch.js';
 import { isRtcpPacket, rtpPayloadOffset, rtpSequenceNumber, rtpSsrc, rtpTimestamp, RTP_HEADER_SIZE } from './packet.js';
-import { isPortsExhausted, type PortPool, type PortsExhausted } from './port-pool.js';
+import type { PortPool, PortsExhausted } from './port-pool.js';
+import { bindPortPair } from './port-pair.js';
 import type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats } from './rtp-session-types.js';
 import { SilenceWatch } from './silence-watch.js';
 import { RtcpReporter } from './rtcp-reporter.js';
+import { RtcpChannel } from './rtcp-channel.js';
+import { RtpRelay, type RelayedStream } from './rtp-relay.js';
 import { RtpSequencer } from './sequencer.js';
-import { openMediaSocket, type MediaSocket } from './media-socket.js';
+import type { MediaSocket } from './media-socket.js';
 import { SrtpTransform, type SrtpKeys } from '../srtp/srtp-transform.js';
 
 export type { MediaAddress, RtpSessionOptions, RtpSessionOwner, RtpSessionStats } from './rtp-session-types.js';
@@ -41,73 +49,52 @@ export class RtpSession {
   readonly localPort: number;
   readonly sequencer: RtpSequencer;
   readonly #rtp: MediaSocket;
-  readonly #rtcp: MediaSocket | null;
+  readonly #rtcp: RtcpChannel;
   readonly #clock: Clock;
   readonly #ports: PortPool;
   readonly #reporter: RtcpReporter;
-  readonly #rtcpIntervalMs: number;
   readonly #latch: SourceLatch;
   readonly #refusals: RtpRefusalCounter | undefined;
   #remote: MediaAddress | null = null;
-  #remoteRtcp: MediaAddress | null = null;
-  #rtcpMux = false;
   readonly #silence: SilenceWatch;
   #rejected = 0;
-  #rtcpRejected = 0;
   #invalid = 0;
   #accepted = 0;
   #unauthenticated = 0;
-  #rtcpUnauthenticated = 0;
   #srtp: SrtpTransform | null = null;
-  #rtcpTimer: TimerHandle | null = null;
   #closed = false;
-  /** The session this one relays into through the media I/O (see {@link relayTo}), and its rule's offsets. */
-  #relay: { target: RtpSession; ssrc: number; sequenceOffset: number; timestampOffset: number } | null = null;
-  #relaying = false;
-  /** Sessions relaying into this one: their rules name this session's socket and far end. */
-  readonly #relayedFrom = new Set<RtpSession>();
-  #relayedPackets = 0;
-  /** What the negotiated direction lets us send (RFC 3264 §5.1, §8.4); see {@link setSending}. */
+  /** The relay rules out of and into this session (see {@link relayTo}). */
+  readonly #relay: RtpRelay;
+  /** What the negotiated direction lets us send (RFC 3264 §5.1); see {@link setSending}. */
   #sendsRtp = true;
-  #sendsRtcp = true;
 
   private constructor(rtp: MediaSocket, rtcp: MediaSocket | null, port: number, options: RtpSessionOptions) {
     this.#rtp = rtp;
-    this.#rtcp = rtcp;
     this.localPort = port;
     this.#clock = options.clock;
     this.#ports = options.ports;
     const clockRate = options.clockRate ?? 8000;
     this.sequencer = new RtpSequencer({ clockRate, samplesPerPacket: options.samplesPerPacket ?? clockRate / 50 });
     this.#reporter = new RtcpReporter(clockRate, options.cname ?? `vgw-${port}@${options.bindAddress}`);
-    this.#rtcpIntervalMs = options.rtcpIntervalMs ?? 5000;
     this.#latch = new SourceLatch({ strict: options.strictSource ?? true, relatchIdleMs: options.relatchIdleMs ?? 1000, mediaNetworks: options.mediaNetworks });
     this.#refusals = options.refusals;
+    this.#relay = new RtpRelay(rtp, this.sequencer, this.#reporter);
     this.#silence = new SilenceWatch(this.#clock, options.mediaTimeoutMs ?? 0, () => {
       if (!this.#closed) this.#onMediaTimeout?.(this);
     });
     rtp.onDatagram = this.#onRtpDatagram;
     rtp.onRelayed = this.#onRelayed;
-    if (rtcp !== null) rtcp.onDatagram = this.#onRtcpDatagram;
-    if (this.#rtcpIntervalMs > 0) this.#armRtcp();
+    // Read when a report goes or comes: the far end and the keys change over the session's life.
+    const host = { remote: (): MediaAddress | null => this.#remote, srtp: (): SrtpTransform | null => this.#srtp };
+    this.#rtcp = new RtcpChannel({
+      host, rtp, rtcp, clock: this.#clock, reporter: this.#reporter, latch: this.#latch, sequencer: this.sequencer,
+      intervalMs: options.rtcpIntervalMs ?? 5000, refusals: this.#refusals,
+    });
   }
 
   /** Binds an RTP/RTCP port pair from the pool, skipping ports another process holds. */
   static async open(options: RtpSessionOptions): Promise<RtpSession | PortsExhausted> {
-    for (let attempt = 0; attempt < 16; attempt++) {
-      const port = options.ports.allocate();
-      if (isPortsExhausted(port)) return port;
-      let rtp: MediaSocket | null = null;
-      try {
-        rtp = await openMediaSocket(options.bindAddress, port);
-        const rtcp = options.muxOnly ? null : await openMediaSocket(options.bindAddress, port + 1);
-        return new RtpSession(rtp, rtcp, port, options);
-      } catch {
-        rtp?.close();
-        options.ports.release(port);
-      }
-    }
-    return { error: 'ports-exhausted' };
+    return await bindPortPair(options.ports, options.bindAddress, options, (rtp, rtcp, port) => new RtpSession(rtp, rtcp, port, options));
   }
 
   /**
@@ -150,11 +137,10 @@ export class RtpSession {
   /** The far end from SDP: RTP address, and RTCP from a=rtcp (RFC 3605) or port+1, or the RTP port with rtcp-mux. */
   setRemote(rtp: MediaAddress, options: { rtcp?: MediaAddress; rtcpMux?: boolean } = {}): void {
     this.#stopRelays();
-    this.#rtcpMux = (options.rtcpMux ?? false) || this.#rtcp === null;
     // A new address in SDP (a re-INVITE after transfer) starts over: send there and latch afresh.
     // The same address again (a session refresh) keeps the latched NAT binding.
     if (this.#latch.signalled(rtp)) this.#remote = rtp;
-    this.#remoteRtcp = this.#rtcpMux ? null : (options.rtcp ?? { address: rtp.address, port: rtp.port + 1 });
+    this.#rtcp.signalled(rtp, options);
   }
 
   /** Protects the stream with SRTP from now on (keys repeated from before keep their contexts), or stops (null). */
@@ -171,9 +157,9 @@ export class RtpSession {
    */
   setSending(rtp: boolean, rtcp: boolean): void {
     this.#sendsRtp = rtp;
-    this.#sendsRtcp = rtcp;
+    this.#rtcp.sending = rtcp;
     // Relay rules into this session would send past the check in send().
-    if (!rtp) for (const from of this.#relayedFrom) from.stopRelay();
+    if (!rtp) this.#relay.stopInto();
   }
 
   /** Whether RTP goes out (see {@link setSending}). */
@@ -199,7 +185,7 @@ export class RtpSession {
     // Packets relayed into this session moved its sequencer; they are reported in bulk.
     this.#rtp.catchUp();
     // Another source moves the sequencer's offsets, which relay rules into this session carry.
-    for (const from of this.#relayedFrom) if (from.#relay?.ssrc !== source) from.stopRelay();
+    this.#relay.stopIntoExcept(source);
     const now = this.#clock.monotonic();
     this.sequencer.rewrite(packet, source, now, advancesClock);
     this.#reporter.onRtpSent(packet.length - RTP_HEADER_SIZE, rtpTimestamp(packet), now);
@@ -216,11 +202,11 @@ export class RtpSession {
       octetsSent: this.#reporter.octetsSent,
       packetsReceived: this.#accepted,
       packetsRejected: this.#rejected,
-      rtcpRejected: this.#rtcpRejected,
+      rtcpRejected: this.#rtcp.rejected,
       packetsInvalid: this.#invalid,
       srtpSuite: this.#srtp?.suite ?? null,
       packetsUnauthenticated: this.#unauthenticated,
-      rtcpUnauthenticated: this.#rtcpUnauthenticated,
+      rtcpUnauthenticated: this.#rtcp.unauthenticated,
       reception: this.#reporter.receptionSnapshot(),
       remoteReport: this.#reporter.remote,
     };
@@ -236,54 +222,38 @@ export class RtpSession {
    * sequencer not on this stream (so the first packet of a stream always goes through JavaScript).
    * Lasts until {@link stopRelay}, or until either session changes its far end, keys or sources.
    */
-  relayTo(target: RtpSession, stream: { ssrc: number; payloadType: number; outPayloadType: number }): boolean {
+  relayTo(target: RtpSession, stream: RelayedStream): boolean {
     const peer = this.#remote;
     const destination = target.#remote;
     if (this.#closed || target.#closed || this.#srtp || target.#srtp || !this.isLatched || peer === null || destination === null || !target.#sendsRtp) return false;
     this.#rtp.catchUp();
-    const offsets = target.sequencer.offsetsFor(stream.ssrc);
-    if (offsets === null) return false;
-    const rule = {
-      peer, ssrc: stream.ssrc, payloadType: stream.payloadType, destination, outSsrc: target.sequencer.ssrc,
-      sequenceOffset: offsets.sequence, timestampOffset: offsets.timestamp, outPayloadType: stream.outPayloadType,
-    };
-    if (!this.#rtp.relay(rule, target.#rtp)) return false;
-    if (this.#relay !== null && this.#relay.target !== target) this.#relay.target.#relayedFrom.delete(this);
-    this.#relay = { target, ssrc: stream.ssrc, sequenceOffset: offsets.sequence, timestampOffset: offsets.timestamp };
-    this.#relaying = true;
-    target.#relayedFrom.add(this);
-    return true;
+    return this.#relay.start(target.#relay, peer, destination, stream);
   }
 
   /** Whether {@link relayTo}'s rule is in place. */
   get relaying(): boolean {
-    return this.#relaying;
+    return this.#relay.active;
   }
 
   /** RTP packets this session received that the media I/O relayed by {@link relayTo}'s rule. */
   get relayedPackets(): number {
     this.#rtp.catchUp();
-    return this.#relayedPackets;
+    return this.#relay.packets;
   }
 
   /** Every packet comes through JavaScript again from the next read on. */
   stopRelay(): void {
-    if (!this.#relaying) return;
-    this.#relaying = false;
-    this.#rtp.relay(null);
-    // #relay stays: packets of the current batch may have been relayed by it before this call.
-    if (this.#relay !== null) this.#relay.target.#relayedFrom.delete(this);
+    this.#relay.stop();
   }
 
   /** Stops this session's relay and those into it: its far end, keys or socket change. */
   #stopRelays(): void {
-    this.stopRelay();
-    for (const from of this.#relayedFrom) from.stopRelay();
+    this.#relay.stopAll();
   }
 
   describe(): string {
     const remote = this.#remote ? `${this.#remote.address}:${this.#remote.port}` : 'no remote';
-    return `rtp ${this.localPort} -> ${remote}${this.isLatched ? ' (latched)' : ''}${this.#rtcpMux ? ' rtcp-mux' : ''}${this.#srtp ? ' srtp' : ''}`;
+    return `rtp ${this.localPort} -> ${remote}${this.isLatched ? ' (latched)' : ''}${this.#rtcp.muxed ? ' rtcp-mux' : ''}${this.#srtp ? ' srtp' : ''}`;
   }
 
   /** Idempotent: stops timers, closes both sockets and returns the port to the pool. */
@@ -292,9 +262,8 @@ export class RtpSession {
     this.#stopRelays();
     this.#closed = true;
     this.#silence.stop();
-    this.#rtcpTimer?.cancel();
+    this.#rtcp.close();
     this.#rtp.close();
-    this.#rtcp?.close();
     this.#ports.release(this.localPort);
     this.#owner = NO_OWNER;
     this.#onMediaTimeout = null;
@@ -302,7 +271,7 @@ export class RtpSession {
 
   readonly #onRtpDatagram = (datagram: Buffer, address: string, port: number): void => {
     // RFC 5761 §4: with rtcp-mux, RTCP arrives on the RTP port and is told apart by its type.
-    if (isRtcpPacket(datagram)) return this.#onRtcpDatagram(datagram, address, port);
+    if (isRtcpPacket(datagram)) return this.#rtcp.receive(datagram, address, port);
     if (datagram.length < RTP_HEADER_SIZE || datagram[0]! >> 6 !== 2) {
       this.#invalid++;
       this.#refusals?.refused('invalid');
@@ -332,64 +301,23 @@ export class RtpSession {
     const now = this.#clock.monotonic() - ageMs;
     this.#silence.heard(now);
     this.#accepted++;
-    this.#relayedPackets++;
     this.#latch.noteTaken(ssrc, sequenceNumber);
     this.#reporter.onRtpReceived(ssrc, sequenceNumber, timestamp, now);
-    const relay = this.#relay;
-    if (relay !== null) relay.target.#noteRelayed((sequenceNumber + relay.sequenceOffset) & 0xffff, (timestamp + relay.timestampOffset) >>> 0, length, now);
+    this.#relay.relayed(sequenceNumber, timestamp, length, now);
   };
-
-  #noteRelayed(sequenceNumber: number, timestamp: number, length: number, now: number): void {
-    this.sequencer.noteRelayed(sequenceNumber, timestamp, now);
-    this.#reporter.onRtpSent(length - RTP_HEADER_SIZE, timestamp, now);
-  }
 
   /** Symmetric RTP (RFC 4961 §3): media goes to the source just latched, RTCP to its port+1 unless muxed. */
   #follow(address: string, port: number): void {
     // Rules into and out of this session name its far end; latching to the address already in use changes none.
     if (this.#remote?.address !== address || this.#remote.port !== port) this.#stopRelays();
     this.#remote = { address, port };
-    if (!this.#rtcpMux) this.#remoteRtcp = { address, port: port + 1 };
+    this.#rtcp.follow(address, port);
     this.#owner.onLatched?.(address, port, this);
   }
 
-  /** A refused datagram: counted, never passed on, never answered. */
+  /** A refused RTP datagram: counted, never passed on, never answered. */
   #refuse(reason: RtpRefusalReason): void {
-    if (reason === 'rtcp-source') this.#rtcpRejected++;
-    else this.#rejected++;
+    this.#rejected++;
     this.#refusals?.refused(reason);
-  }
-
-  readonly #onRtcpDatagram = (datagram: Buffer, address: string, port: number): void => {
-    if (!this.#latch.acceptsRtcpFrom(address)) return this.#refuse('rtcp-source');
-    const msg = this.#srtp ? this.#srtp.receiver.unprotectRtcp(datagram) : datagram;
-    if (msg === null) {
-      this.#rtcpUnauthenticated++;
-      this.#refusals?.refused('unauthenticated');
-      return;
-    }
-    // RFC 4961: RTCP is symmetric too; follow its source once RTP has latched, from the latched host only.
-    if (this.isLatched && !this.#rtcpMux && address === this.#latch.latched?.address) this.#remoteRtcp = { address, port };
-    this.#reporter.onRtcp(msg, this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
-  };
-
-  /** RFC 3550 §6.3.1: the interval is randomized over [0.5, 1.5] of the mean to avoid synchronization. */
-  #armRtcp(): void {
-    const interval = this.#rtcpIntervalMs * (0.5 + Math.random());
-    this.#rtcpTimer = this.#clock.setTimeout(() => {
-      if (this.#closed) return;
-      this.#sendRtcp();
-      this.#armRtcp();
-    }, interval);
-  }
-
-  #sendRtcp(): void {
-    const target = this.#rtcpMux ? this.#remote : this.#remoteRtcp;
-    if (target === null || !this.#sendsRtcp) return;
-    this.#rtp.catchUp();
-    const report = this.#reporter.buildReport(this.sequencer.ssrc, this.#clock.now(), this.#clock.monotonic());
-    if (report === null) return;
-    const packet = this.#srtp ? this.#srtp.sender.protectRtcp(report) : report;
-    (this.#rtcpMux || this.#rtcp === null ? this.#rtp : this.#rtcp).send(packet, target.port, target.address);
   }
 }
