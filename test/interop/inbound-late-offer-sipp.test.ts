@@ -24,7 +24,8 @@ t.test('RFC 3261 13.2.1 and RFC 3264 4: a late offer to a media_bridge agent: of
   const did = '+15550123';
   const { gw, fake } = await startMediaBridgeRig(t, did);
 
-  const carrier = await startCarrier(t, gw, did, 'inbound-uac-late-offer.xml', ['-d', '2500']);
+  // The call lasts long enough for 2 s of speech to reach the agent even when joining it is slow.
+  const carrier = await startCarrier(t, gw, did, 'inbound-uac-late-offer.xml', ['-d', '6000']);
   // The carrier plays its pcap to the address in our offer, so speech at the agent proves the offer was usable.
   await fake.core.until(() => fake.receivedAudio().length >= 64000);
   t.ok(pcmRms(fake.receivedAudio()) > 500, `the carrier's PCMA speech reaches the agent (loudest 100 ms: RMS ${pcmRms(fake.receivedAudio()).toFixed(0)})`);

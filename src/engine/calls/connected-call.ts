@@ -36,6 +36,12 @@ export class ConnectedCall {
   readonly #remote: RemoteLeg;
   readonly #carrier: CarrierProfile;
   readonly #makeAgent: AgentSideFactory;
+  /**
+   * An agent side that holds the remote party's media before {@link start} makes `#agent`: a
+   * sip_trunk leg bridges the caller from the setup on. A transfer that wins the race with start
+   * lets it go, so the transfer's bridge can take the media (docs/ARCHITECTURE.md "Media ownership").
+   */
+  readonly #earlyAgent: Pick<AgentSide, 'release'> | null;
   #agent: (AgentSide & { readonly turns?: readonly TranscriptTurn[] }) | null = null;
   #recorder: StereoWavRecorder | null = null;
   #recordingPath = '';
@@ -49,8 +55,9 @@ export class ConnectedCall {
   /** The remote leg's audio when the agent side was built from it. */
   #answeredAudio: NegotiatedAudio;
 
-  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory) {
+  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory, earlyAgent: Pick<AgentSide, 'release'> | null = null) {
     this.#ctx = ctx;
+    this.#earlyAgent = earlyAgent;
     this.#call = call;
     this.#remote = remote;
     this.#carrier = carrier;
@@ -165,7 +172,7 @@ export class ConnectedCall {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.active) return { error: 'transfer_in_progress' };
     this.#transfer = new Transfer(this.#ctx, this.#call, this.#remote, this.#carrier, {
-      releaseAgent: () => this.#agent?.release('transferred'),
+      releaseAgent: () => (this.#agent ?? this.#earlyAgent)?.release('transferred'),
       recorder: () => this.#recorder,
       end: (reason, byeRemote) => this.end(reason, byeRemote),
       offHold: () => { this.#transcriber?.resume(); this.#call.setHold(false); },

@@ -164,7 +164,7 @@ export class InboundCallFlow extends CallFlow {
     }
     this.call.advance('answered');
     const remote = this.#earlyLeg?.dialog === caller.dialog ? this.#earlyLeg : new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
-    this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
+    this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended), trunk);
     await this.connected.start();
   }
 

@@ -164,6 +164,8 @@ export class SipTrunkSide implements AgentSide {
 
   /** Once the caller's leg is answered: the recording taps and the agent's BYE. */
   connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded): AgentSide {
+    // A transfer that came first released the leg already: nothing is left to tap or watch.
+    if (this.#released) return this;
     this.#recorder = recorder;
     const bridge = this.#bridge;
     if (bridge && recorder) {
