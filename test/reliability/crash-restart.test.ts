@@ -227,6 +227,10 @@ async function crashCycle(t: Test, gw: GatewayProcess, rig: Rig, cycle: number, 
   return restarted.gw;
 }
 
+// Two gateway starts, eight recorded and transcribed calls with a speech decoder each, a kill and a
+// recovery: over two minutes on a loaded two-core host, which is work, not a hang.
+t.setTimeout(360_000);
+
 t.test('docs/RELIABILITY.md "Crash during live calls, and secrets": kill -9 during live recorded calls, restart: every call ends gateway_restart, nothing completed is lost', async (t) => {
   const dir = t.testdir({});
   const tmpDir = join(dir, 'tmp');
