@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../src/common/logger.js';
 import { OutboundAddressPolicy } from '../../src/common/outbound-policy.js';
 import { CallService, type CallServiceOptions } from '../../src/engine/calls/call-service.js';
 import type { CallRecord } from '../../src/engine/calls/call-record.js';
-import type { CarrierProfile } from '../../src/engine/calls/carrier-profile.js';
+import type { CarrierProfile } from '../../src/engine/calls/setup/carrier-profile.js';
 import type { CallEngineContext } from '../../src/engine/calls/engine-context.js';
 import type { InboundRoute, SipTrunkResolver } from '../../src/engine/calls/ports.js';
 import { FakeAgentLink, FakeAgents, MemoryCallStore } from './call-engine-fakes.js';

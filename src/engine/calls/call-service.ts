@@ -9,10 +9,10 @@ import type { CallRecord } from './call-record.js';
 import type { CallCommandFailure, CallCommandResult, CallControl, PlaceCallRequest } from './call-control.js';
 import { CallRegistry, type LiveCall } from './call-registry.js';
 import { openLegRtp, type CallEngineContext } from './engine-context.js';
-import { OutboundCallFlow } from './outbound-call-flow.js';
-import { InboundCallFlow } from './inbound-call-flow.js';
-import { callerIdentity } from './caller-identity.js';
-import { toE164, uriUser } from './dialled-number.js';
+import { OutboundCallFlow } from './setup/outbound-call-flow.js';
+import { InboundCallFlow } from './setup/inbound-call-flow.js';
+import { callerIdentity } from './setup/caller-identity.js';
+import { toE164, uriUser } from './setup/dialled-number.js';
 import type { InboundCall } from '../sip/index.js';
 import type { CallSessionSnapshot } from './session-snapshot.js';
 

@@ -6,7 +6,7 @@ import { isPortsExhausted, RtpSession, type AudioSource, type PortPool, type Rtp
 import type { OutboundAddressPolicy } from '../../common/outbound-policy.js';
 import type { ServerLocator, SipRequest, SipSource, SipUserAgent } from '../sip/index.js';
 import type { CallContext } from './call.js';
-import type { CarrierProfile } from './carrier-profile.js';
+import type { CarrierProfile } from './setup/carrier-profile.js';
 import type { AgentConnector, InboundRoute, SipTrunkResolver, SpeakerRole, SpeechRecognizer } from './ports.js';
 
 export interface CallTimings {
