@@ -1,11 +1,13 @@
 /** @module The call layer's public surface: the call service and registry, the ports it needs, the sandbox far end, recovery. */
-export { CallService, type CallServiceOptions } from './call-service.js';
+export { CallService, type CallServiceDeps, type CallServiceOptions } from './call-service.js';
 export { CallRegistry, type LiveCall } from './call-registry.js';
 export type { CallControl, CallCommandFailure, CallCommandResult, PlaceCallRequest } from './call-control.js';
 export { isCallFailure } from './call-control.js';
 export type { CallRecord, CallDirection, CallRecordState, CallDetailRecord } from './call-record.js';
 export { callDetailRecord } from './call-record.js';
-export type { CallEngineContext, CallTimings } from './engine-context.js';
+export { legMedia, type LegMedia, type LegMediaOptions } from './setup/leg-media.js';
+export type { SipDialling } from './setup/sip-dialling.js';
+export type { TranscriptionSettings } from './connected/transcription/call-transcriber.js';
 export type { CarrierProfile, NumberFormat, CodecName } from './setup/carrier-profile.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,

@@ -7,8 +7,9 @@ import { AgentMediaLeg } from './agent-media/agent-media-leg.js';
 import type { NegotiatedAudio } from '../../media/index.js';
 import type { Call } from '../call.js';
 import type { EndReason } from '../ending/end-reason.js';
-import type { CallEngineContext } from '../engine-context.js';
-import type { AgentLink, AgentLinkClose, AgentTarget } from '../ports.js';
+import type { Clock } from '../../../common/clock.js';
+import type { AudioSource } from '../../media/index.js';
+import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../ports.js';
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
@@ -39,9 +40,17 @@ export interface TranscriptTurn {
   offset_s: number;
 }
 
+/** What a streaming agent side uses. */
+export interface AgentSideDeps {
+  clock: Clock;
+  connectAgent: AgentConnector;
+  /** The source played to a held party, or null for silence. A new source per hold. */
+  holdMusic(): AudioSource | null;
+}
+
 /** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
 export class StreamingAgentSide implements AgentSide {
-  readonly #ctx: CallEngineContext;
+  readonly #deps: AgentSideDeps;
   readonly #call: Call;
   readonly #leg: AgentMediaLeg;
   readonly #target: AgentTarget;
@@ -51,14 +60,14 @@ export class StreamingAgentSide implements AgentSide {
   #link: AgentLink | null = null;
   #released = false;
 
-  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
-    this.#ctx = ctx;
+  constructor(deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
+    this.#deps = deps;
     this.#call = call;
     this.#target = target;
     this.#ended = ended;
-    this.#answeredAt = ctx.clock.now();
+    this.#answeredAt = deps.clock.now();
     this.#leg = new AgentMediaLeg({
-      clock: ctx.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: ctx.holdMusic(),
+      clock: deps.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: deps.holdMusic(),
       onDigit: (digit) => call.log.debug({ digit }, 'DTMF from the remote party'),
       onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
     });
@@ -71,7 +80,7 @@ export class StreamingAgentSide implements AgentSide {
 
   async start(): Promise<void> {
     const record = this.#call.snapshot();
-    const link = this.#ctx.connectAgent({
+    const link = this.#deps.connectAgent({
       call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
       tenantId: record.tenant_id,
       agent: this.#target,
@@ -79,7 +88,7 @@ export class StreamingAgentSide implements AgentSide {
         ...this.#leg.handlers,
         onConversationId: (id) => this.#call.setConversationId(id),
         onTranscript: (t) => {
-          if (t.final && t.text.trim() !== '') this.#turns.push({ role: t.role, text: t.text, offset_s: (this.#ctx.clock.now() - this.#answeredAt) / 1000 });
+          if (t.final && t.text.trim() !== '') this.#turns.push({ role: t.role, text: t.text, offset_s: (this.#deps.clock.now() - this.#answeredAt) / 1000 });
         },
         onClose: (info) => this.#closed(info),
       },

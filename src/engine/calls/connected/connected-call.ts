@@ -12,13 +12,13 @@ import type { Call } from '../call.js';
 import type { CallCommandFailure } from '../call-control.js';
 import type { CarrierProfile } from '../setup/carrier-profile.js';
 import type { EndReason, HangupBy } from '../ending/end-reason.js';
-import type { CallEngineContext } from '../engine-context.js';
+import type { Clock } from '../../../common/clock.js';
 import { recordingPathOf } from '../ending/recovery.js';
 import type { RecordingPort } from './recording-port.js';
 import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
 import { CallAudioTap } from './transcription/call-audio-tap.js';
-import { CallTranscriber } from './transcription/call-transcriber.js';
-import { Transfer } from './transfer.js';
+import { CallTranscriber, type TranscriptionSettings } from './transcription/call-transcriber.js';
+import { Transfer, type TransferDeps } from './transfer.js';
 import type { ConnectedSessionSnapshot } from '../session-snapshot.js';
 
 /** How the remote party is named in `hangup_by`: the callee of an outbound call, the caller of an inbound one. */
@@ -30,8 +30,18 @@ export type AgentSideFactory = (recorder: RecordingPort | null, ended: AgentEnde
 /** Longest wait for the answer to our BYE (a non-INVITE transaction gives up after 64*T1 anyway). */
 const BYE_WAIT_MS = 5_000;
 
+/** What an answered call uses beyond its legs: where recordings go, the gateway's transcription, and what a transfer needs. */
+export interface ConnectedCallDeps {
+  clock: Clock;
+  /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */
+  dataDir: string;
+  /** The gateway's own speech recognition of answered calls; absent or null when off. */
+  transcription?: TranscriptionSettings | null;
+  transfer: TransferDeps;
+}
+
 export class ConnectedCall {
-  readonly #ctx: CallEngineContext;
+  readonly #deps: ConnectedCallDeps;
   readonly #call: Call;
   readonly #remote: RemoteLeg;
   readonly #carrier: CarrierProfile;
@@ -49,8 +59,8 @@ export class ConnectedCall {
   /** The remote leg's audio when the agent side was built from it. */
   #answeredAudio: NegotiatedAudio;
 
-  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory) {
-    this.#ctx = ctx;
+  constructor(deps: ConnectedCallDeps, call: Call, remote: RemoteLeg, carrier: CarrierProfile, makeAgent: AgentSideFactory) {
+    this.#deps = deps;
     this.#call = call;
     this.#remote = remote;
     this.#carrier = carrier;
@@ -100,7 +110,7 @@ export class ConnectedCall {
 
   /** Opens the recording (when asked) and the agent; an agent that cannot be reached ends the call `agent_unreachable`. */
   async start(): Promise<void> {
-    this.#outputs = this.#openOutputs(this.#ctx.clock.monotonic());
+    this.#outputs = this.#openOutputs(this.#deps.clock.monotonic());
     await this.#outputs;
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
     const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber) : this.#recorder;
@@ -132,7 +142,7 @@ export class ConnectedCall {
 
   async #openOutputs(answeredAt: number): Promise<void> {
     if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
-    if (this.#ctx.transcription && this.#ending === null) this.#transcriber = await this.#openTranscriber(answeredAt);
+    if (this.#deps.transcription && this.#ending === null) this.#transcriber = await this.#openTranscriber(answeredAt);
   }
 
   /** Releases the agent side when the call ended or a transfer took the remote party meanwhile. */
@@ -164,7 +174,7 @@ export class ConnectedCall {
   transfer(to: string): CallCommandFailure | null {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.active) return { error: 'transfer_in_progress' };
-    this.#transfer = new Transfer(this.#ctx, this.#call, this.#remote, this.#carrier, {
+    this.#transfer = new Transfer(this.#deps.transfer, this.#call, this.#remote, this.#carrier, {
       releaseAgent: () => this.#agent?.release('transferred'),
       recorder: () => this.#recorder,
       end: (reason, byeRemote) => this.end(reason, byeRemote),
@@ -180,7 +190,7 @@ export class ConnectedCall {
       agent: this.#agent?.describe() ?? null,
       transfer: this.#transfer?.describe() ?? null,
       recording: this.#recorder ? { paused: this.#recorder.isPaused } : null,
-      transcription: this.#transcriber ? { engine: this.#ctx.transcription?.recognizer.name ?? null, paused: this.#transcriber.isPaused } : null,
+      transcription: this.#transcriber ? { engine: this.#deps.transcription?.recognizer.name ?? null, paused: this.#transcriber.isPaused } : null,
     };
   }
 
@@ -244,7 +254,7 @@ export class ConnectedCall {
   /** Waits for `work` (which never rejects: {@link sendBye} logs its failure) at most {@link BYE_WAIT_MS}. */
   #bounded(work: Promise<void>): Promise<void> {
     return new Promise((resolve) => {
-      const timer = this.#ctx.clock.setTimeout(resolve, BYE_WAIT_MS);
+      const timer = this.#deps.clock.setTimeout(resolve, BYE_WAIT_MS);
       void work.finally(() => {
         timer.cancel();
         resolve();
@@ -254,7 +264,7 @@ export class ConnectedCall {
 
   /** The gateway's own recognizer on this call when configured; a failure to start it never fails the call. */
   async #openTranscriber(answeredAt: number): Promise<CallTranscriber | null> {
-    const settings = this.#ctx.transcription;
+    const settings = this.#deps.transcription;
     if (!settings || settings.channels.length === 0) return null;
     try {
       return await CallTranscriber.open({ settings, callId: this.#call.id, startedAt: answeredAt, log: this.#call.log });
@@ -282,9 +292,9 @@ export class ConnectedCall {
   async #openRecorder(): Promise<StereoWavRecorder | null> {
     const relative = recordingPathOf(this.#call.snapshot());
     try {
-      const file = join(this.#ctx.dataDir, relative);
+      const file = join(this.#deps.dataDir, relative);
       await mkdir(dirname(file), { recursive: true });
-      const recorder = await StereoWavRecorder.open({ path: file, clock: this.#ctx.clock });
+      const recorder = await StereoWavRecorder.open({ path: file, clock: this.#deps.clock });
       this.#recordingPath = relative;
       // Ended while the file opened (a BYE right after the answer): the end waits for this and closes it.
       return recorder;

@@ -6,7 +6,6 @@
 import t from 'tap';
 import { createAnswer, isSdpRejection, type NegotiatedAudio } from '../../media/index.js';
 import type { SessionDialog } from '../../sip/index.js';
-import { openLegRtp } from '../engine-context.js';
 import { carrierLegCapabilities, RemoteLeg } from './remote-leg.js';
 import { callRig, Phone } from '../../../../test/support/call-engine-rig.js';
 
@@ -14,13 +13,13 @@ import { callRig, Phone } from '../../../../test/support/call-engine-rig.js';
 async function leg(t: Parameters<typeof callRig>[0]) {
   const rig = await callRig(t);
   const far = await Phone.open(t);
-  const rtp = await openLegRtp(rig.ctx, rig.carrier);
+  const rtp = await rig.deps.media.open(rig.carrier);
   if (!rtp) throw new Error('no RTP port');
   t.teardown(() => rtp.close());
   const changes: { audio: NegotiatedAudio; previous: NegotiatedAudio }[] = [];
   const ours = new Promise<RemoteLeg>((resolve) => {
     rig.phone.onInvite = (call) => {
-      const caps = carrierLegCapabilities(rig.ctx, rig.carrier, rtp);
+      const caps = carrierLegCapabilities(rig.deps.media.address, rig.carrier, rtp);
       const answer = createAnswer(call.offer.toString(), caps);
       if (isSdpRejection(answer)) throw new Error(answer.error);
       const dialog = call.accept(Buffer.from(answer.sdp))!;

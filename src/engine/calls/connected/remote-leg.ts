@@ -9,7 +9,7 @@ import {
 } from '../../media/index.js';
 import type { SessionDialog } from '../../sip/index.js';
 import { carrierCodecs, type CarrierProfile } from '../setup/carrier-profile.js';
-import { newSdpSessionId, type CallEngineContext } from '../engine-context.js';
+import { newSdpSessionId } from '../setup/leg-media.js';
 import { answerFromAck } from '../setup/late-offer.js';
 import type { RemoteLegSnapshot } from '../session-snapshot.js';
 
@@ -20,10 +20,11 @@ export function legCapabilities(address: string, rtp: RtpSession, codecs: readon
 
 /**
  * What we offer or answer toward a carrier: its media address (the sandbox's is loopback), its
- * codecs, and its media encryption with keys of the leg's own.
+ * codecs, and its media encryption with keys of the leg's own. `mediaAddress` is ours
+ * (the leg media's `address`), used when the carrier names none.
  */
-export function carrierLegCapabilities(ctx: Pick<CallEngineContext, 'mediaAddress'>, carrier: CarrierProfile, rtp: RtpSession, codecs = carrierCodecs(carrier)): LocalCapabilities {
-  const caps = legCapabilities(carrier.mediaAddress ?? ctx.mediaAddress, rtp, codecs, newSdpSessionId());
+export function carrierLegCapabilities(mediaAddress: string, carrier: CarrierProfile, rtp: RtpSession, codecs = carrierCodecs(carrier)): LocalCapabilities {
+  const caps = legCapabilities(carrier.mediaAddress ?? mediaAddress, rtp, codecs, newSdpSessionId());
   return carrier.mediaEncryption === 'disabled' ? caps : { ...caps, srtp: { encryption: carrier.mediaEncryption, keyring: new SrtpKeyring() } };
 }
 

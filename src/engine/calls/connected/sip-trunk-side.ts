@@ -6,7 +6,7 @@
  */
 import {
   bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer, SrtpKeyring,
-  type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
+  type AudioSource, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
@@ -14,8 +14,11 @@ import type { Call } from '../call.js';
 import { sendBye } from './bye.js';
 import { towardAgentEdge, type CallerIdentity } from '../setup/caller-identity.js';
 import { endReasonForFailure, type EndReason } from '../ending/end-reason.js';
-import { newSdpSessionId, openLegRtp, type CallEngineContext } from '../engine-context.js';
-import type { InboundRoute } from '../ports.js';
+import { newSdpSessionId, type LegMedia } from '../setup/leg-media.js';
+import type { SipDialling } from '../setup/sip-dialling.js';
+import type { Clock } from '../../../common/clock.js';
+import type { OutboundAddressPolicy } from '../../../common/outbound-policy.js';
+import type { InboundRoute, SipTrunkResolver } from '../ports.js';
 import type { RecordingPort } from './recording-port.js';
 import { preferCodec } from '../setup/carrier-profile.js';
 import { EarlyOffers } from '../setup/early-offers.js';
@@ -41,8 +44,19 @@ function callerStatusFor(status: number, answered: boolean): number {
   return status >= 500 ? 503 : 480;
 }
 
+/** What a sip_trunk agent edge uses: its target's resolution and address check, the leg's SIP and media, hold music. */
+export interface SipTrunkDeps {
+  clock: Clock;
+  dialling: SipDialling;
+  media: LegMedia;
+  holdMusic(): AudioSource | null;
+  resolveSipTrunk: SipTrunkResolver;
+  /** The outbound-address policy of sip_trunk targets (docs/SECURITY.md, "Outbound addresses"). */
+  sipTargets: OutboundAddressPolicy;
+}
+
 export class SipTrunkSide implements AgentSide {
-  readonly #ctx: CallEngineContext;
+  readonly #deps: SipTrunkDeps;
   readonly #call: Call;
   readonly #route: InboundRoute;
   readonly #callerRtp: RtpSession;
@@ -65,8 +79,8 @@ export class SipTrunkSide implements AgentSide {
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
   #holdApplied: 'api' | 'remote' | null = null;
 
-  constructor(ctx: CallEngineContext, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
-    this.#ctx = ctx;
+  constructor(deps: SipTrunkDeps, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
+    this.#deps = deps;
     this.#caller = caller;
     this.#call = call;
     this.#route = route;
@@ -82,24 +96,24 @@ export class SipTrunkSide implements AgentSide {
       return { kind: 'failed', callerStatus: 503, reason: { reason: 'agent_unreachable', sipStatus: null, hangupBy: 'gateway' } };
     };
     const record = this.#call.snapshot();
-    const target = await this.#ctx.resolveSipTrunk({
+    const target = await this.#deps.resolveSipTrunk({
       tenantId: record.tenant_id, agentId: this.#route.agentId,
       call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: 'inbound' },
     });
     if ('error' in target) return unreachable(target.error);
-    const targets = await resolveNextHop(this.#ctx.locator, target.uri).catch(() => []);
+    const targets = await resolveNextHop(this.#deps.dialling.locator, target.uri).catch(() => []);
     if (targets.length === 0) return unreachable(`${target.uri} does not resolve`);
     // docs/SECURITY.md "Outbound addresses": every target is checked before anything is sent, and
     // each INVITE goes to the numeric hop that was checked (inviteWithFailover), never re-resolved.
-    const refused = targets.find((hop) => !this.#ctx.sipTargets.permits(hop.address));
+    const refused = targets.find((hop) => !this.#deps.sipTargets.permits(hop.address));
     if (refused) return unreachable(`${target.uri} resolves to ${refused.address}, refused by the outbound-address policy`);
-    const rtp = await openLegRtp(this.#ctx);
+    const rtp = await this.#deps.media.open();
     if (!rtp) return { kind: 'failed', callerStatus: 503, reason: { reason: 'unavailable', sipStatus: null, hangupBy: 'gateway' } };
     this.#rtp = rtp;
     if (this.#released) return unreachable('released before dialling');
     // Offer the caller's codec first so the bridge relays without transcoding.
     const codecs = [CODECS.PCMU, CODECS.PCMA, CODECS.TELEPHONE_EVENT];
-    const plain = legCapabilities(this.#ctx.mediaAddress, rtp, this.#callerAudio ? preferCodec(this.#callerAudio.codec, codecs) : codecs, newSdpSessionId());
+    const plain = legCapabilities(this.#deps.media.address, rtp, this.#callerAudio ? preferCodec(this.#callerAudio.codec, codecs) : codecs, newSdpSessionId());
     const caps = target.mediaEncryption ? { ...plain, srtp: { encryption: target.mediaEncryption, keyring: new SrtpKeyring() } } : plain;
     // RFC 4568 8.3: the keys ride in the INVITE; say so when it would not go over TLS.
     if (target.mediaEncryption === 'required' && targets.some((hop) => hop.protocol !== 'TLS')) {
@@ -108,15 +122,15 @@ export class SipTrunkSide implements AgentSide {
     // The edge may move its early media by UPDATE after its reliable 183 (RFC 3311 5.1).
     const early = new EarlyOffers(caps, (audio) => this.#join(audio));
     let ringTimedOut = false;
-    const ring = this.#ctx.clock.setTimeout(() => {
+    const ring = this.#deps.clock.setTimeout(() => {
       ringTimedOut = true;
       this.#attempt?.cancel();
-    }, this.#ctx.timings.ringTimeoutMs);
-    const identity = towardAgentEdge(this.#caller, this.#ctx.sipHost);
-    const outcome = await inviteWithFailover(this.#ctx.ua, {
+    }, this.#deps.dialling.ringTimeoutMs);
+    const identity = towardAgentEdge(this.#caller, this.#deps.dialling.sipHost);
+    const outcome = await inviteWithFailover(this.#deps.dialling.ua, {
       target: target.uri,
       from: identity.from,
-      to: `sip:${record.to_number}@${this.#ctx.sipHost}`,
+      to: `sip:${record.to_number}@${this.#deps.dialling.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: target.credentials,
       headers: [...(target.headers ?? []), ...identity.headers],
@@ -214,7 +228,7 @@ export class SipTrunkSide implements AgentSide {
     if (!bridge || mode === this.#holdApplied) return;
     this.#holdApplied = mode;
     if (mode === null) bridge.resume();
-    else bridge.hold({ music: mode === 'api' ? (this.#ctx.holdMusic() ?? undefined) : undefined });
+    else bridge.hold({ music: mode === 'api' ? (this.#deps.holdMusic() ?? undefined) : undefined });
   }
 
   /**
@@ -284,7 +298,7 @@ export class SipTrunkSide implements AgentSide {
     if (!this.#callerAudio) return;
     const b = bridgeLegOf(rtp, audio);
     if (this.#bridge) return this.#bridge.replaceLeg('b', b);
-    this.#bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+    this.#bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
     // A hold that came before the bridge (a late offer's ACK) applies now.
     this.#applyHold();
   }

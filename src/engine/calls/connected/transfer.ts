@@ -7,15 +7,17 @@
  * (RFC 5589 6).
  */
 import {
-  bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type NegotiatedAudio, type RtpSession,
+  bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type AudioSource, type NegotiatedAudio, type RtpSession,
 } from '../../media/index.js';
+import type { Clock } from '../../../common/clock.js';
 import { resolveNextHop, type OutboundCall, type SessionDialog } from '../../sip/index.js';
 import type { Call } from '../call.js';
 import { sendBye } from './bye.js';
 import { inviteThroughCarrier } from '../setup/carrier-invite.js';
 import { carrierCodecs, formatNumber, preferCodec, requestUriFor, type CarrierProfile } from '../setup/carrier-profile.js';
 import type { EndReason } from '../ending/end-reason.js';
-import { openLegRtp, type CallEngineContext } from '../engine-context.js';
+import type { LegMedia } from '../setup/leg-media.js';
+import type { SipDialling } from '../setup/sip-dialling.js';
 import type { RecordingPort } from './recording-port.js';
 import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
@@ -31,8 +33,16 @@ export interface TransferHooks {
   offHold(): void;
 }
 
+/** What a transfer uses: a new leg's SIP and media, and the music its held party hears. */
+export interface TransferDeps {
+  clock: Clock;
+  dialling: SipDialling;
+  media: LegMedia;
+  holdMusic(): AudioSource | null;
+}
+
 export class Transfer {
-  readonly #ctx: CallEngineContext;
+  readonly #deps: TransferDeps;
   readonly #call: Call;
   readonly #remote: RemoteLeg;
   readonly #carrier: CarrierProfile;
@@ -44,8 +54,8 @@ export class Transfer {
   #bridge: MediaBridge | null = null;
   #releasedAgent = false;
 
-  constructor(ctx: CallEngineContext, call: Call, remote: RemoteLeg, carrier: CarrierProfile, hooks: TransferHooks) {
-    this.#ctx = ctx;
+  constructor(deps: TransferDeps, call: Call, remote: RemoteLeg, carrier: CarrierProfile, hooks: TransferHooks) {
+    this.#deps = deps;
     this.#call = call;
     this.#remote = remote;
     this.#carrier = carrier;
@@ -81,7 +91,7 @@ export class Transfer {
   }
 
   hold(): void {
-    this.#bridge?.hold({ music: this.#ctx.holdMusic() ?? undefined });
+    this.#bridge?.hold({ music: this.#deps.holdMusic() ?? undefined });
     this.#hooks.recorder()?.pause();
   }
 
@@ -114,20 +124,20 @@ export class Transfer {
 
   async #dial(): Promise<void> {
     const uri = this.#carrier.outboundUri;
-    const rtp = uri ? await openLegRtp(this.#ctx, this.#carrier) : null;
+    const rtp = uri ? await this.#deps.media.open(this.#carrier) : null;
     if (!uri || !rtp) {
       this.#call.log.warn({ reason: uri ? 'no media ports' : 'carrier takes no outbound calls' }, 'transfer not possible');
       return this.#fail();
     }
     const current = this.#remote.audio;
-    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, rtp, preferCodec(current.codec, carrierCodecs(this.#carrier)));
-    const targets = await resolveNextHop(this.#ctx.locator, uri);
+    const caps = carrierLegCapabilities(this.#deps.media.address, this.#carrier, rtp, preferCodec(current.codec, carrierCodecs(this.#carrier)));
+    const targets = await resolveNextHop(this.#deps.dialling.locator, uri);
     if (this.#isClosed()) return rtp.close();
     const callerId = this.#call.snapshot().direction === 'outbound' ? this.#call.snapshot().from_number : this.#call.snapshot().to_number;
-    const ring = this.#ctx.clock.setTimeout(() => this.#attempt?.cancel(), this.#ctx.timings.ringTimeoutMs);
-    const outcome = await inviteThroughCarrier(this.#ctx.ua, {
+    const ring = this.#deps.clock.setTimeout(() => this.#attempt?.cancel(), this.#deps.dialling.ringTimeoutMs);
+    const outcome = await inviteThroughCarrier(this.#deps.dialling.ua, {
       target: requestUriFor(uri, formatNumber(this.#to, this.#carrier)),
-      from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#ctx.sipHost}`,
+      from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#deps.dialling.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: this.#carrier.credentials,
     }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; }, stopped: () => this.#isClosed(), log: this.#call.log });
@@ -153,7 +163,7 @@ export class Transfer {
     this.#target = { dialog, rtp };
     this.#releasedAgent = true;
     this.#hooks.releaseAgent();
-    const bridge = new MediaBridge({ clock: this.#ctx.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
+    const bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
     this.#bridge = bridge;
     // The remote party's silence stays the connected call's to watch; the target's ends the call
     // the same way, as a sip_trunk agent leg's does (docs/ARCHITECTURE.md "Media ownership").

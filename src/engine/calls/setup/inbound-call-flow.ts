@@ -10,19 +10,18 @@ import {
   createAnswer, createOffer, isSdpRejection, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../../media/index.js';
 import type { InboundCall, SessionDialog } from '../../sip/index.js';
-import { StreamingAgentSide } from '../connected/agent-side.js';
+import { StreamingAgentSide, type AgentSideDeps } from '../connected/agent-side.js';
 import { sendBye } from '../connected/bye.js';
 import { callerIdentity } from './caller-identity.js';
 import type { Call } from '../call.js';
 import { CallFlow } from './call-flow.js';
 import { carrierCodecs, preferCodec, type CarrierProfile } from './carrier-profile.js';
-import { ConnectedCall } from '../connected/connected-call.js';
+import { ConnectedCall, type ConnectedCallDeps } from '../connected/connected-call.js';
 import type { EndReason } from '../ending/end-reason.js';
-import type { CallEngineContext } from '../engine-context.js';
 import { answerFromAck } from './late-offer.js';
 import type { InboundRoute } from '../ports.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from '../connected/remote-leg.js';
-import { SipTrunkSide } from '../connected/sip-trunk-side.js';
+import { SipTrunkSide, type SipTrunkDeps } from '../connected/sip-trunk-side.js';
 import type { SetupSessionSnapshot } from '../session-snapshot.js';
 
 /** The caller's leg once answered: its session, what we offered or answered, and the audio agreed. */
@@ -32,8 +31,17 @@ interface AnsweredCaller {
   audio: NegotiatedAudio;
 }
 
+/** What an inbound call uses: our media address, and the agent side its route asks for (streaming or sip_trunk). */
+export interface InboundFlowDeps {
+  /** Address advertised in SDP (c=) for our media. */
+  mediaAddress: string;
+  connected: ConnectedCallDeps;
+  agent: AgentSideDeps;
+  trunk: SipTrunkDeps;
+}
+
 export class InboundCallFlow extends CallFlow {
-  readonly #ctx: CallEngineContext;
+  readonly #deps: InboundFlowDeps;
   readonly #invite: InboundCall;
   readonly #carrier: CarrierProfile;
   readonly #route: InboundRoute;
@@ -45,9 +53,9 @@ export class InboundCallFlow extends CallFlow {
    */
   #earlyLeg: RemoteLeg | null = null;
 
-  constructor(ctx: CallEngineContext, call: Call, invite: InboundCall, carrier: CarrierProfile, route: InboundRoute, rtp: RtpSession) {
+  constructor(deps: InboundFlowDeps, call: Call, invite: InboundCall, carrier: CarrierProfile, route: InboundRoute, rtp: RtpSession) {
     super(call);
-    this.#ctx = ctx;
+    this.#deps = deps;
     this.#invite = invite;
     this.#carrier = carrier;
     this.#route = route;
@@ -85,7 +93,7 @@ export class InboundCallFlow extends CallFlow {
 
   /** Our answer to the caller's offer, with RTP pointed at the caller; null (and 488 sent) when unusable. */
   #answerOffer(): { caps: LocalCapabilities; answer: { sdp: string; negotiated: NegotiatedAudio } } | null {
-    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp);
+    const caps = carrierLegCapabilities(this.#deps.mediaAddress, this.#carrier, this.#rtp);
     const answer = createAnswer(this.#invite.offer.toString('utf8'), caps);
     if (isSdpRejection(answer)) {
       // RFC 3264 6: no common codec (or no offer we can read) is a 488.
@@ -117,8 +125,8 @@ export class InboundCallFlow extends CallFlow {
     this.call.advance('answered');
     const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
-    this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
-      (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
+    this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
+      (recorder, ended) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended));
     await this.connected.start();
   }
 
@@ -127,7 +135,7 @@ export class InboundCallFlow extends CallFlow {
     const offered = this.#lateOffer ? null : this.#answerOffer();
     if (!this.#lateOffer && !offered) return;
     const identity = callerIdentity(this.#invite.request, this.#carrier);
-    const trunk = new SipTrunkSide(this.#ctx, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, identity, {
+    const trunk = new SipTrunkSide(this.#deps.trunk, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, identity, {
       // The agent's 18x becomes ours; its early media flows through the bridge already. A late
       // offer has no answer to put in a 183 (an offer may not go in an unreliable 18x): 180 only.
       onRinging: (earlyMedia) => {
@@ -164,7 +172,7 @@ export class InboundCallFlow extends CallFlow {
     }
     this.call.advance('answered');
     const remote = this.#earlyLeg?.dialog === caller.dialog ? this.#earlyLeg : new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
-    this.connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
+    this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended) => trunk.connected(remote, recorder, ended));
     await this.connected.start();
   }
 
@@ -176,7 +184,7 @@ export class InboundCallFlow extends CallFlow {
    * call ends `failed`, and null is returned.
    */
   async #offerToCaller(codecs: CodecDescription[]): Promise<AnsweredCaller | null> {
-    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp, codecs);
+    const caps = carrierLegCapabilities(this.#deps.mediaAddress, this.#carrier, this.#rtp, codecs);
     const dialog = this.#invite.accept(Buffer.from(createOffer(caps)));
     if (!dialog) {
       this.#fail({ reason: 'canceled', sipStatus: 487, hangupBy: 'caller' });

@@ -11,16 +11,27 @@ import type { Call } from '../call.js';
 import { CallFlow } from './call-flow.js';
 import { inviteThroughCarrier } from './carrier-invite.js';
 import { formatNumber, requestUriFor, type CarrierProfile } from './carrier-profile.js';
-import { StreamingAgentSide } from '../connected/agent-side.js';
-import { ConnectedCall } from '../connected/connected-call.js';
+import { StreamingAgentSide, type AgentSideDeps } from '../connected/agent-side.js';
+import { ConnectedCall, type ConnectedCallDeps } from '../connected/connected-call.js';
 import { EarlyOffers } from './early-offers.js';
 import { endReasonForFailure, type EndReason } from '../ending/end-reason.js';
-import type { CallEngineContext } from '../engine-context.js';
+import type { Clock } from '../../../common/clock.js';
+import type { SipDialling } from './sip-dialling.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from '../connected/remote-leg.js';
 import type { SetupSessionSnapshot } from '../session-snapshot.js';
 
+/** What an outbound call uses: the INVITE to the carrier, our media address, and what the answered call needs. */
+export interface OutboundFlowDeps {
+  clock: Clock;
+  dialling: SipDialling;
+  /** Address advertised in SDP (c=) for our media. */
+  mediaAddress: string;
+  connected: ConnectedCallDeps;
+  agent: AgentSideDeps;
+}
+
 export class OutboundCallFlow extends CallFlow {
-  readonly #ctx: CallEngineContext;
+  readonly #deps: OutboundFlowDeps;
   readonly #carrier: CarrierProfile;
   readonly #rtp: RtpSession;
   readonly #agentUrl: string;
@@ -28,9 +39,9 @@ export class OutboundCallFlow extends CallFlow {
   /** Why we stopped the attempt ourselves, if we did: the API hung up, or nobody answered in time. */
   #stoppedBy: 'api' | 'ring_timeout' | 'shutdown' | null = null;
 
-  constructor(ctx: CallEngineContext, call: Call, carrier: CarrierProfile, rtp: RtpSession, agentUrl: string) {
+  constructor(deps: OutboundFlowDeps, call: Call, carrier: CarrierProfile, rtp: RtpSession, agentUrl: string) {
     super(call);
-    this.#ctx = ctx;
+    this.#deps = deps;
     this.#carrier = carrier;
     this.#rtp = rtp;
     this.#agentUrl = agentUrl;
@@ -56,7 +67,7 @@ export class OutboundCallFlow extends CallFlow {
 
   async #place(): Promise<void> {
     const uri = this.#carrier.outboundUri;
-    const targets = uri ? await resolveNextHop(this.#ctx.locator, uri).catch((err: unknown) => {
+    const targets = uri ? await resolveNextHop(this.#deps.dialling.locator, uri).catch((err: unknown) => {
       this.call.log.warn({ err, uri }, 'the carrier target does not resolve');
       return [];
     }) : [];
@@ -64,18 +75,18 @@ export class OutboundCallFlow extends CallFlow {
       return this.#fail({ reason: 'carrier_unreachable', sipStatus: null, hangupBy: 'gateway' });
     }
     if (this.#stoppedBy) return this.#fail(this.#stoppedReason(487));
-    const caps = carrierLegCapabilities(this.#ctx, this.#carrier, this.#rtp);
+    const caps = carrierLegCapabilities(this.#deps.mediaAddress, this.#carrier, this.#rtp);
     const early = new EarlyOffers(caps, (audio) => wireRemote(this.#rtp, audio));
     const record = this.call.snapshot();
-    const ring = this.#ctx.clock.setTimeout(() => {
+    const ring = this.#deps.clock.setTimeout(() => {
       this.#stoppedBy ??= 'ring_timeout';
       this.#attempt?.cancel();
-    }, this.#ctx.timings.ringTimeoutMs);
+    }, this.#deps.dialling.ringTimeoutMs);
     let outcome: FailoverOutcome;
     try {
-      outcome = await inviteThroughCarrier(this.#ctx.ua, {
+      outcome = await inviteThroughCarrier(this.#deps.dialling.ua, {
         target: requestUriFor(uri, formatNumber(record.to_number, this.#carrier)),
-        from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#ctx.sipHost}`,
+        from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#deps.dialling.sipHost}`,
         sdp: Buffer.from(createOffer(caps)),
         credentials: this.#carrier.credentials,
       }, targets, { onAttempt: (attempt) => this.#watch(attempt, early), stopped: () => this.#stoppedBy !== null, log: this.call.log });
@@ -99,8 +110,8 @@ export class OutboundCallFlow extends CallFlow {
     this.call.advance('answered');
     const remote = new RemoteLeg(outcome.session, this.#rtp, answer, caps);
     const agent = { kind: 'websocket', url: this.#agentUrl } as const;
-    const connected = new ConnectedCall(this.#ctx, this.call, remote, this.#carrier,
-      (recorder, ended) => new StreamingAgentSide(this.#ctx, this.call, remote, agent, recorder, ended));
+    const connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
+      (recorder, ended) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended));
     this.connected = connected;
     await connected.start();
   }

@@ -2,8 +2,7 @@
 import type { Logger } from '../../../../common/logger.js';
 import { createResampler, type AudioFrame, type RecordingChannel, type Resampler } from '../../../media/index.js';
 import type { TranscriptTurn } from '../agent-side.js';
-import type { TranscriptionSettings } from '../../engine-context.js';
-import type { RecognitionStream, SpeakerRole } from '../../ports.js';
+import type { RecognitionStream, SpeakerRole, SpeechRecognizer } from '../../ports.js';
 import { AudioTimeline } from './audio-timeline.js';
 
 /** The media layer's recording channels, named as transcript roles: the remote party is the caller. */
@@ -17,6 +16,13 @@ interface ChannelStream {
   timeline: AudioTimeline;
   /** Samples written to the stream, at the engine's rate. */
   written: number;
+}
+
+/** The gateway's own transcription of answered calls (configuration `transcription`). */
+export interface TranscriptionSettings {
+  recognizer: SpeechRecognizer;
+  /** The parties transcribed: one recognition stream each per call. */
+  channels: readonly SpeakerRole[];
 }
 
 /** Options of {@link CallTranscriber.open}. */
