@@ -97,7 +97,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     }),
   };
   const connected = {
-    clock, dataDir: config.data_dir, transcription: await transcriptionOf(config, clock, logger),
+    clock, outputs: { clock, dataDir: config.data_dir, transcription: await transcriptionOf(config, clock, logger) },
     transfer: { clock, dialling, media, holdMusic },
   };
   return {

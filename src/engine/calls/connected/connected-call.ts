@@ -3,9 +3,7 @@
  * and "Agent WebSocket protocol"), with hold, hang-up, recording, transcript and the hand-over to a transfer. Every flow
  * (outbound, inbound media_bridge, inbound sip_trunk) ends up here once the remote leg is up.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { dtmfFromInfo, StereoWavRecorder, type NegotiatedAudio } from '../../media/index.js';
+import { dtmfFromInfo, type NegotiatedAudio } from '../../media/index.js';
 import type { AgentEnded, AgentSide, TranscriptTurn } from './agent-side.js';
 import { sendBye } from './bye.js';
 import type { Call } from '../call.js';
@@ -13,11 +11,9 @@ import type { CallCommandFailure } from '../call-control.js';
 import type { CarrierProfile } from '../setup/carrier-profile.js';
 import type { EndReason, HangupBy } from '../ending/end-reason.js';
 import type { Clock } from '../../../common/clock.js';
-import { recordingPathOf } from '../ending/recovery.js';
 import type { RecordingPort } from './recording-port.js';
 import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
-import { CallAudioTap } from './transcription/call-audio-tap.js';
-import { CallTranscriber, type TranscriptionSettings } from './transcription/call-transcriber.js';
+import { CallOutputs, type CallOutputsDeps } from './call-outputs.js';
 import { Transfer, type TransferDeps } from './transfer.js';
 import type { ConnectedSessionSnapshot } from '../session-snapshot.js';
 
@@ -33,10 +29,7 @@ const BYE_WAIT_MS = 5_000;
 /** What an answered call uses beyond its legs: where recordings go, the gateway's transcription, and what a transfer needs. */
 export interface ConnectedCallDeps {
   clock: Clock;
-  /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */
-  dataDir: string;
-  /** The gateway's own speech recognition of answered calls; absent or null when off. */
-  transcription?: TranscriptionSettings | null;
+  outputs: CallOutputsDeps;
   transfer: TransferDeps;
 }
 
@@ -47,13 +40,11 @@ export class ConnectedCall {
   readonly #carrier: CarrierProfile;
   readonly #makeAgent: AgentSideFactory;
   #agent: (AgentSide & { readonly turns?: readonly TranscriptTurn[] }) | null = null;
-  #recorder: StereoWavRecorder | null = null;
-  #recordingPath = '';
-  #transcriber: CallTranscriber | null = null;
+  readonly #outputs: CallOutputs;
   #transfer: Transfer | null = null;
   #ending: Promise<void> | null = null;
   /** The recording and transcription being opened (start); the end waits for it, to close what it opened. */
-  #outputs: Promise<void> | null = null;
+  #opening: Promise<void> | null = null;
   /** The remote party holds the call itself (RFC 3264 §8.4); the API's hold is the call's `on_hold`. */
   #remoteHeld = false;
   /** The remote leg's audio when the agent side was built from it. */
@@ -66,6 +57,7 @@ export class ConnectedCall {
     this.#carrier = carrier;
     this.#makeAgent = makeAgent;
     this.#answeredAudio = remote.audio;
+    this.#outputs = new CallOutputs(deps.outputs, call);
     remote.dialog.events.on('bye', () => {
       const reason: EndReason = this.#transfer?.referCompleted
         ? { reason: 'transferred', sipStatus: null, hangupBy: remoteParty(call) }
@@ -103,17 +95,17 @@ export class ConnectedCall {
       this.#remoteHeld = audio.remote.onHold;
       if (this.#transfer?.bridged !== true) this.#agent?.remoteHold(audio.remote.onHold);
       // docs/API.md "Calls": transcription pauses with the recording, on any hold.
-      if (this.#remoteHeld) this.#transcriber?.pause();
-      else if (!this.#call.snapshot().on_hold) this.#transcriber?.resume();
+      if (this.#remoteHeld) this.#outputs.transcriber?.pause();
+      else if (!this.#call.snapshot().on_hold) this.#outputs.transcriber?.resume();
     }
   }
 
   /** Opens the recording (when asked) and the agent; an agent that cannot be reached ends the call `agent_unreachable`. */
   async start(): Promise<void> {
-    this.#outputs = this.#openOutputs(this.#deps.clock.monotonic());
-    await this.#outputs;
+    this.#opening = this.#outputs.open(this.#deps.clock.monotonic(), () => this.#ending === null);
+    await this.#opening;
     // The agent side feeds the recording; with transcription on it feeds both through the tap.
-    const recording = this.#transcriber ? new CallAudioTap(this.#recorder, this.#transcriber) : this.#recorder;
+    const recording = this.#outputs.feed;
     this.#answeredAudio = this.#remote.audio;
     const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
@@ -133,16 +125,11 @@ export class ConnectedCall {
     if (this.#agentNoLongerWanted()) return;
     if (this.#call.snapshot().on_hold) {
       agent.hold();
-      this.#transcriber?.pause();
+      this.#outputs.transcriber?.pause();
     }
     // A re-offer may have come while the agent connected.
     if (!sameMediaFormat(this.#remote.audio, this.#answeredAudio)) agent.updateAudio(this.#remote.audio);
     if (this.#remote.audio.remote.onHold) agent.remoteHold(true);
-  }
-
-  async #openOutputs(answeredAt: number): Promise<void> {
-    if (this.#call.snapshot().record) this.#recorder = await this.#openRecorder();
-    if (this.#deps.transcription && this.#ending === null) this.#transcriber = await this.#openTranscriber(answeredAt);
   }
 
   /** Releases the agent side when the call ended or a transfer took the remote party meanwhile. */
@@ -157,7 +144,7 @@ export class ConnectedCall {
     if (this.#transfer?.bridged) this.#transfer.hold();
     else this.#agent?.hold();
     // docs/API.md "Calls": transcription pauses with the recording, whoever holds the audio now.
-    this.#transcriber?.pause();
+    this.#outputs.transcriber?.pause();
     this.#call.setHold(true);
     return null;
   }
@@ -166,7 +153,7 @@ export class ConnectedCall {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.bridged) this.#transfer.unhold();
     else this.#agent?.unhold();
-    if (!this.#remoteHeld) this.#transcriber?.resume();
+    if (!this.#remoteHeld) this.#outputs.transcriber?.resume();
     this.#call.setHold(false);
     return null;
   }
@@ -176,21 +163,22 @@ export class ConnectedCall {
     if (this.#transfer?.active) return { error: 'transfer_in_progress' };
     this.#transfer = new Transfer(this.#deps.transfer, this.#call, this.#remote, this.#carrier, {
       releaseAgent: () => this.#agent?.release('transferred'),
-      recorder: () => this.#recorder,
+      recorder: () => this.#outputs.recorder,
       end: (reason, byeRemote) => this.end(reason, byeRemote),
-      offHold: () => { this.#transcriber?.resume(); this.#call.setHold(false); },
+      offHold: () => { this.#outputs.transcriber?.resume(); this.#call.setHold(false); },
     });
     this.#transfer.start(to);
     return null;
   }
 
   session(): ConnectedSessionSnapshot {
+    const { recorder, transcriber } = this.#outputs;
     return {
       remote: this.#remote.describe(),
       agent: this.#agent?.describe() ?? null,
       transfer: this.#transfer?.describe() ?? null,
-      recording: this.#recorder ? { paused: this.#recorder.isPaused } : null,
-      transcription: this.#transcriber ? { engine: this.#deps.transcription?.recognizer.name ?? null, paused: this.#transcriber.isPaused } : null,
+      recording: recorder ? { paused: recorder.isPaused } : null,
+      transcription: transcriber ? { engine: this.#outputs.transcriptionEngine, paused: transcriber.isPaused } : null,
     };
   }
 
@@ -220,8 +208,8 @@ export class ConnectedCall {
       if (byeRemote && !this.#remote.dialog.isEnded) bye = this.#bounded(sendBye(this.#remote.dialog, this.#call.log, `call ended ${reason.reason}`));
     });
     this.#step('close the media', () => this.#remote.close());
-    await this.#outputs;
-    const [, gatewayTurns] = await Promise.all([this.#closeRecorder(), this.#closeTranscriber()]);
+    await this.#opening;
+    const gatewayTurns = await this.#outputs.close();
     const providerTurns = this.#agent?.turns ?? [];
     this.#step('store the final record', () => this.#call.finish([
       ...(providerTurns.length > 0 ? [{ source: 'provider' as const, turns: [...providerTurns] }] : []),
@@ -260,60 +248,5 @@ export class ConnectedCall {
         resolve();
       });
     });
-  }
-
-  /** The gateway's own recognizer on this call when configured; a failure to start it never fails the call. */
-  async #openTranscriber(answeredAt: number): Promise<CallTranscriber | null> {
-    const settings = this.#deps.transcription;
-    if (!settings || settings.channels.length === 0) return null;
-    try {
-      return await CallTranscriber.open({ settings, callId: this.#call.id, startedAt: answeredAt, log: this.#call.log });
-    } catch (err) {
-      this.#call.log.error({ err }, 'cannot start transcription; the call goes on without it');
-      return null;
-    }
-  }
-
-  /** The gateway's own transcript (docs/API.md "Calls" `GET /v1/calls/{id}/transcript`, source `gateway`), once its streams are closed. */
-  async #closeTranscriber(): Promise<TranscriptTurn[]> {
-    const transcriber = this.#transcriber;
-    this.#transcriber = null;
-    if (!transcriber) return [];
-    try {
-      const turns = await transcriber.close();
-      this.#call.log.debug({ turns: turns.length }, 'gateway transcript done');
-      return turns;
-    } catch (err) {
-      this.#call.log.error({ err }, 'cannot finish the gateway transcript');
-      return [];
-    }
-  }
-
-  async #openRecorder(): Promise<StereoWavRecorder | null> {
-    const relative = recordingPathOf(this.#call.snapshot());
-    try {
-      const file = join(this.#deps.dataDir, relative);
-      await mkdir(dirname(file), { recursive: true });
-      const recorder = await StereoWavRecorder.open({ path: file, clock: this.#deps.clock });
-      this.#recordingPath = relative;
-      // Ended while the file opened (a BYE right after the answer): the end waits for this and closes it.
-      return recorder;
-    } catch (err) {
-      // A call is worth more than its recording: go on without one, and say so.
-      this.#call.log.error({ err }, 'cannot open the recording; the call goes on unrecorded');
-      return null;
-    }
-  }
-
-  async #closeRecorder(): Promise<void> {
-    const recorder = this.#recorder;
-    this.#recorder = null;
-    if (!recorder) return;
-    try {
-      await recorder.close();
-      this.#call.setRecordingPath(this.#recordingPath);
-    } catch (err) {
-      this.#call.log.error({ err }, 'cannot finish the recording');
-    }
   }
 }

@@ -3,15 +3,17 @@ import type { Clock } from '../../../../common/clock.js';
 import { InvariantError } from '../../../../common/errors.js';
 import {
   decodeG711, rtpPaddingSize, rtpPayloadOffset, rtpTimestamp,
-  type AudioFrame, type AudioSource, type NegotiatedAudio, type RecordingChannel, type ReleaseSession, type RtpSession,
+  type AudioSource, type NegotiatedAudio, type ReleaseSession, type RtpSession,
 } from '../../../media/index.js';
 import type { AgentLink, AgentLinkHandlers, HoldSource } from '../../ports.js';
-import { AgentAudioDecoder, CallerAudioEncoder, CARRIER_RATE, describeFormat, type CarrierCodec } from './agent-audio-format.js';
+import { CARRIER_RATE, describeFormat, type AgentAudioDecoder, type CallerAudioEncoder, type CarrierCodec } from './agent-audio-format.js';
+import { AgentConversions } from './agent-conversions.js';
+import { agentMediaLegStats, type AgentMediaLegCounts } from './agent-media-leg-stats.js';
 import { AgentEventBacklog } from './agent-event-backlog.js';
 import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
-import { CallerSpeechDetector, type CallerSpeechEvent, type CallerSpeechOptions } from './caller-speech-detector.js';
-import type { RecordingPort } from '../recording-port.js';
+import type { CallerSpeechDetector, CallerSpeechEvent, CallerSpeechOptions } from './caller-speech-detector.js';
+import { RecordingFeed, type RecordingPort } from '../recording-port.js';
 import { isAgentMediaLegStopped, nextAgentMediaLegState, type AgentMediaLegEvent, type AgentMediaLegState } from './agent-media-leg-state.js';
 import type { AgentMediaLegStats } from '../../session-snapshot.js';
 
@@ -53,14 +55,13 @@ export class AgentMediaLeg {
   readonly #rtp: RtpSession;
   #codec: CarrierCodec;
   #audio: NegotiatedAudio;
-  readonly #recorder: RecordingPort | null;
+  readonly #recording: RecordingFeed | null;
   readonly #onDigit: (digit: string) => void;
   #keys: CallerKeys;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
   readonly #pcm = new Int16Array(MAX_PAYLOAD_SAMPLES);
-  readonly #recorderFrame: AudioFrame = { pcm: new Int16Array(0), sampleRate: CARRIER_RATE, timestamp: 0, receivedAt: 0 };
   readonly #clock: Clock;
   /** What the agent sent before {@link attach}; null once attached or stopped. */
   #backlog: AgentEventBacklog | null = new AgentEventBacklog();
@@ -74,7 +75,7 @@ export class AgentMediaLeg {
   #state: AgentMediaLegState = 'idle';
   /** Who holds the leg: an API hold and the remote party's own can overlap. */
   readonly #holds: Record<HoldSource, boolean> = { api: false, remote: false };
-  readonly #counts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, bargeIns: 0 };
+  readonly #counts: AgentMediaLegCounts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, bargeIns: 0 };
 
   constructor(options: AgentMediaLegOptions) {
     const encoding = options.audio.codec.encoding;
@@ -83,7 +84,7 @@ export class AgentMediaLeg {
     this.#rtp = options.rtp;
     this.#codec = encoding;
     this.#audio = options.audio;
-    this.#recorder = options.recorder ?? null;
+    this.#recording = options.recorder ? new RecordingFeed(options.recorder, options.clock, CARRIER_RATE) : null;
     this.#onDigit = options.onDigit ?? (() => undefined);
     this.#keys = new CallerKeys(options.audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
     this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
@@ -91,7 +92,7 @@ export class AgentMediaLeg {
     this.#playout = new CarrierPlayout({
       clock: options.clock, rtp: options.rtp, codec: encoding, payloadType: options.audio.codec.payloadType, holdMusic: options.holdMusic ?? null,
       onMarkPlayed: (name) => this.#link?.markPlayed(name),
-      onAgentFrame: (pcm, timestamp) => this.#record(this.#recorder, 'agent', pcm, timestamp),
+      onAgentFrame: (pcm, timestamp) => this.#recording?.write('agent', pcm, timestamp),
       onHeard: (pcm) => this.#speech?.notePlayout(pcm),
       isHeld: () => this.#held,
     });
@@ -129,22 +130,15 @@ export class AgentMediaLeg {
   async attach(link: AgentLink): Promise<void> {
     this.#transition('attach');
     if (this.#stopped) return;
-    const encoder = await CallerAudioEncoder.create(link.inputFormat, (frame) => this.#link?.sendAudio(frame));
-    const decoder = await AgentAudioDecoder.create(link.outputFormat, (pcm8) => this.#playout.push(pcm8)).catch((error: unknown) => {
-      encoder.close();
-      throw error;
-    });
-    const speech = await CallerSpeechDetector.create(this.#speechOptions, (event) => this.#onSpeech(event)).catch((error: unknown) => {
-      encoder.close();
-      decoder.close();
-      throw error;
+    const conversions = await AgentConversions.create(link, {
+      toAgent: (frame) => this.#link?.sendAudio(frame), toCarrier: (pcm8) => this.#playout.push(pcm8),
+      speechOptions: this.#speechOptions, onSpeech: (event) => this.#onSpeech(event),
     });
     if (this.#stopped) {
-      encoder.close();
-      decoder.close();
-      speech.close();
+      conversions.close();
       return;
     }
+    const { encoder, decoder, speech } = conversions;
     this.#transition('ready');
     this.#link = link;
     this.#encoder = encoder;
@@ -176,7 +170,7 @@ export class AgentMediaLeg {
     this.#encoder?.reset();
     this.#speech?.pause();
     this.#flushPlayout();
-    this.#recorder?.pause();
+    this.#recording?.pause();
   }
 
   unhold(source: HoldSource = 'api'): void {
@@ -185,7 +179,7 @@ export class AgentMediaLeg {
     this.#holds[source] = false;
     if (!wasHeld || this.#held) return;
     this.#speech?.resume();
-    this.#recorder?.resume();
+    this.#recording?.resume();
     this.#link?.unhold(source);
   }
 
@@ -234,32 +228,10 @@ export class AgentMediaLeg {
 
   /** Live numbers for GET /v1/calls/{id} `session`. */
   stats(): AgentMediaLegStats {
-    const rtp = this.#rtp.stats();
-    return {
-      codec: this.#codec,
-      agentInput: this.#encoder ? describeFormat(this.#encoder.format) : null,
-      agentOutput: this.#decoder ? describeFormat(this.#decoder.format) : null,
-      held: this.#held,
-      framesToAgent: this.#encoder?.framesSent ?? 0,
-      framesToAgentDropped: this.#link?.audioFramesDropped ?? 0,
-      ...this.#counts,
-      framesToCarrier: this.#playout.framesToCarrier,
-      ...this.#playout.stats,
-      bargeIn: this.#link?.bargeIn ?? 'platform',
-      callerSpeaking: this.#speech?.isSpeaking ?? false,
-      callerSpeechStarts: this.#speech?.stats.speechStarts ?? 0,
-      callerSpeechStops: this.#speech?.stats.speechStops ?? 0,
-      echoFrames: this.#speech?.stats.echoFrames ?? 0,
-      rtp: {
-        localPort: rtp.localPort,
-        packetsSent: rtp.packetsSent,
-        octetsSent: rtp.octetsSent,
-        packetsReceived: rtp.packetsReceived,
-        packetsRejected: rtp.packetsRejected,
-        packetsLost: rtp.reception.packetsLost,
-        jitterMs: rtp.reception.jitterMs,
-      },
-    };
+    return agentMediaLegStats({
+      codec: this.#codec, held: this.#held, rtp: this.#rtp, counts: this.#counts, playout: this.#playout,
+      encoder: this.#encoder, decoder: this.#decoder, speech: this.#speech, link: this.#link,
+    });
   }
 
   describe(): string {
@@ -287,7 +259,7 @@ export class AgentMediaLeg {
     const payload = packet.subarray(offset, end);
     // Decoded for the VAD whatever the agent takes; µ-law agents still get the payload bytes as they are.
     const pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
-    this.#record(this.#recorder, 'remote', pcm, rtpTimestamp(packet));
+    this.#recording?.write('remote', pcm, rtpTimestamp(packet));
     this.#keys.listen(pcm);
     if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
     else encoder.pushPcm(pcm);
@@ -353,14 +325,5 @@ export class AgentMediaLeg {
   #flushPlayout(): void {
     this.#decoder?.reset();
     this.#playout.flush();
-  }
-
-  #record(recorder: RecordingPort | null, channel: RecordingChannel, pcm: Int16Array, timestamp: number): void {
-    if (recorder === null) return;
-    const frame = this.#recorderFrame;
-    frame.pcm = pcm;
-    frame.timestamp = timestamp;
-    frame.receivedAt = this.#clock.monotonic();
-    recorder.writeFrame(channel, frame);
   }
 }
