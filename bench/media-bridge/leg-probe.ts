@@ -10,7 +10,7 @@
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { systemClock, type Clock } from '../../src/common/clock.js';
-import { AgentMediaLeg } from '../../src/engine/calls/agent-media/agent-media-leg.js';
+import { AgentMediaLeg } from '../../src/engine/calls/connected/agent-media/agent-media-leg.js';
 import type { AgentAudioFormat, AgentLink } from '../../src/engine/calls/ports.js';
 import {
   CODECS, createAnswer, createOffer, FramePacer, isPortsExhausted, linearToUlaw, RtpSession, rtpSequenceNumber, serializeRtp,

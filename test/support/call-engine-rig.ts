@@ -9,10 +9,10 @@ import { FakeClock } from '../../src/common/clock.js';
 import type { TenantId } from '../../src/common/ids.js';
 import { silentLogger, type Logger } from '../../src/common/logger.js';
 import { OutboundAddressPolicy } from '../../src/common/outbound-policy.js';
-import { CallService, type CallServiceOptions } from '../../src/engine/calls/call-service.js';
+import { CallService, type CallServiceDeps, type CallServiceOptions } from '../../src/engine/calls/call-service.js';
 import type { CallRecord } from '../../src/engine/calls/call-record.js';
-import type { CarrierProfile } from '../../src/engine/calls/carrier-profile.js';
-import type { CallEngineContext } from '../../src/engine/calls/engine-context.js';
+import type { CarrierProfile } from '../../src/engine/calls/setup/carrier-profile.js';
+import { legMedia } from '../../src/engine/calls/setup/leg-media.js';
 import type { InboundRoute, SipTrunkResolver } from '../../src/engine/calls/ports.js';
 import { FakeAgentLink, FakeAgents, MemoryCallStore } from './call-engine-fakes.js';
 import type { PortPool } from '../../src/engine/media/index.js';
@@ -93,7 +93,7 @@ export class Phone {
 
 export interface RigOptions {
   carrier?: Partial<CarrierProfile>;
-  timings?: Partial<CallEngineContext['timings']>;
+  timings?: Partial<{ ringTimeoutMs: number; mediaTimeoutMs: number }>;
   service?: Partial<CallServiceOptions>;
   route?: InboundRoute | null;
   resolveSipTrunk?: SipTrunkResolver;
@@ -114,7 +114,8 @@ export interface CallRig {
   /** The carrier's side: takes the gateway's INVITEs, and calls the gateway. */
   phone: Phone;
   carrier: CarrierProfile;
-  ctx: CallEngineContext;
+  /** What the service was built with (the composition root builds the same in src/gateway/). */
+  deps: CallServiceDeps;
   service: CallService;
   draining: { value: boolean };
   ended: CallRecord[];
@@ -138,20 +139,30 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
     didFrom: 'request_uri', transfer: 'bridge', mediaEncryption: 'disabled', sandbox: false, ...o.carrier,
   };
   const route: InboundRoute | null = o.route === undefined ? { tenantId: TENANT, agentId: 'agt_unit', connectionMode: 'media_bridge' } : o.route;
-  const ctx: CallEngineContext = {
-    clock, store, logger: silentLogger(), ua, locator: new ServerLocator(), ports, rtpBindAddress: '127.0.0.1', mediaAddress: '127.0.0.1',
-    sipHost: '127.0.0.1', carriers: new Map([[carrier.name, carrier]]), connectAgent: agents.connect,
+  const timings = { ringTimeoutMs: RING_TIMEOUT_MS, mediaTimeoutMs: MEDIA_TIMEOUT_MS, ...o.timings };
+  const media = legMedia({ clock, ports, bindAddress: '127.0.0.1', address: '127.0.0.1', mediaTimeoutMs: timings.mediaTimeoutMs });
+  const dialling = { ua, locator: new ServerLocator(), sipHost: '127.0.0.1', ringTimeoutMs: timings.ringTimeoutMs };
+  const holdMusic = (): null => null;
+  const agent = { clock, connectAgent: agents.connect, holdMusic };
+  const connected = { clock, outputs: { clock, dataDir: o.dataDir ?? '/nonexistent' }, transfer: { clock, dialling, media, holdMusic } };
+  const deps: CallServiceDeps = {
+    calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,
     routeFor: (did, name) => (route && did === ROUTED_DID && name === carrier.name ? route : undefined),
-    resolveSipTrunk: o.resolveSipTrunk ?? (() => Promise.resolve({ error: 'no sip_trunk target in this test' })),
-    sipTargets: new OutboundAddressPolicy({ allowPrivate: o.allowLoopbackTargets ?? true }),
-    recordInbound: o.recordInbound ?? false, dataDir: o.dataDir ?? '/nonexistent',
-    timings: { ringTimeoutMs: RING_TIMEOUT_MS, mediaTimeoutMs: MEDIA_TIMEOUT_MS, ...o.timings },
-    holdMusic: () => null,
+    recordInbound: o.recordInbound ?? false, media,
+    outbound: { clock, dialling, mediaAddress: media.address, connected, agent },
+    inbound: {
+      mediaAddress: media.address, connected, agent,
+      trunk: {
+        clock, dialling, media, holdMusic,
+        resolveSipTrunk: o.resolveSipTrunk ?? (() => Promise.resolve({ error: 'no sip_trunk target in this test' })),
+        sipTargets: new OutboundAddressPolicy({ allowPrivate: o.allowLoopbackTargets ?? true }),
+      },
+    },
   };
   const draining = { value: false };
   const ended: CallRecord[] = [];
-  const service = new CallService(ctx, {
+  const service = new CallService(deps, {
     maxConcurrentPerTenant: 10, isDraining: () => draining.value, drainSeconds: 30, onCallEnded: (c) => ended.push(c), ...o.service,
   });
   // Live calls are hung up at the end, before the phone and the user agent close (teardowns run
@@ -167,7 +178,7 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
     await done;
   });
   ua.events.on('invite', (call) => void service.acceptInbound(call));
-  return { clock, store, agents, ports, ua, uaPort: transport.udpPort, phone, carrier, ctx, service, draining, ended };
+  return { clock, store, agents, ports, ua, uaPort: transport.udpPort, phone, carrier, deps, service, draining, ended };
 }
 
 /** Places an outbound call from the API's side; the call's id. */

@@ -5,7 +5,7 @@
  */
 import type { CallId, TenantId } from '../../common/ids.js';
 import type { CallState } from './call-state.js';
-import type { HangupBy } from './end-reason.js';
+import type { HangupBy } from './ending/end-reason.js';
 
 export type CallDirection = 'inbound' | 'outbound';
 export type CallRecordState = CallState;

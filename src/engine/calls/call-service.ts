@@ -4,17 +4,38 @@
  * `call_not_active`, unknown or foreign ones `not_found`.
  */
 import type { TenantId } from '../../common/ids.js';
-import { Call } from './call.js';
+import { Call, type CallContext } from './call.js';
 import type { CallRecord } from './call-record.js';
 import type { CallCommandFailure, CallCommandResult, CallControl, PlaceCallRequest } from './call-control.js';
 import { CallRegistry, type LiveCall } from './call-registry.js';
-import { openLegRtp, type CallEngineContext } from './engine-context.js';
-import { OutboundCallFlow } from './outbound-call-flow.js';
-import { InboundCallFlow } from './inbound-call-flow.js';
-import { callerIdentity } from './caller-identity.js';
-import { toE164, uriUser } from './dialled-number.js';
-import type { InboundCall } from '../sip/index.js';
+import type { CarrierProfile } from './setup/carrier-profile.js';
+import type { LegMedia } from './setup/leg-media.js';
+import { OutboundCallFlow, type OutboundFlowDeps } from './setup/outbound-call-flow.js';
+import { InboundCallFlow, type InboundFlowDeps } from './setup/inbound-call-flow.js';
+import type { InboundRoute } from './ports.js';
+import { callerIdentity } from './setup/caller-identity.js';
+import { toE164, uriUser } from './setup/dialled-number.js';
+import type { InboundCall, SipRequest, SipSource } from '../sip/index.js';
 import type { CallSessionSnapshot } from './session-snapshot.js';
+
+/** What the call service uses: the carriers and routes that admit a call, its first RTP port, and what each call and flow needs. */
+export interface CallServiceDeps {
+  /** Where each call's record is written, on which clock, with which logger. */
+  calls: CallContext;
+  carriers: ReadonlyMap<string, CarrierProfile>;
+  /**
+   * The carrier an INVITE belongs to (`inbound.sources`, docs/CONFIGURATION.md): by its source address,
+   * or the one a trusted edge proxy forwarded (docs/ARCHITECTURE.md "Trusted edge proxies").
+   */
+  carrierForSource(source: SipSource, request: SipRequest): CarrierProfile | undefined;
+  /** The live route of a DID on a carrier, or undefined (unrouted or released). */
+  routeFor(did: string, carrier: string): InboundRoute | undefined;
+  /** Whether inbound calls are recorded (media_bridge and sip_trunk alike). */
+  recordInbound: boolean;
+  media: LegMedia;
+  outbound: OutboundFlowDeps;
+  inbound: InboundFlowDeps;
+}
 
 export interface CallServiceOptions {
   /** Live calls a tenant may have at once (docs/API.md "Errors": 429 `concurrency_limit`). */
@@ -32,22 +53,22 @@ const CONCURRENCY_RETRY_AFTER_S = 5;
 
 export class CallService implements CallControl {
   readonly registry = new CallRegistry();
-  readonly #ctx: CallEngineContext;
+  readonly #deps: CallServiceDeps;
   readonly #o: CallServiceOptions;
   /** Admissions between the limit check and the registry (an RTP port is being opened). */
   readonly #admitting = new Map<string, number>();
 
-  constructor(ctx: CallEngineContext, options: CallServiceOptions) {
-    this.#ctx = ctx;
+  constructor(deps: CallServiceDeps, options: CallServiceOptions) {
+    this.#deps = deps;
     this.#o = options;
   }
 
   carrierNames(): readonly string[] {
-    return [...this.#ctx.carriers.keys()];
+    return [...this.#deps.carriers.keys()];
   }
 
   async place(request: PlaceCallRequest): Promise<CallCommandResult> {
-    const carrier = this.#ctx.carriers.get(request.carrier);
+    const carrier = this.#deps.carriers.get(request.carrier);
     if (!carrier) return { error: 'unknown_carrier' };
     if (this.#o.isDraining()) return { error: 'unavailable', detail: 'The gateway is shutting down.' };
     if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
@@ -56,7 +77,7 @@ export class CallService implements CallControl {
     this.#bumpAdmitting(request.tenantId, carrier.name, 1);
     let rtp;
     try {
-      rtp = await openLegRtp(this.#ctx, carrier);
+      rtp = await this.#deps.media.open(carrier);
     } finally {
       this.#bumpAdmitting(request.tenantId, carrier.name, -1);
     }
@@ -66,13 +87,13 @@ export class CallService implements CallControl {
       call = new Call({
         tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
         record: request.record, agent: { type: 'websocket', url: request.agentUrl },
-      }, this.#ctx);
+      }, this.#deps.calls);
     } catch (err) {
       // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.
       rtp.close();
       throw err;
     }
-    const flow = new OutboundCallFlow(this.#ctx, call, carrier, rtp, request.agentUrl);
+    const flow = new OutboundCallFlow(this.#deps.outbound, call, carrier, rtp, request.agentUrl);
     this.#track(flow);
     call.log.info({ carrier: carrier.name }, 'placing outbound call');
     void flow.run();
@@ -86,12 +107,12 @@ export class CallService implements CallControl {
    * 21.5.4, so the carrier may try another route).
    */
   async acceptInbound(invite: InboundCall): Promise<void> {
-    const carrier = this.#ctx.carrierForSource(invite.source, invite.request);
+    const carrier = this.#deps.carrierForSource(invite.source, invite.request);
     if (!carrier) return invite.reject(403);
     const dialled = carrier.didFrom === 'to' ? invite.request.headers.get('To') ?? '' : invite.request.uri;
     const did = toE164(uriUser(dialled), carrier);
-    const route = did ? this.#ctx.routeFor(did, carrier.name) : undefined;
-    const log = this.#ctx.logger.child({ carrier: carrier.name, did: did ?? uriUser(dialled) });
+    const route = did ? this.#deps.routeFor(did, carrier.name) : undefined;
+    const log = this.#deps.calls.logger.child({ carrier: carrier.name, did: did ?? uriUser(dialled) });
     if (!did || !route) {
       log.info('inbound call to an unrouted number');
       return invite.reject(404);
@@ -109,7 +130,7 @@ export class CallService implements CallControl {
     this.#bumpAdmitting(route.tenantId, carrier.name, 1);
     let rtp;
     try {
-      rtp = await openLegRtp(this.#ctx, carrier);
+      rtp = await this.#deps.media.open(carrier);
     } finally {
       this.#bumpAdmitting(route.tenantId, carrier.name, -1);
     }
@@ -120,15 +141,15 @@ export class CallService implements CallControl {
     try {
       call = new Call({
         tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, to: did,
-        carrier: carrier.name, record: this.#ctx.recordInbound, agent: { type: 'imported', agentId: route.agentId },
-      }, this.#ctx);
+        carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
+      }, this.#deps.calls);
     } catch (err) {
       // A call that cannot be recorded is not taken: 503, so the carrier may try another route (RFC 3261 21.5.4).
       log.error({ err, tenant_id: route.tenantId }, 'inbound call refused: the call record cannot be written');
       rtp.close();
       return invite.reject(503);
     }
-    const flow = new InboundCallFlow(this.#ctx, call, invite, carrier, route, rtp);
+    const flow = new InboundCallFlow(this.#deps.inbound, call, invite, carrier, route, rtp);
     this.#track(flow);
     call.log.info({ carrier: carrier.name, mode: route.connectionMode, transport: invite.source.protocol }, 'inbound call');
     await flow.run();
@@ -152,7 +173,7 @@ export class CallService implements CallControl {
   transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
     const live = this.registry.byControlId(tenantId, callControlId);
     if (!live) {
-      const stored = this.#ctx.store.getByControlId(tenantId, callControlId);
+      const stored = this.#deps.calls.store.getByControlId(tenantId, callControlId);
       return Promise.resolve(stored ? { error: 'call_not_active' } : { error: 'not_found' });
     }
     return Promise.resolve(this.#command(tenantId, live, live.call.id, (l) => (l.call.snapshot().state === 'active' ? l.transfer(to) : { error: 'call_not_active' })));
@@ -180,7 +201,7 @@ export class CallService implements CallControl {
 
   /** An ended call of the tenant is a state conflict; anything else is unknown to this tenant. */
   #notLive(tenantId: TenantId, callId: string): CallCommandFailure {
-    return this.#ctx.store.get(tenantId, callId) ? { error: 'call_not_active' } : { error: 'not_found' };
+    return this.#deps.calls.store.get(tenantId, callId) ? { error: 'call_not_active' } : { error: 'not_found' };
   }
 
   #admissionRefused(tenantId: string, carrier: string, carrierLimit: number): CallCommandFailure | null {

@@ -9,7 +9,7 @@ import type { Logger } from '../../common/logger.js';
 import { isoNow } from '../../common/time.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
-import type { EndReason } from './end-reason.js';
+import type { EndReason } from './ending/end-reason.js';
 import type { CallOutcome, CallRecordStore } from './ports.js';
 
 export interface NewCall {

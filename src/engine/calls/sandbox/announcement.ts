@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { wavToPcm8k } from '../audio-files.js';
+import { wavToPcm8k } from '../connected/audio-files.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { uriUser } from '../dialled-number.js';
+import { uriUser } from '../setup/dialled-number.js';
 import { behaviourFor, normalizeNumber, RESERVED_NUMBERS } from './reserved-numbers.js';
 
 t.test('RFC 3261 19.1.1: the user part of a SIP URI, percent-decoded, without telephone-subscriber parameters', (t) => {

@@ -1,5 +1,5 @@
 /** @module The sandbox carrier's reserved numbers: dialled numbers that reproduce one failure each. */
-import { uriUser } from '../dialled-number.js';
+import { uriUser } from '../setup/dialled-number.js';
 
 
 /** What the sandbox far end does with a call, decided by the dialled number. */

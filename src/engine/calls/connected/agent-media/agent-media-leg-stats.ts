@@ -1,0 +1,50 @@
+/** @module The live numbers of an agent media leg, as GET /v1/calls/{id} `session` shows them (docs/API.md "Calls"). */
+import type { RtpSession } from '../../../media/index.js';
+import type { AgentLink } from '../../ports.js';
+import type { AgentMediaLegStats } from '../../session-snapshot.js';
+import { describeFormat, type AgentAudioDecoder, type CallerAudioEncoder } from './agent-audio-format.js';
+import type { CallerSpeechDetector } from './caller-speech-detector.js';
+import type { CarrierPlayout } from './carrier-playout.js';
+
+/** What the leg counts itself (the conversions, the link and the RTP session count the rest). */
+export interface AgentMediaLegCounts {
+  packetsDropped: number;
+  digits: number;
+  clears: number;
+  marks: number;
+  agentChunks: number;
+  agentChunksDiscarded: number;
+  bargeIns: number;
+}
+
+export function agentMediaLegStats(p: {
+  codec: string; held: boolean; rtp: RtpSession; counts: AgentMediaLegCounts; playout: CarrierPlayout;
+  encoder: CallerAudioEncoder | null; decoder: AgentAudioDecoder | null; speech: CallerSpeechDetector | null; link: AgentLink | null;
+}): AgentMediaLegStats {
+  const rtp = p.rtp.stats();
+  return {
+    codec: p.codec,
+    agentInput: p.encoder ? describeFormat(p.encoder.format) : null,
+    agentOutput: p.decoder ? describeFormat(p.decoder.format) : null,
+    held: p.held,
+    framesToAgent: p.encoder?.framesSent ?? 0,
+    framesToAgentDropped: p.link?.audioFramesDropped ?? 0,
+    ...p.counts,
+    framesToCarrier: p.playout.framesToCarrier,
+    ...p.playout.stats,
+    bargeIn: p.link?.bargeIn ?? 'platform',
+    callerSpeaking: p.speech?.isSpeaking ?? false,
+    callerSpeechStarts: p.speech?.stats.speechStarts ?? 0,
+    callerSpeechStops: p.speech?.stats.speechStops ?? 0,
+    echoFrames: p.speech?.stats.echoFrames ?? 0,
+    rtp: {
+      localPort: rtp.localPort,
+      packetsSent: rtp.packetsSent,
+      octetsSent: rtp.octetsSent,
+      packetsReceived: rtp.packetsReceived,
+      packetsRejected: rtp.packetsRejected,
+      packetsLost: rtp.reception.packetsLost,
+      jitterMs: rtp.reception.jitterMs,
+    },
+  };
+}

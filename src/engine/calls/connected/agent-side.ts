@@ -1,0 +1,153 @@
+/**
+ * @module The agent's half of an answered call, whatever reaches it: a streaming session joined to
+ * the remote leg's RTP (websocket agents and media_bridge), or a second SIP leg bridged to it
+ * (sip_trunk). The connected call holds, releases and describes it without knowing which.
+ */
+import { AgentMediaLeg } from './agent-media/agent-media-leg.js';
+import type { NegotiatedAudio } from '../../media/index.js';
+import type { Call } from '../call.js';
+import type { EndReason } from '../ending/end-reason.js';
+import type { Clock } from '../../../common/clock.js';
+import type { AudioSource } from '../../media/index.js';
+import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../ports.js';
+import type { RecordingPort } from './recording-port.js';
+import type { RemoteLeg } from './remote-leg.js';
+import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
+
+export interface AgentSide {
+  /** Connects; rejects when the agent cannot be reached (the call then ends `agent_unreachable`). */
+  start(): Promise<void>;
+  hold(): void;
+  unhold(): void;
+  /** The remote party put the call on hold itself (RFC 3264 §8.4), or took it off. */
+  remoteHold(held: boolean): void;
+  /** The remote leg moved to another codec (a re-offer): the media follows it. */
+  updateAudio(audio: NegotiatedAudio): void;
+  /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
+  receiveDigit(digit: string): void;
+  /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
+  release(reason: string): void;
+  describe(): AgentSideSnapshot;
+}
+
+/** How an agent side reports that the agent ended the call on its own. */
+export type AgentEnded = (reason: EndReason) => void;
+
+/** A transcript turn as stored (docs/API.md "Calls"). */
+export interface TranscriptTurn {
+  role: 'caller' | 'agent';
+  text: string;
+  offset_s: number;
+}
+
+/** What a streaming agent side uses. */
+export interface AgentSideDeps {
+  clock: Clock;
+  connectAgent: AgentConnector;
+  /** The source played to a held party, or null for silence. A new source per hold. */
+  holdMusic(): AudioSource | null;
+}
+
+/** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
+export class StreamingAgentSide implements AgentSide {
+  readonly #deps: AgentSideDeps;
+  readonly #call: Call;
+  readonly #leg: AgentMediaLeg;
+  readonly #target: AgentTarget;
+  readonly #ended: AgentEnded;
+  readonly #turns: TranscriptTurn[] = [];
+  readonly #answeredAt: number;
+  #link: AgentLink | null = null;
+  #released = false;
+
+  constructor(deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
+    this.#deps = deps;
+    this.#call = call;
+    this.#target = target;
+    this.#ended = ended;
+    this.#answeredAt = deps.clock.now();
+    this.#leg = new AgentMediaLeg({
+      clock: deps.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: deps.holdMusic(),
+      onDigit: (digit) => call.log.debug({ digit }, 'DTMF from the remote party'),
+      onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
+    });
+  }
+
+  /** Final transcript turns the agent's platform reported, in order. */
+  get turns(): readonly TranscriptTurn[] {
+    return this.#turns;
+  }
+
+  async start(): Promise<void> {
+    const record = this.#call.snapshot();
+    const link = this.#deps.connectAgent({
+      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
+      tenantId: record.tenant_id,
+      agent: this.#target,
+      handlers: {
+        ...this.#leg.handlers,
+        onConversationId: (id) => this.#call.setConversationId(id),
+        onTranscript: (t) => {
+          if (t.final && t.text.trim() !== '') this.#turns.push({ role: t.role, text: t.text, offset_s: (this.#deps.clock.now() - this.#answeredAt) / 1000 });
+        },
+        onClose: (info) => this.#closed(info),
+      },
+    });
+    this.#link = link;
+    try {
+      await link.start();
+    } catch (err) {
+      this.#link = null;
+      throw err;
+    }
+    if (this.#released) {
+      link.close('call ended');
+      return;
+    }
+    await this.#leg.attach(link);
+  }
+
+  hold(): void {
+    this.#leg.hold();
+  }
+
+  receiveDigit(digit: string): void {
+    this.#leg.receiveDigit(digit);
+  }
+
+  unhold(): void {
+    this.#leg.unhold();
+  }
+
+  remoteHold(held: boolean): void {
+    if (held) this.#leg.hold('remote');
+    else this.#leg.unhold('remote');
+  }
+
+  updateAudio(audio: NegotiatedAudio): void {
+    this.#leg.setAudio(audio);
+  }
+
+  release(reason: string): void {
+    if (this.#released) return;
+    this.#released = true;
+    const link = this.#link;
+    this.#link = null;
+    // close, not only detach: the leg's WASM detector and resamplers are freed with it.
+    this.#leg.close();
+    link?.close(reason);
+  }
+
+  describe(): StreamAgentSnapshot {
+    return { kind: 'stream', connected: this.#link !== null, ...this.#leg.stats() };
+  }
+
+  #closed(info: AgentLinkClose): void {
+    this.#link = null;
+    // A close we asked for (hang-up, transfer) is not the agent hanging up.
+    if (info.by === 'gateway' || this.#released) return;
+    this.#ended(info.by === 'error'
+      ? { reason: 'agent_error', sipStatus: null, hangupBy: 'agent' }
+      : { reason: 'completed', sipStatus: null, hangupBy: 'agent' });
+  }
+}

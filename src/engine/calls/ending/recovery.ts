@@ -1,0 +1,66 @@
+/**
+ * @module Start-up recovery (docs/RELIABILITY.md "Crash during live calls, and secrets"): calls a crash left unfinished are ended with
+ * `gateway_restart`, their CDRs written, and the recordings they were writing repaired (header
+ * sizes from the data on disk) and attached, so the tenant keeps what was recorded.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../../../common/clock.js';
+import type { Logger } from '../../../common/logger.js';
+import { isoTime } from '../../../common/time.js';
+import { repairRecording } from '../../media/index.js';
+import type { CallRecord } from '../call-record.js';
+import { lastHeartbeatMs } from './heartbeat.js';
+import type { CallRecordStore } from '../ports.js';
+
+/** Where a call's own recording lives, relative to the data folder. */
+export const recordingPathOf = (call: Pick<CallRecord, 'tenant_id' | 'id'>): string => join('recordings', call.tenant_id, `${call.id}.wav`);
+
+/** Ends every unfinished call; returns how many there were. Run before the SIP stack takes calls. */
+export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: string, clock: Clock, logger: Logger): Promise<number> {
+  const unfinished = store.unfinished();
+  const engineLastAlive = lastHeartbeatMs(dataDir);
+  for (const call of unfinished) {
+    let recordingPath = call.recording_path;
+    let recordingWritten: number | null = null;
+    if (call.record && recordingPath === null) {
+      const relative = recordingPathOf(call);
+      const file = join(dataDir, relative);
+      if (existsSync(file)) {
+        recordingWritten = statSync(file).mtimeMs;
+        try {
+          const outcome = await repairRecording(file);
+          if (outcome.status !== 'not-wav') recordingPath = relative;
+          logger.info({ call_id: call.id, outcome: outcome.status }, 'recording recovered');
+        } catch (err) {
+          logger.error({ call_id: call.id, err }, 'cannot repair a recording');
+        }
+      }
+    }
+    const endedAt = lastSignOfLife(call, [engineLastAlive, recordingWritten], clock.now());
+    // Like every final record, kept in the CDR journal if the database refuses it now.
+    store.finish({
+      call: {
+        ...call, state: 'ended', on_hold: false, ended_at: isoTime(endedAt), end_reason: 'gateway_restart', sip_status: null,
+        hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
+      },
+      transcripts: [],
+    });
+  }
+  if (unfinished.length > 0) logger.warn({ calls: unfinished.length }, 'ended calls left unfinished by a restart');
+  return unfinished.length;
+}
+
+/**
+ * When a call cut off by a crash was last known up: the later of the engine's last heartbeat and
+ * the call's recording's last write (read before the repair touches the file), kept between the
+ * call's answer (or creation) and now. Ending it at the restart instead would bill the caller for
+ * all the time the gateway was down. With neither trace (a data folder from before heartbeats),
+ * the call ends at the restart.
+ */
+function lastSignOfLife(call: CallRecord, traces: readonly (number | null)[], nowMs: number): number {
+  const known = traces.filter((ms): ms is number => ms !== null);
+  if (known.length === 0) return nowMs;
+  const floor = Date.parse(call.answered_at ?? call.created_at);
+  return Math.min(nowMs, Math.max(floor, Math.floor(Math.max(...known))));
+}

@@ -1,0 +1,123 @@
+/**
+ * @module The call service step of the engine's start: what each class of the call layer uses,
+ * built here and nowhere else (docs/ARCHITECTURE.md "Call layer layout"): the media and SIP side
+ * of new legs, the agent connector, the sip_trunk resolver, hold music, recordings and the
+ * gateway's transcription. Each class gets only the part it reads.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../common/clock.js';
+import type { Logger } from '../common/logger.js';
+import type { Config } from '../config/schema.js';
+import { ConfigError } from '../config/load-config.js';
+import {
+  legMedia, loadWavPcm8k, type CallRecordStore, type CallServiceDeps, type CarrierProfile, type SipDialling, type TranscriptionSettings,
+} from '../engine/calls/index.js';
+import { LoopingPcmSource, type AudioSource } from '../engine/media/index.js';
+import type { ServerLocator, SipUserAgent } from '../engine/sip/index.js';
+import { OWN_PROTOCOL_VENDOR, type ProviderRegistry } from '../providers/index.js';
+import { PocketsphinxRecognizer } from '../providers/speech/index.js';
+import type { Store } from '../storage/index.js';
+import { createAgentConnector } from './agent-connector.js';
+import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
+import type { CallMetrics } from './call-metrics.js';
+import type { MediaPorts } from './media-ports.js';
+import { outboundPolicies } from './outbound-policies.js';
+import type { CarrierMatcher } from './sip-stack.js';
+
+/** The hold music, decoded once; a file that cannot be read stops the start (exit 78), naming the key. */
+export async function loadHoldMusic(file: string): Promise<Int16Array> {
+  try {
+    const pcm = await loadWavPcm8k(file);
+    if (pcm.length === 0) throw new Error('no audio in it');
+    return pcm;
+  } catch (err) {
+    throw new ConfigError(`config: calls.hold_music_file ${file} is not a usable WAV: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The configured speech recognizer (docs/API.md "Calls" `source: "gateway"` transcripts), or null when off.
+ * Its per-call audio pipes live in `<data_dir>/asr/`, emptied here: a gateway killed mid-call
+ * leaves its pipe folders behind, and no other process uses them (one gateway per data folder).
+ */
+async function transcriptionOf(config: Readonly<Config>, clock: Clock, logger: Logger): Promise<TranscriptionSettings | null> {
+  const t = config.transcription;
+  if (t.engine === 'none' || t.channels.length === 0) return null;
+  const p = t.pocketsphinx;
+  const tmpDir = join(config.data_dir, 'asr');
+  await rm(tmpDir, { recursive: true, force: true });
+  await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+  const recognizer = new PocketsphinxRecognizer({ command: p.command, model: p.model, args: p.args, clock, tmpDir, logger: logger.child({ component: 'transcription' }) });
+  logger.info({ engine: recognizer.name, channels: t.channels }, 'gateway transcription on');
+  return { recognizer, channels: t.channels };
+}
+
+export interface CallServiceWiring {
+  config: Readonly<Config>;
+  clock: Clock;
+  logger: Logger;
+  /** The tenants' agents, routes and sip_trunk targets. */
+  store: Store;
+  /** Where calls' records go (durable, with the CDR journal). */
+  callStore: CallRecordStore;
+  platforms: ProviderRegistry;
+  ua: SipUserAgent;
+  locator: ServerLocator;
+  media: MediaPorts;
+  carriers: ReadonlyMap<string, CarrierProfile>;
+  carrierConfigFor: CarrierMatcher;
+  /** The decoded `calls.hold_music_file`, or null for silence. */
+  holdMusic: Int16Array | null;
+  metrics: CallMetrics;
+}
+
+/** What the call service and, below it, each flow and call side use. */
+export async function callServiceDeps(w: CallServiceWiring): Promise<CallServiceDeps> {
+  const { config, clock, logger } = w;
+  const music = w.holdMusic;
+  const holdMusic = (): AudioSource | null => (music ? new LoopingPcmSource(music, 'hold music') : null);
+  const media = legMedia({
+    clock, ports: w.media.ports, bindAddress: w.media.bindAddress, address: w.media.advertised,
+    mediaTimeoutMs: config.calls.media_timeout_seconds * 1000,
+    strictSource: config.rtp.strict_source, refusals: { refused: (reason) => w.metrics.rtpRefused(reason) },
+  });
+  const dialling: SipDialling = { ua: w.ua, locator: w.locator, sipHost: w.media.advertised, ringTimeoutMs: config.calls.ring_timeout_seconds * 1000 };
+
+  const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
+  const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
+  const policies = outboundPolicies(config);
+  const targets = { store: w.store, platforms: w.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
+  const agent = {
+    clock, holdMusic,
+    connectAgent: createAgentConnector({
+      clock, logger, websocketAgent: (options) => w.platforms.streaming(OWN_PROTOCOL_VENDOR.name)!(options),
+      importedAgent: (request) => openImportedAgent(targets, request),
+      agentUrls: policies.agentUrls, connectTimeoutMs,
+    }),
+  };
+  const connected = {
+    clock, outputs: { clock, dataDir: config.data_dir, transcription: await transcriptionOf(config, clock, logger) },
+    transfer: { clock, dialling, media, holdMusic },
+  };
+  return {
+    calls: { clock, logger, store: w.callStore },
+    carriers: w.carriers,
+    carrierForSource: (source, request) => {
+      const c = w.carrierConfigFor(source, request);
+      return c && w.carriers.get(c.name);
+    },
+    routeFor: (did, carrier) => {
+      const route = w.store.routes.liveForDid(did, carrier);
+      const found = route && w.store.agents.get(route.tenant_id, route.agent_id);
+      return route && found ? { tenantId: route.tenant_id, agentId: found.id, connectionMode: found.connection_mode } : undefined;
+    },
+    recordInbound: config.calls.record_inbound,
+    media,
+    outbound: { clock, dialling, mediaAddress: media.address, connected, agent },
+    inbound: {
+      mediaAddress: media.address, connected, agent,
+      trunk: { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets },
+    },
+  };
+}
