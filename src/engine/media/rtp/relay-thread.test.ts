@@ -140,7 +140,13 @@ t.test('when JavaScript falls behind by more records than the addon keeps, the r
       });
       parentPort.on('message', (m) => {
         if (m.unblocked) unblocked = true;
-        if (m.report) { parentPort.postMessage({ atFar, afterUnblock }); far.close(); }
+        // Counted once the far end has been quiet for 200 ms: a loaded host may still be relaying.
+        const quiet = (before) => setTimeout(() => {
+          if (atFar !== before) return quiet(atFar);
+          parentPort.postMessage({ atFar, afterUnblock });
+          far.close();
+        }, 200);
+        if (m.report) quiet(atFar);
       });
       far.bind(0, '127.0.0.1', () => parentPort.postMessage({ far: far.address().port }));
     \`, { eval: true });
@@ -160,7 +166,9 @@ t.test('when JavaScript falls behind by more records than the addon keeps, the r
       });
       caller.bind(0, '127.0.0.1', () => parentPort.postMessage({ caller: caller.address().port }));
     \`, { eval: true });
-    let farPort = 0, callerPort = 0, sentAll = false;
+    let farPort = 0, callerPort = 0, sentAll = false, reportDue = false;
+    // The far end counts once the caller sent everything and the loop has been free a while.
+    const report = () => { if (sentAll && reportDue) far.postMessage({ report: true }); };
     const ready = () => {
       if (!farPort || !callerPort) return;
       const rule = Uint32Array.of(0x7f000001, callerPort, 0xabc, 0, b, 0x7f000001, farPort, 0x123, 0, 0, 0);
@@ -169,7 +177,7 @@ t.test('when JavaScript falls behind by more records than the addon keeps, the r
     };
     caller.on('message', (m) => {
       if (m.caller) { callerPort = m.caller; ready(); }
-      if (m.sent) sentAll = true;
+      if (m.sent) { sentAll = true; report(); }
     });
     far.on('message', (m) => {
       if (m.far) { farPort = m.far; ready(); }
@@ -180,7 +188,7 @@ t.test('when JavaScript falls behind by more records than the addon keeps, the r
           const from = Date.now();
           while (Date.now() - from < 1500);
           far.postMessage({ unblocked: true });
-          setTimeout(() => far.postMessage({ report: true }), 500);
+          setTimeout(() => { reportDue = true; report(); }, 500);
         }, 50);
       }
       if (m.atFar !== undefined) {
