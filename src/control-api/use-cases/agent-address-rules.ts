@@ -4,11 +4,11 @@
  * resolves to one (any answer) is refused with 400 `validation_failed`. The engine checks again
  * when it connects, since a name may resolve differently by then.
  */
-import type { Clock } from '../../../common/clock.js';
-import { resolveChecked, type OutboundAddressPolicy } from '../../../common/outbound-policy.js';
-import type { HostResolver, SipUriLocator } from '../../ports.js';
-import { problems } from '../../problem.js';
-import { resolveWithin } from '../calls/call-command-rules.js';
+import type { Clock } from '../../common/clock.js';
+import { resolveChecked, type OutboundAddressPolicy } from '../../common/outbound-policy.js';
+import type { HostResolver, SipUriLocator } from '../ports.js';
+import { problems } from '../problem.js';
+import { resolveWithin } from './call-rules.js';
 import type { SettingsInput } from './agent-rules.js';
 
 export interface AgentAddressPolicy {

@@ -2,11 +2,11 @@
  * @module The inventory rules of docs/API.md "Agents, routes, numbers and SIP credentials": which settings each connection mode needs,
  * what defaults apply, and how a live verification answer maps to an API outcome.
  */
-import { ApiError } from '../../../common/errors.js';
-import type { SipCredentialId } from '../../../common/ids.js';
-import type { AgentSettings } from '../../../storage/index.js';
-import type { AgentPlatform, AgentPlatforms, PlatformVerifyResult } from '../../ports.js';
-import { problems } from '../../problem.js';
+import { ApiError } from '../../common/errors.js';
+import type { SipCredentialId } from '../../common/ids.js';
+import type { AgentSettings } from '../../storage/index.js';
+import type { AgentPlatform, AgentPlatforms, PlatformVerifyResult } from '../ports.js';
+import { problems } from '../problem.js';
 
 /** The settings fields as they arrive in a request (all optional). */
 export interface SettingsInput {

@@ -3,14 +3,14 @@
  * address rule, and how each command failure maps to its problem code.
  */
 import { isIP } from 'node:net';
-import { isNonPublicHost, stripBrackets } from '../../../common/address-policy.js';
-import { resolveChecked, type OutboundAddressPolicy, type ResolvedAddress } from '../../../common/outbound-policy.js';
-import type { Clock } from '../../../common/clock.js';
-import { ApiError, assertNever } from '../../../common/errors.js';
-import type { CallCommandFailure } from '../../../engine/calls/call-control.js';
-import type { Principal } from '../../api-state.js';
-import type { HostResolver } from '../../ports.js';
-import { problems } from '../../problem.js';
+import { isNonPublicHost, stripBrackets } from '../../common/address-policy.js';
+import { resolveChecked, type OutboundAddressPolicy, type ResolvedAddress } from '../../common/outbound-policy.js';
+import type { Clock } from '../../common/clock.js';
+import { ApiError, assertNever } from '../../common/errors.js';
+import type { CallCommandFailure } from '../../engine/calls/call-control.js';
+import type { Principal } from '../api-state.js';
+import type { HostResolver } from '../ports.js';
+import { problems } from '../problem.js';
 
 /** The built-in simulated carrier: the only one sandbox keys may use, and one live keys may not. */
 export const SANDBOX_CARRIER = 'sandbox';

@@ -1,27 +1,16 @@
 /**
  * @module The agent inventory (docs/API.md "Agents, routes, numbers and SIP credentials"): import with live verification and an optional
- * route, read, list and update. Agent and route are created in one transaction.
+ * route, read, list and update. Each handler parses, calls its use case (use-cases/agent-inventory.ts)
+ * and presents the result.
  */
-import type { Clock } from '../../../common/clock.js';
-import { ApiError } from '../../../common/errors.js';
-import type { TenantId } from '../../../common/ids.js';
-import { isoNow } from '../../../common/time.js';
-import type { AgentRecord, AgentSettings, ApiKeyChange, RouteRecord, Store } from '../../../storage/index.js';
+import type { AgentRecord, RouteRecord } from '../../../storage/index.js';
 import { listRoute } from '../../pagination.js';
-import type { AgentPlatform, AgentPlatforms } from '../../ports.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
-import { checkAgentAddresses, type AgentAddressPolicy } from './agent-address-rules.js';
-import { platformOf, resolveSettings, verificationOutcome } from './agent-rules.js';
+import { importAgent, updateAgent, type AgentInventoryDeps } from '../../use-cases/agent-inventory.js';
 import { AgentSchema, IdParams, ImportAgentResponse, UpdateAgentBody, importAgentBody } from './agents.schemas.js';
 
-export interface AgentRouteDeps {
-  store: Pick<Store, 'agents' | 'routes' | 'numbers' | 'sipCredentials' | 'transaction'>;
-  platforms: AgentPlatforms;
-  clock: Clock;
-  /** The outbound-address policy of websocket_url and sip_uri (docs/SECURITY.md, "Outbound addresses"). */
-  addresses: AgentAddressPolicy;
-}
+export type AgentRouteDeps = AgentInventoryDeps;
 
 export const presentAgent = (a: AgentRecord) => ({
   id: a.id, provider: a.provider, external_agent_id: a.external_agent_id, name: a.name, connection_mode: a.connection_mode,
@@ -39,29 +28,6 @@ const AGENT_ERRORS = {
   502: 'The provider did not answer the verification (`provider_unavailable`).',
 };
 
-function checkSipCredential(deps: AgentRouteDeps, tenantId: TenantId, settings: AgentSettings): void {
-  if (settings.sip_credential_id !== null && !deps.store.sipCredentials.get(tenantId, settings.sip_credential_id)) {
-    throw new ApiError(400, 'unknown_sip_credential', 'No SIP credential with that id.', { errors: [{ path: '/sip_credential_id', message: 'is not a stored SIP credential' }] });
-  }
-}
-
-/** The carrier on which the tenant holds `did`, when it is free to route; else 400 did_not_routable. */
-function routableCarrier(deps: AgentRouteDeps, tenantId: TenantId, did: string): string {
-  const held = deps.store.numbers.activeForTenant(tenantId, did);
-  if (!held) throw new ApiError(400, 'did_not_routable', `${did} is not a number this tenant holds.`);
-  if (deps.store.routes.liveForDid(did, held.carrier)) throw new ApiError(400, 'did_not_routable', `${did} is already routed.`);
-  return held.carrier;
-}
-
-async function verifyKey(platform: AgentPlatform, provider: string, externalAgentId: string, apiKey: string, region: string, clock: Clock): Promise<string | null> {
-  const { verified } = verificationOutcome(await platform.verify({ externalAgentId, apiKey, region }), provider);
-  return verified ? isoNow(clock) : null;
-}
-
-function duplicateError(existing: AgentRecord): ApiError {
-  return new ApiError(409, 'agent_already_imported', 'This agent is already imported.', { extra: { existing_id: existing.id } });
-}
-
 export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
   const { store } = deps;
   return [
@@ -71,25 +37,8 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
       body: importAgentBody(deps.platforms.names()),
       responses: { 200: { description: 'The agent (key redacted) and the route created, or null.', schema: ImportAgentResponse } },
       errors: { ...AGENT_ERRORS, 404: 'The agent id does not exist on the platform account (`agent_not_found_on_platform`).', 409: 'Already imported (`agent_already_imported`, with `existing_id`).' },
-      async handle({ body, principal: { tenantId } }) {
-        const platform = platformOf(deps.platforms, body.provider);
-        const settings = resolveSettings({ provider: body.provider, externalAgentId: body.external_agent_id }, platform, body);
-        checkSipCredential(deps, tenantId, settings);
-        await checkAgentAddresses(body, deps.addresses);
-        const existing = store.agents.findByExternalId(tenantId, body.provider, body.external_agent_id);
-        if (existing) throw duplicateError(existing);
-        if (body.did_number !== undefined) routableCarrier(deps, tenantId, body.did_number);
-        const apiKey = body.api_key ?? null;
-        const verifiedAt = apiKey === null ? null : await verifyKey(platform, body.provider, body.external_agent_id, apiKey, settings.region, deps.clock);
-        // Checked again inside the transaction: another request may have won while we verified.
-        const { agent, route } = store.transaction(() => {
-          const again = store.agents.findByExternalId(tenantId, body.provider, body.external_agent_id);
-          if (again) throw duplicateError(again);
-          const carrier = body.did_number === undefined ? undefined : routableCarrier(deps, tenantId, body.did_number);
-          const created = store.agents.insert(tenantId, { provider: body.provider, external_agent_id: body.external_agent_id, settings, apiKey, verifiedAt });
-          const bound = carrier === undefined ? null : store.routes.insert(tenantId, { didNumber: body.did_number!, carrier, agentId: created.id });
-          return { agent: created, route: bound };
-        });
+      async handle({ body, principal }) {
+        const { agent, route } = await importAgent(deps, principal.tenantId, body);
         return { status: 200, body: { ...presentAgent(agent), route: route && presentRoute(route) } };
       },
     }),
@@ -117,29 +66,8 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
       body: UpdateAgentBody,
       responses: { 200: { description: 'The updated agent.', schema: AgentSchema } },
       errors: { ...AGENT_ERRORS, 400: `${AGENT_ERRORS[400]} Changing provider, external_agent_id or did_number: \`immutable_field\`.`, 404: 'No such agent (`not_found`), or the agent is gone from the platform (`agent_not_found_on_platform`).' },
-      async handle({ params, body, principal: { tenantId } }) {
-        const agent = store.agents.get(tenantId, params.id);
-        if (!agent) throw problems.notFound('agent');
-        for (const field of ['provider', 'external_agent_id'] as const) {
-          if (body[field] !== undefined && body[field] !== agent[field]) {
-            throw new ApiError(400, 'immutable_field', `${field} cannot be changed; import a new agent instead.`, { errors: [{ path: `/${field}`, message: 'is immutable' }] });
-          }
-        }
-        if (body.did_number !== undefined) {
-          throw new ApiError(400, 'immutable_field', 'did_number cannot be changed here; use /v1/routes and number release.', { errors: [{ path: '/did_number', message: 'is immutable' }] });
-        }
-        const platform = platformOf(deps.platforms, agent.provider);
-        const settings = resolveSettings({ provider: agent.provider, externalAgentId: agent.external_agent_id }, platform, body);
-        checkSipCredential(deps, tenantId, settings);
-        await checkAgentAddresses(body, deps.addresses);
-        let key: ApiKeyChange = { kind: 'keep' };
-        if (body.api_key === null) key = { kind: 'clear' };
-        else if (body.api_key !== undefined) {
-          key = { kind: 'set', value: body.api_key, verifiedAt: await verifyKey(platform, agent.provider, agent.external_agent_id, body.api_key, settings.region, deps.clock) };
-        }
-        const updated = store.agents.update(tenantId, agent.id, settings, key);
-        if (!updated) throw problems.notFound('agent');
-        return { status: 200, body: presentAgent(updated) };
+      async handle({ params, body, principal }) {
+        return { status: 200, body: presentAgent(await updateAgent(deps, principal.tenantId, params.id, body)) };
       },
     }),
   ];

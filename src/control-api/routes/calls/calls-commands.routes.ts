@@ -1,30 +1,25 @@
 /**
  * @module Call commands (docs/API.md "Calls"): place a call (with Idempotency-Key), hold, unhold,
- * hang up and transfer. Each handler checks the request and hands it to one CallControl command.
+ * hang up and transfer. Each handler parses the request, has it checked (use-cases/) and hands it
+ * to one CallControl command.
  */
-import type { Clock } from '../../../common/clock.js';
 import type { CallCommandResult, CallControl } from '../../../engine/calls/call-control.js';
 import { isCallFailure } from '../../../engine/calls/call-control.js';
 import type { CallRepository, IdempotencyRepository } from '../../../storage/index.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotent } from '../../idempotency.js';
-import type { OutboundAddressPolicy } from '../../../common/outbound-policy.js';
-import type { HostResolver } from '../../ports.js';
 import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
-import { checkAgentUrl, checkSandboxRule, engineUnavailable, failureError, unknownCarrier } from './call-command-rules.js';
+import { engineUnavailable, failureError } from '../../use-cases/call-rules.js';
+import { admitCall, type AdmittedCall, type PlaceCallDeps } from '../../use-cases/place-call.js';
 import { CallSchema, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
 import { callInScope } from './key-scope.js';
 
-export interface CallCommandDeps {
+export interface CallCommandDeps extends PlaceCallDeps {
   /** The engine's commands; absent when the engine is not running here (every command is a 503). */
   calls: CallControl | undefined;
   /** The stored calls, read to hold each command to the key's scope before the engine acts. */
   records: Pick<CallRepository, 'get' | 'getByControlId'>;
   idempotency: Pick<IdempotencyRepository, 'reserve' | 'complete' | 'release'>;
-  resolveHost: HostResolver;
-  clock: Clock;
-  /** The outbound-address policy of agent URLs (docs/SECURITY.md, "Outbound addresses"). */
-  agentUrls: OutboundAddressPolicy;
 }
 
 const CALL_RESPONSE = { 200: { description: 'The call.', schema: CallSchema } };
@@ -38,6 +33,11 @@ const COMMAND_ERRORS = {
 function answer(result: CallCommandResult): RouteResult {
   if (isCallFailure(result)) throw failureError(result);
   return { status: 200, body: presentCall(result.call) };
+}
+
+/** The body an Idempotency-Key is bound to, in the API's names (as stored since keys were introduced). */
+function idempotencyBody({ request }: AdmittedCall) {
+  return { from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, record: request.record };
 }
 
 function engine(deps: CallCommandDeps): CallControl {
@@ -102,15 +102,8 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
     },
     async handle({ body, principal, ctx }) {
       const key = idempotencyKeyOf(ctx.headers['idempotency-key']);
-      const calls = engine(deps);
-      if (!calls.carrierNames().includes(body.carrier)) throw unknownCarrier();
-      checkSandboxRule(principal, body.carrier);
-      await checkAgentUrl(body.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
-      const request = { from: body.from, to: body.to, carrier: body.carrier, agent_ws_url: body.agent_ws_url, record: body.record ?? false };
-      return runIdempotent(deps.idempotency, { tenantId: principal.tenantId, key, scope: 'POST /v1/calls', body: request }, async () =>
-        answer(await calls.place({
-          tenantId: principal.tenantId, from: request.from, to: request.to, carrier: request.carrier, agentUrl: request.agent_ws_url, record: request.record,
-        })));
+      const admitted = await admitCall(deps, engine(deps), principal, body);
+      return runIdempotent(deps.idempotency, { tenantId: principal.tenantId, key, scope: 'POST /v1/calls', body: idempotencyBody(admitted) }, async () => answer(await admitted.place()));
     },
   });
 }

@@ -6,7 +6,7 @@
 import type { CallRecord, CarrierFilter } from '../../../storage/index.js';
 import type { Principal } from '../../api-state.js';
 import { problems } from '../../problem.js';
-import { SANDBOX_CARRIER } from './call-command-rules.js';
+import { SANDBOX_CARRIER } from '../../use-cases/call-rules.js';
 
 /** The list filter of a key: the same rule as {@link isInKeyScope}, applied by the repository. */
 export function carrierScopeOf(principal: Pick<Principal, 'keyKind'>): CarrierFilter {
