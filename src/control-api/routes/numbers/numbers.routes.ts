@@ -1,13 +1,12 @@
-/** @module GET /v1/numbers: the tenant's phone numbers (added by the operator CLI), newest first. */
+/** @module GET /v1/numbers: the tenant's phone numbers (added by the operator CLI), newest first; and their release. */
 import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../../../common/schema.js';
-import { ApiError } from '../../../common/errors.js';
 import { E164_PATTERN } from '../../../common/phone-number.js';
-import type { NumberRecord, Store } from '../../../storage/index.js';
+import type { NumberRecord } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { listRoute } from '../../pagination.js';
-import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
+import { releaseNumber, type NumberReleaseDeps } from '../../use-cases/release-number.js';
 
 export const PhoneNumberSchema = Type.Object(
   {
@@ -30,9 +29,7 @@ export const presentNumber = (n: NumberRecord) => ({
   id: n.id, phone_number: n.phone_number, carrier: n.carrier, status: n.status, created_at: n.created_at, released_at: n.released_at,
 });
 
-export interface NumberRouteDeps {
-  store: Pick<Store, 'numbers' | 'routes' | 'transaction'>;
-}
+export type NumberRouteDeps = NumberReleaseDeps;
 
 export function numberRoutes(deps: NumberRouteDeps): AnyRoute[] {
   const { store } = deps;
@@ -52,16 +49,7 @@ export function numberRoutes(deps: NumberRouteDeps): AnyRoute[] {
       responses: { 200: { description: 'Released.', schema: ReleaseSchema } },
       errors: { 404: 'The tenant never held that number on that carrier (`not_found`).', 409: 'Already released (`number_already_released`).' },
       handle({ body, principal: { tenantId } }) {
-        const result = store.transaction(() => {
-          const released = store.numbers.release(tenantId, body.phone_number, body.carrier);
-          if (released.outcome !== 'released') return released;
-          return { ...released, routesRemoved: store.routes.deleteForDid(tenantId, body.phone_number, body.carrier) };
-        });
-        if (result.outcome !== 'released') {
-          if (result.outcome === 'not_found') throw problems.notFound('number held by this tenant on that carrier');
-          throw new ApiError(409, 'number_already_released', 'That number is already released.');
-        }
-        const { number, routesRemoved } = result;
+        const { number, routesRemoved } = releaseNumber(deps, tenantId, body.phone_number, body.carrier);
         return { status: 200, body: { phone_number: number.phone_number, carrier: number.carrier, status: 'released', released_at: number.released_at, routes_removed: routesRemoved } };
       },
     }),
