@@ -7,15 +7,7 @@ import type { CallerSpeechDetector } from './caller-speech-detector.js';
 import type { CarrierPlayout } from './carrier-playout.js';
 
 /** What the leg counts itself (the conversions, the link and the RTP session count the rest). */
-export interface AgentMediaLegCounts {
-  packetsDropped: number;
-  digits: number;
-  clears: number;
-  marks: number;
-  agentChunks: number;
-  agentChunksDiscarded: number;
-  bargeIns: number;
-}
+export type AgentMediaLegCounts = Pick<AgentMediaLegStats, 'packetsDropped' | 'digits' | 'clears' | 'marks' | 'agentChunks' | 'agentChunksDiscarded' | 'bargeIns'>;
 
 export function agentMediaLegStats(p: {
   codec: string; held: boolean; rtp: RtpSession; counts: AgentMediaLegCounts; playout: CarrierPlayout;
