@@ -103,9 +103,9 @@ function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: str
   ].join('\n');
 }
 
-/** A live key for a new tenant, made with the operator CLI on the gateway's data folder. */
+/** A live key for a new tenant, made with the operator CLI on the gateway's fresh data folder (`--init`: the CLI makes no database unasked). */
 function createTenant(root: string, configFile: string): string {
-  const out = execFileSync(process.execPath, ['dist/cli/vgw.js', 'tenant', 'create', 'bench'], {
+  const out = execFileSync(process.execPath, ['dist/cli/vgw.js', 'tenant', 'create', 'bench', '--init'], {
     cwd: root, env: { ...process.env, VGW_CONFIG: configFile }, encoding: 'utf8',
   });
   return (JSON.parse(out) as { api_key: string }).api_key;
