@@ -81,11 +81,16 @@ async function main(): Promise<void> {
   const source = gatewaySource(dir, values['gateway-rev']);
   const farEnds = await startFarEnds(dir);
   const agent = await startLoadAgent();
+  // A gateway that does not start must not leave the far ends and the agent running.
   const gw = await startGatewayProcess({
     root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds),
     rtp: { min: 20000, max: 29999 },
     nodeArgs: [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), ...GATEWAY_NODE_ARGS],
     ...(process.env.BENCH_CALLS_GATEWAY_OUT ? { outputFile: process.env.BENCH_CALLS_GATEWAY_OUT } : {}),
+  }).catch((err: unknown) => {
+    agent.stop();
+    stopFarEnds();
+    throw err;
   });
   const stopAll = async (): Promise<void> => {
     await gw.stop();
