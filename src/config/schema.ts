@@ -150,6 +150,8 @@ export const ConfigSchema = Type.Object(
         allowed_private_networks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
         /** An outbound attempt not answered within this time is cancelled (`no_answer`). */
         ring_timeout_seconds: Type.Integer({ minimum: 1, maximum: 600, default: 60 }),
+        /** Number prefixes no agent may transfer to, whatever its policy (docs/API.md "Transfers asked by the agent"). */
+        transfer_denied_prefixes: Type.Array(Type.String({ pattern: '^\\+[0-9]{1,15}$' }), { default: ['+1900', '+1976'] }),
         /** No RTP from the remote party for this long ends an answered call (`media_timeout`); 0 = never. */
         media_timeout_seconds: Type.Integer({ minimum: 0, default: 60 }),
         /** A WAV file played to the remote party while a call is on hold (silence when absent). */

@@ -48,6 +48,7 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
     uri ??= platform.defaultSipUri(region, { didNumber: call.to, externalAgentId: agent.external_agent_id, transport });
     if (!uri) return { error: `no SIP target for ${agent.provider} agent` };
     const target: SipTrunkTarget = { uri, headers: edge.callHeaders(call) };
+    if (agent.transfer_policy) target.transferPolicy = { allow: agent.transfer_policy.allow, maxPerCall: agent.transfer_policy.max_per_call };
     const encryption = o.sipTrunkEncryption?.[agent.provider];
     if (encryption !== undefined && encryption !== 'disabled') target.mediaEncryption = encryption;
     if (agent.sip_credential_id) {

@@ -99,6 +99,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   const connected = {
     clock, outputs: { clock, dataDir: config.data_dir, transcription: await transcriptionOf(config, clock, logger) },
     transfer: { clock, dialling, media, holdMusic },
+    deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
   };
   return {
     calls: { clock, logger, store: w.callStore },

@@ -19,9 +19,18 @@ export interface AgentSettings {
   sip_transport: 'udp' | 'tcp' | 'tls' | null;
   sip_region: string | null;
   websocket_url: string | null;
+  /** Transfers the agent may ask for (a REFER on its leg); null or absent: none. */
+  transfer_policy?: AgentTransferPolicy | null;
+}
+
+/** docs/API.md "Transfers asked by the agent": allowed target patterns and a per-call cap. */
+export interface AgentTransferPolicy {
+  allow: string[];
+  max_per_call: number;
 }
 
 export interface AgentRecord extends AgentSettings {
+  transfer_policy: AgentTransferPolicy | null;
   id: AgentId;
   tenant_id: TenantId;
   provider: string;
@@ -36,12 +45,16 @@ export interface AgentRecord extends AgentSettings {
 /** What PUT does to the stored key: keep it, clear it, or replace it (verified by the caller). */
 export type ApiKeyChange = { kind: 'keep' } | { kind: 'clear' } | { kind: 'set'; value: string; verifiedAt: string | null };
 
-type Row = Omit<AgentRecord, 'api_key_set'> & { api_key_set: number };
+type Row = Omit<AgentRecord, 'api_key_set' | 'transfer_policy'> & { api_key_set: number; transfer_policy: string | null };
 
-const SETTINGS = 'name, connection_mode, region, sip_credential_id, sip_uri, sip_transport, sip_region, websocket_url';
+const SETTINGS = 'name, connection_mode, region, sip_credential_id, sip_uri, sip_transport, sip_region, websocket_url, transfer_policy';
 const COLUMNS = `id, tenant_id, provider, external_agent_id, ${SETTINGS}, api_key_sealed IS NOT NULL AS api_key_set, api_key_last4, verified_at, created_at, updated_at`;
 const context = (id: string): string => `agents/${id}/api_key`;
-const toRecord = (row: Row): AgentRecord => ({ ...row, api_key_set: row.api_key_set === 1 });
+const toRecord = (row: Row): AgentRecord => ({
+  ...row, api_key_set: row.api_key_set === 1, transfer_policy: row.transfer_policy === null ? null : JSON.parse(row.transfer_policy) as AgentTransferPolicy,
+});
+/** The settings as bound to a statement: the policy as JSON text. */
+const bound = (settings: AgentSettings) => ({ ...settings, transfer_policy: settings.transfer_policy ? JSON.stringify(settings.transfer_policy) : null });
 
 export class AgentRepository {
   readonly #secrets: SecretBox;
@@ -59,7 +72,7 @@ export class AgentRepository {
     this.#insert = db.prepare(
       `INSERT INTO agents (id, tenant_id, provider, external_agent_id, ${SETTINGS}, api_key_sealed, api_key_last4, verified_at, created_at, updated_at)
        VALUES (@id, @tenant_id, @provider, @external_agent_id, @name, @connection_mode, @region, @sip_credential_id, @sip_uri, @sip_transport,
-               @sip_region, @websocket_url, @api_key_sealed, @api_key_last4, @verified_at, @created_at, @created_at)`,
+               @sip_region, @websocket_url, @transfer_policy, @api_key_sealed, @api_key_last4, @verified_at, @created_at, @created_at)`,
     );
     this.#get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND id = ?`);
     this.#byExternal = db.prepare<[string, string, string], Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND provider = ? AND external_agent_id = ?`);
@@ -69,6 +82,7 @@ export class AgentRepository {
     this.#update = db.prepare(
       `UPDATE agents SET name = @name, connection_mode = @connection_mode, region = @region, sip_credential_id = @sip_credential_id,
               sip_uri = @sip_uri, sip_transport = @sip_transport, sip_region = @sip_region, websocket_url = @websocket_url,
+              transfer_policy = @transfer_policy,
               api_key_sealed = CASE @key_kind WHEN 'keep' THEN api_key_sealed ELSE @api_key_sealed END,
               api_key_last4 = CASE @key_kind WHEN 'keep' THEN api_key_last4 ELSE @api_key_last4 END,
               verified_at = CASE @key_kind WHEN 'keep' THEN verified_at ELSE @verified_at END,
@@ -82,7 +96,7 @@ export class AgentRepository {
   insert(tenantId: TenantId, input: { provider: string; external_agent_id: string; settings: AgentSettings; apiKey: string | null; verifiedAt: string | null }): AgentRecord {
     const id = newAgentId();
     this.#insert.run({
-      id, tenant_id: tenantId, provider: input.provider, external_agent_id: input.external_agent_id, ...input.settings,
+      id, tenant_id: tenantId, provider: input.provider, external_agent_id: input.external_agent_id, ...bound(input.settings),
       api_key_sealed: input.apiKey === null ? null : this.#secrets.seal(input.apiKey, context(id)),
       api_key_last4: input.apiKey === null ? null : input.apiKey.slice(-4), verified_at: input.verifiedAt, created_at: isoNow(this.#clock),
     });
@@ -108,7 +122,7 @@ export class AgentRepository {
   update(tenantId: TenantId, id: AgentId, settings: AgentSettings, key: ApiKeyChange): AgentRecord | undefined {
     const sealed = key.kind === 'set' ? this.#secrets.seal(key.value, context(id)) : null;
     const changed = this.#update.run({
-      tenant_id: tenantId, id, ...settings, key_kind: key.kind, api_key_sealed: sealed,
+      tenant_id: tenantId, id, ...bound(settings), key_kind: key.kind, api_key_sealed: sealed,
       api_key_last4: key.kind === 'set' ? key.value.slice(-4) : null, verified_at: key.kind === 'set' ? key.verifiedAt : null,
       updated_at: isoNow(this.#clock),
     }).changes;

@@ -22,7 +22,7 @@ export { ApiKeyRepository, looksLikeApiKey, type ApiKeyKind, type ApiKeyRecord }
 export { SessionRepository, type SessionPolicy, type SessionPrincipal } from './session-repository.js';
 export { TenantRepository, type TenantRecord } from './tenant-repository.js';
 export { NumberRepository, type NumberRecord, type AddNumberOutcome } from './number-repository.js';
-export { AgentRepository, type AgentRecord, type AgentSettings, type ApiKeyChange } from './agent-repository.js';
+export { AgentRepository, type AgentRecord, type AgentSettings, type AgentTransferPolicy, type ApiKeyChange } from './agent-repository.js';
 export { RouteRepository, type RouteRecord } from './route-repository.js';
 export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
 export { CallRepository, type CallRecord, type CallListFilter, type CarrierFilter, type CallDirection, type CallRecordState } from './call-repository.js';

@@ -87,7 +87,7 @@ t.test('RFC 3515: REFER received gets 202 and NOTIFY sipfrag 100 then 200 with t
   const targets: string[] = [];
   acceptAll(ua, (s) => s.events.on('refer', (to, notifier) => {
     targets.push(to);
-    setTimeout(() => notifier.notify(200, 'OK'), 50);
+    setTimeout(() => void notifier.notify(200, 'OK'), 50);
   }));
   const r = await sippCalls(t, transport, 'uac-refer.xml');
   t.equal(r.code, 0, r.code === 0 ? 'sipp exit code 0' : r.out);

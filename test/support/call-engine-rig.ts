@@ -144,7 +144,7 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const dialling = { ua, locator: new ServerLocator(), sipHost: '127.0.0.1', ringTimeoutMs: timings.ringTimeoutMs };
   const holdMusic = (): null => null;
   const agent = { clock, connectAgent: agents.connect, holdMusic };
-  const connected = { clock, outputs: { clock, dataDir: o.dataDir ?? '/nonexistent' }, transfer: { clock, dialling, media, holdMusic } };
+  const connected = { clock, outputs: { clock, dataDir: o.dataDir ?? '/nonexistent' }, transfer: { clock, dialling, media, holdMusic }, deniedTransferPrefixes: ['+1900'] };
   const deps: CallServiceDeps = {
     calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,

@@ -52,6 +52,8 @@ export async function startInboundRig(t: Test, options: {
   edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean; carrierCodecs?: string[]; mediaEncryption?: 'allowed' | 'required';
   /** The carrier's `calls.trust_asserted_identity` (RFC 3325 trust). */
   trustAssertedIdentity?: boolean;
+  /** The agent's `transfer_policy` (docs/API.md "Transfers asked by the agent"). */
+  transferPolicy?: { allow: string[]; max_per_call: number };
 }): Promise<InboundRig> {
   const edge = await sippPeer(t, [...scenario(options.edgeScenario), '-rtp_echo', ...(options.edgeArgs ?? [])]);
   const target = options.transferTarget ? await sippPeer(t, [...scenario('uas'), '-rtp_echo']) : null;
@@ -68,6 +70,7 @@ export async function startInboundRig(t: Test, options: {
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'edge-bot', connection_mode: 'sip_trunk', sip_uri: `sip:${did}@127.0.0.1:${edge.port}`,
     sip_transport: 'udp', sip_credential_id: credential.body.id, did_number: did,
+    ...(options.transferPolicy ? { transfer_policy: options.transferPolicy } : {}),
   }, { key: gw.liveKey });
   if (imported.status !== 200) throw new Error(`import: ${JSON.stringify(imported.body)}`);
   return {

@@ -4,7 +4,7 @@
  */
 import { ApiError } from '../../common/errors.js';
 import type { SipCredentialId } from '../../common/ids.js';
-import type { AgentSettings } from '../../storage/index.js';
+import type { AgentSettings, AgentTransferPolicy } from '../../storage/index.js';
 import type { AgentPlatform, AgentPlatforms, PlatformVerifyResult } from '../ports.js';
 import { problems } from '../problem.js';
 
@@ -18,6 +18,7 @@ export interface SettingsInput {
   sip_transport?: 'udp' | 'tcp' | 'tls';
   sip_region?: string;
   websocket_url?: string;
+  transfer_policy?: AgentTransferPolicy | null;
 }
 
 export function platformOf(platforms: AgentPlatforms, provider: string): AgentPlatform {
@@ -67,6 +68,7 @@ export function resolveSettings(
     sip_transport: mode === 'sip_trunk' ? (input.sip_transport ?? platform.defaultSipTransport) : (input.sip_transport ?? null),
     sip_region: input.sip_region ?? null,
     websocket_url: input.websocket_url ?? null,
+    transfer_policy: input.transfer_policy ?? null,
   };
 }
 

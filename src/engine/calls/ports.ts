@@ -6,6 +6,7 @@
 import type { TenantId } from '../../common/ids.js';
 import type { MediaEncryption } from '../media/index.js';
 import type { CallRecord } from './call-record.js';
+import type { TransferPolicy } from './connected/transfer-policy.js';
 
 /** Wire format of agent audio: G.711 µ-law bytes, or 16-bit signed little-endian PCM, mono. */
 export interface AgentAudioFormat {
@@ -119,6 +120,8 @@ export interface SipTrunkTarget {
   mediaEncryption?: MediaEncryption;
   credentials?: { username: string; password: string; realm?: string };
   headers?: readonly (readonly [string, string])[];
+  /** The transfers the agent may ask for by REFER on its leg; none when absent. */
+  transferPolicy?: TransferPolicy;
 }
 
 /**

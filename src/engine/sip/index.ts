@@ -9,6 +9,7 @@ export { OutboundCall, type InviteOptions, type OutboundCallEvents } from './use
 export { inviteWithFailover, type InviteStarter, type FailoverOutcome, type FailoverOptions } from './user-agent-core/invite-failover.js';
 export { redirectTargets } from './user-agent-core/redirect.js';
 export { reportListenerErrors, type ListenerErrorReporter } from './user-agent-core/typed-events.js';
+export { parseUri, unescapeUri, type SipUri } from './grammar/uri.js';
 export { SessionDialog, type SessionEvents, type SessionEndReason, type OfferHandler } from './dialogs/session-dialog.js';
 export { ReferNotifier } from './dialogs/refer-notifier.js';
 export { Registration, type RegistrationOptions, type RegistrationEvents } from './user-agent-core/registration.js';

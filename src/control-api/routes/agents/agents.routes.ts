@@ -15,7 +15,7 @@ export type AgentRouteDeps = AgentInventoryDeps;
 export const presentAgent = (a: AgentRecord) => ({
   id: a.id, provider: a.provider, external_agent_id: a.external_agent_id, name: a.name, connection_mode: a.connection_mode,
   region: a.region, sip_credential_id: a.sip_credential_id, sip_uri: a.sip_uri, sip_transport: a.sip_transport,
-  sip_region: a.sip_region, websocket_url: a.websocket_url, api_key_set: a.api_key_set, api_key_last4: a.api_key_last4,
+  sip_region: a.sip_region, websocket_url: a.websocket_url, transfer_policy: a.transfer_policy, api_key_set: a.api_key_set, api_key_last4: a.api_key_last4,
   verified_at: a.verified_at, created_at: a.created_at, updated_at: a.updated_at,
 });
 

@@ -8,6 +8,15 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(s: T) => Type.Union(
 const SipUri = Type.String({ pattern: '^sips?:[^\\s<>"]+$', maxLength: 512, description: 'SIP URI of the platform edge, e.g. `sip:+15550100@sip.rtc.elevenlabs.io;transport=tcp`.' });
 const WsUrl = Type.String({ pattern: '^wss?://[^\\s]+$', maxLength: 2048, description: '`ws://` or `wss://` address of the streaming endpoint (media_bridge).' });
 
+/** docs/API.md "Transfers asked by the agent": numbers as `+` digits with an optional final `*`, SIP addresses as `sip:user@host` with `*` anywhere. */
+const TransferPolicy = Type.Object(
+  {
+    allow: Type.Array(Type.String({ pattern: '^(\\+[0-9]{0,15}\\*?|sips?:[^\\s<>"]{1,250})$', maxLength: 256 }), { maxItems: 50, description: 'Targets the agent may transfer to: `+1*`, `+442071234567`, `sip:*@pbx.example.com`.' }),
+    max_per_call: Type.Integer({ minimum: 1, maximum: 10, description: 'Transfers the agent may ask for in one call.' }),
+  },
+  { additionalProperties: false, ...component('TransferPolicy') },
+);
+
 /** Settings a tenant may set on import and change with PUT. */
 const settings = {
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -19,6 +28,7 @@ const settings = {
   sip_transport: Type.Optional(StringEnum(['udp', 'tcp', 'tls'])),
   sip_region: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
   websocket_url: Type.Optional(WsUrl),
+  transfer_policy: Type.Optional(Type.Union([TransferPolicy, Type.Null()], { description: 'Transfers the agent may ask for (a REFER on its SIP leg); null or omitted: none.' })),
 };
 
 const ApiKey = Type.String({ minLength: 8, maxLength: 512, description: 'Provider API key: verified live when given, stored encrypted, never returned.' });
@@ -60,6 +70,7 @@ export const AgentSchema = Type.Object(
     sip_credential_id: Nullable(Type.String()), sip_uri: Nullable(Type.String()),
     sip_transport: Type.Union([StringEnum(['udp', 'tcp', 'tls']), Type.Null()]), sip_region: Nullable(Type.String()),
     websocket_url: Nullable(Type.String()),
+    transfer_policy: Type.Union([TransferPolicy, Type.Null()]),
     api_key_set: Type.Boolean(), api_key_last4: Nullable(Type.String()),
     verified_at: Nullable(Type.String({ format: 'date-time', description: 'When the platform last confirmed the agent (null: not verified).' })),
     created_at: Type.String({ format: 'date-time' }), updated_at: Type.String({ format: 'date-time' }),

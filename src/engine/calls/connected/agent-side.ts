@@ -13,6 +13,7 @@ import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
+import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
 
 export interface AgentSide {
   /** Connects; rejects when the agent cannot be reached (the call then ends `agent_unreachable`). */
@@ -25,6 +26,8 @@ export interface AgentSide {
   updateAudio(audio: NegotiatedAudio): void;
   /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
   receiveDigit(digit: string): void;
+  /** The transfers the agent may ask for (transfer-policy.ts). */
+  readonly transferPolicy: TransferPolicy;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
@@ -59,6 +62,8 @@ export class StreamingAgentSide implements AgentSide {
   readonly #answeredAt: number;
   #link: AgentLink | null = null;
   #released = false;
+  /** A streaming agent asks for no transfer yet: its protocol has no message for it. */
+  readonly transferPolicy = NO_AGENT_TRANSFERS;
 
   constructor(deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
     this.#deps = deps;

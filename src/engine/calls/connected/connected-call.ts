@@ -14,14 +14,16 @@ import type { Clock } from '../../../common/clock.js';
 import type { RecordingPort } from './recording-port.js';
 import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
 import { CallOutputs, type CallOutputsDeps } from './call-outputs.js';
-import { Transfer, type TransferDeps } from './transfer.js';
+import { Transfer, type TransferDeps, type TransferProgress } from './transfer.js';
+import { agentAsks, type AgentAsks } from './agent-transfer.js';
+import { NO_AGENT_TRANSFERS } from './transfer-policy.js';
 import type { ConnectedSessionSnapshot } from '../session-snapshot.js';
 
 /** How the remote party is named in `hangup_by`: the callee of an outbound call, the caller of an inbound one. */
 export const remoteParty = (call: Call): HangupBy => (call.snapshot().direction === 'outbound' ? 'callee' : 'caller');
 
-/** Builds the agent side once the recording (if any) is open; `ended` reports the agent hanging up. */
-export type AgentSideFactory = (recorder: RecordingPort | null, ended: AgentEnded) => AgentSide & { readonly turns?: readonly TranscriptTurn[] };
+/** Builds the agent side once the recording (if any) is open; `ended` reports the agent hanging up, `asks` carries its transfers. */
+export type AgentSideFactory = (recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks) => AgentSide & { readonly turns?: readonly TranscriptTurn[] };
 
 /** Longest wait for the answer to our BYE (a non-INVITE transaction gives up after 64*T1 anyway). */
 const BYE_WAIT_MS = 5_000;
@@ -31,6 +33,8 @@ export interface ConnectedCallDeps {
   clock: Clock;
   outputs: CallOutputsDeps;
   transfer: TransferDeps;
+  /** Numbers no agent may transfer to, whatever its policy (`calls.transfer_denied_prefixes`). */
+  deniedTransferPrefixes: readonly string[];
 }
 
 export class ConnectedCall {
@@ -116,7 +120,11 @@ export class ConnectedCall {
     this.#answeredAudio = this.#remote.audio;
     const agent = this.#makeAgent(recording, (reason) => {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
-    });
+    }, agentAsks(this.#call, {
+      deniedPrefixes: this.#deps.deniedTransferPrefixes,
+      policy: () => this.#agent?.transferPolicy ?? NO_AGENT_TRANSFERS,
+      start: (number, progress) => this.transfer(number, 'agent', progress),
+    }));
     this.#agent = agent;
     // The call is answered (and takes commands) while the recording and the agent are still being
     // set up: a hang-up or a transfer may already have happened, and then the agent goes at once.
@@ -165,7 +173,8 @@ export class ConnectedCall {
     return null;
   }
 
-  transfer(to: string): CallCommandFailure | null {
+  /** Blind transfer of the remote party, asked for by the API or by the agent (agent-transfer.ts). */
+  transfer(to: string, requestedBy: 'api' | 'agent' = 'api', progress: TransferProgress | null = null): CallCommandFailure | null {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.active) return { error: 'transfer_in_progress' };
     this.#transfer = new Transfer(this.#deps.transfer, this.#call, this.#remote, this.#carrier, {
@@ -174,7 +183,7 @@ export class ConnectedCall {
       end: (reason, byeRemote) => this.end(reason, byeRemote),
       offHold: () => { this.#outputs.transcriber?.resume(); this.#call.setHold(false); },
     });
-    this.#transfer.start(to);
+    this.#transfer.start(to, requestedBy, progress);
     return null;
   }
 

@@ -24,6 +24,11 @@ import { preferCodec } from '../setup/carrier-profile.js';
 import { EarlyOffers } from '../setup/early-offers.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
+import type { AgentAsks } from './agent-transfer.js';
+import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+
+/** Longest the agent leg's BYE waits for the answer to the NOTIFY reporting its transfer. */
+const REFER_REPORT_WAIT_MS = 2_000;
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
 
@@ -74,6 +79,10 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
+  /** The NOTIFY telling the agent how its REFER went, which its leg's BYE waits for (RFC 5589 6). */
+  #referReported: Promise<void> = Promise.resolve();
+  /** What the agent may ask for by REFER: its resolved target's policy, none before. */
+  #transferPolicy: TransferPolicy = NO_AGENT_TRANSFERS;
   /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
   readonly #heldBy = { api: false, remote: false };
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
@@ -101,6 +110,7 @@ export class SipTrunkSide implements AgentSide {
       call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: 'inbound' },
     });
     if ('error' in target) return unreachable(target.error);
+    if (target.transferPolicy) this.#transferPolicy = target.transferPolicy;
     const targets = await resolveNextHop(this.#deps.dialling.locator, target.uri).catch(() => []);
     if (targets.length === 0) return unreachable(`${target.uri} does not resolve`);
     // docs/SECURITY.md "Outbound addresses": every target is checked before anything is sent, and
@@ -176,8 +186,12 @@ export class SipTrunkSide implements AgentSide {
     this.release('caller went away');
   }
 
-  /** Once the caller's leg is answered: the recording taps and the agent's BYE. */
-  connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded): AgentSide {
+  get transferPolicy(): TransferPolicy {
+    return this.#transferPolicy;
+  }
+
+  /** Once the caller's leg is answered: the recording taps, the agent's BYE and the agent's REFER. */
+  connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks): AgentSide {
     // A transfer that came first released the leg already: nothing is left to tap or watch.
     if (this.#released) return this;
     this.#recorder = recorder;
@@ -191,11 +205,37 @@ export class SipTrunkSide implements AgentSide {
     // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
     this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
+    this.#acceptRefer(asks);
     return this;
   }
 
   start(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /**
+   * RFC 3515: a REFER on the agent's leg asks for the caller to be transferred (the platforms'
+   * "transfer to a human"). It is screened before the 202 (a refusal sends no NOTIFY), then runs
+   * as the call's transfer, its outcome reported in the NOTIFY sipfrag; the transfer releases this leg.
+   */
+  #acceptRefer(asks: AgentAsks): void {
+    const dialog = this.#dialog;
+    if (!dialog) return;
+    dialog.referScreen = (referTo) => asks.screenTransfer(referTo);
+    dialog.events.on('refer', (referTo, notifier) => asks.transfer(referTo, (status, reason) => {
+      this.#referReported = notifier.notify(status, reason);
+    }));
+  }
+
+  /** The REFER's final NOTIFY answered, or a short while passed: the agent hears the outcome before the BYE. */
+  #afterReferReport(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#deps.clock.setTimeout(resolve, REFER_REPORT_WAIT_MS);
+      void this.#referReported.then(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
   }
 
   hold(): void {
@@ -259,7 +299,8 @@ export class SipTrunkSide implements AgentSide {
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
-    if (this.#dialog) void sendBye(this.#dialog, this.#call.log, 'sip_trunk leg released');
+    const dialog = this.#dialog;
+    if (dialog) void this.#afterReferReport().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
   }

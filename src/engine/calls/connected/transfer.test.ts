@@ -109,7 +109,7 @@ t.test('RFC 3515 2.4.5 / RFC 5589 6: REFER, then a NOTIFY 200 ends the call tran
   t.match(to, /^sip:\+15550777@127\.0\.0\.1:/, 'Refer-To names the target at the carrier');
   await until(() => link.closedWith === 'transferred', 'the agent released on 202');
   t.equal(recordOf(rig, id).transfer_state, 'dialing', 'accepted is not done (RFC 3515 2.4.2)');
-  notifier.notify(200, 'OK');
+  void notifier.notify(200, 'OK');
   t.match(await finalRecord(rig, id), { end_reason: 'transferred', hangup_by: 'api', transfer_state: 'connected' });
   await until(bye, 'the BYE after the transfer');
 });
@@ -118,7 +118,7 @@ t.test('RFC 3515 2.4.5: a NOTIFY with a failure ends the call failed with its st
   const rig = await callRig(t, { carrier: { transfer: 'refer' } });
   const { id, notifier, bye, link } = await referred(rig);
   await until(() => link.closedWith === 'transferred', 'the agent released on 202');
-  notifier.notify(486, 'Busy Here');
+  void notifier.notify(486, 'Busy Here');
   t.match(await finalRecord(rig, id), { end_reason: 'failed', sip_status: 486, hangup_by: 'gateway', transfer_state: 'failed' });
   await until(bye, 'the BYE to the remote party');
 });

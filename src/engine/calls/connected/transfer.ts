@@ -23,6 +23,9 @@ import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg
 import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
 import type { TransferSnapshot } from '../session-snapshot.js';
 
+/** Hears how a transfer goes, as SIP statuses: 200 once the target is connected, the failure's status otherwise. */
+export type TransferProgress = (status: number, reason: string) => void;
+
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
   releaseAgent(): void;
@@ -53,6 +56,11 @@ export class Transfer {
   #target: { dialog: SessionDialog; rtp: RtpSession } | null = null;
   #bridge: MediaBridge | null = null;
   #releasedAgent = false;
+  #progress: TransferProgress | null = null;
+  /** Why the transfer failed, as the status its progress reports. */
+  #failure = { status: 503, reason: 'Service Unavailable' };
+  /** Who a completed REFER transfer is put down to in `hangup_by`. */
+  #requestedBy: 'api' | 'agent' = 'api';
 
   constructor(deps: TransferDeps, call: Call, remote: RemoteLeg, carrier: CarrierProfile, hooks: TransferHooks) {
     this.#deps = deps;
@@ -80,8 +88,11 @@ export class Transfer {
     return this.#carrier.transfer === 'refer' && this.#phase === 'connected';
   }
 
-  start(to: string): void {
+  /** Starts the transfer to `to`, asked for by the API or by the agent; `progress` hears the outcome. */
+  start(to: string, requestedBy: 'api' | 'agent' = 'api', progress: TransferProgress | null = null): void {
     this.#to = to;
+    this.#requestedBy = requestedBy;
+    this.#progress = progress;
     this.#call.setTransfer(to, 'dialing');
     const run = this.#carrier.transfer === 'refer' ? this.#refer() : this.#dial();
     run.catch((err: unknown) => {
@@ -146,7 +157,7 @@ export class Transfer {
     if (outcome.kind === 'failed') {
       this.#call.log.info({ status: outcome.status, reason: outcome.reason }, 'transfer target did not answer');
       rtp.close();
-      return this.#fail();
+      return this.#fail(outcome.status, outcome.reason);
     }
     const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
     if (this.#isClosed() || isSdpRejection(answer)) {
@@ -161,6 +172,8 @@ export class Transfer {
   #connectBridge(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio): void {
     wireRemote(rtp, audio);
     this.#target = { dialog, rtp };
+    // An agent that asked by REFER hears the outcome (NOTIFY 200) before its leg is released (RFC 5589 6).
+    this.#report(200, 'OK');
     this.#releasedAgent = true;
     this.#hooks.releaseAgent();
     const bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
@@ -202,7 +215,7 @@ export class Transfer {
     const status = Number(/^SIP\/2\.0 (\d{3})/.exec(sipfrag.trimStart())?.[1] ?? 0);
     if (status < 200) return;
     if (this.#transition(status < 300 ? 'notify-2xx' : 'notify-failure') === 'stay') return;
-    if (status < 300) void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: 'api' }, true);
+    if (status < 300) void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: this.#requestedBy }, true);
     // The agent is gone and the carrier could not move the party: nobody is left to talk to.
     else if (this.#releasedAgent) void this.#hooks.end({ reason: 'failed', sipStatus: status, hangupBy: 'gateway' }, true);
   }
@@ -212,7 +225,15 @@ export class Transfer {
     return this.#phase === 'closed';
   }
 
-  #fail(): void {
+  /** Tells whoever asked how the transfer ended, once. */
+  #report(status: number, reason: string): void {
+    const progress = this.#progress;
+    this.#progress = null;
+    progress?.(status, reason);
+  }
+
+  #fail(status?: number, reason?: string): void {
+    if (status !== undefined && status >= 300) this.#failure = { status, reason: reason ?? 'Failed' };
     this.#transition('fail');
   }
 
@@ -229,11 +250,17 @@ export class Transfer {
     switch (to) {
       case 'bridged': case 'connected':
         this.#call.setTransfer(this.#to, 'connected');
+        this.#report(200, 'OK');
         break;
       case 'failed':
         this.#call.setTransfer(this.#to, 'failed');
+        this.#report(this.#failure.status, this.#failure.reason);
         break;
-      case 'dialing': case 'referred': case 'closed':
+      case 'closed':
+        // The call ended while the target was being dialled (RFC 3261 487 for the request that stopped).
+        this.#report(487, 'Request Terminated');
+        break;
+      case 'dialing': case 'referred':
         break;
     }
     return 'moved';

@@ -18,12 +18,13 @@ export class ReferNotifier {
 
   /**
    * Reports the status of the referred request as `SIP/2.0 <status> <reason>`. A final status
-   * (200 and up) ends the subscription (Subscription-State: terminated).
+   * (200 and up) ends the subscription (Subscription-State: terminated). Resolves once the NOTIFY
+   * is answered (or failed); never rejects.
    */
-  notify(status: number, reason: string): void {
-    if (this.#terminated) return;
+  notify(status: number, reason: string): Promise<void> {
+    if (this.#terminated) return Promise.resolve();
     const final = status >= 200;
     if (final) this.#terminated = true;
-    void this.#send(`SIP/2.0 ${status} ${reason}\r\n`, final).catch(() => undefined);
+    return this.#send(`SIP/2.0 ${status} ${reason}\r\n`, final).catch(() => undefined);
   }
 }

@@ -62,6 +62,11 @@ export class SessionDialog {
   /** UAS early dialog of an INVITE that required 100rel: the status a PRACK gets (RFC 3262 §3); without it, 481. */
   prackHandler: ((prack: SipRequest) => 200 | 481) | undefined;
   /**
+   * Screens a REFER before it is accepted (RFC 3515 §2.4.2): a 4xx-6xx status refuses it with no
+   * NOTIFY at all; null lets it through to the `refer` listener. Without it every REFER goes through.
+   */
+  referScreen: ((referTo: string, request: SipRequest) => number | null) | undefined;
+  /**
    * Our current session description (the last offer or answer we sent), re-sent unchanged by
    * session refreshes (RFC 4028 §7.1: a refresh re-INVITE carries the same SDP).
    */
@@ -248,10 +253,13 @@ export class SessionDialog {
     // Accepting (202) promises NOTIFYs on the outcome; with nobody to follow the REFER on this
     // session that would be a promise never kept, so it is declined (§2.4.2 allows any 4xx-6xx).
     if (!this.events.has('refer')) return void respond(603);
+    const target = referTo.replace(/^\s*<|>\s*$/g, '');
+    const refused = this.referScreen?.(target, request) ?? null;
+    if (refused !== null) return void respond(refused);
     respond(202);
     const notifier = new ReferNotifier((body, terminated) => this.#sendNotify(body, terminated), request.cseq.seq);
-    notifier.notify(100, 'Trying');
-    this.events.emit('refer', referTo.replace(/^\s*<|>\s*$/g, ''), notifier, request);
+    void notifier.notify(100, 'Trying');
+    this.events.emit('refer', target, notifier, request);
   }
 
   async #sendNotify(sipfrag: string, terminated: boolean): Promise<void> {

@@ -80,7 +80,7 @@ t.test('RFC 3261 14 / RFC 3264: far-end re-INVITE to hold answered through onOff
   }));
   sb.events.on('refer', (to, notifier) => {
     t.equal(to, 'sip:carol@127.0.0.1');
-    notifier.notify(200, 'OK');
+    void notifier.notify(200, 'OK');
   });
   t.equal(await sa.refer('sip:carol@127.0.0.1'), 202);
   await gotFinal;

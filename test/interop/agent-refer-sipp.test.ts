@@ -1,0 +1,59 @@
+/**
+ * Transfers the agent asks for (docs/API.md "Transfers asked by the agent"), against sipp as the
+ * sip_trunk agent edge, the carrier and the transfer target: a REFER on the agent's leg is
+ * accepted (RFC 3515 202 and NOTIFY sipfrag) when the agent's transfer policy allows its target,
+ * the caller is bridged to the target over the call's carrier and the agent's leg released; a
+ * target outside the policy, or any target of an agent with no policy, is refused with 403 and no
+ * NOTIFY, and nothing is dialled.
+ */
+import t from 'tap';
+import { detailWhen, ended, inboundCall, requestsIn, sippMessages, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
+import type { ApiBody } from '../support/gateway-harness.js';
+import { needPeer } from '../support/peers.js';
+
+const received = (log: string, method: string): string[] => requestsIn(log, method).filter((block) => /message received/.test(block));
+
+t.test('RFC 3515 2.4.2, 2.4.5: the agent edge REFERs the caller to a number its policy allows; 202, NOTIFY 100 then 200, the caller bridged to the target, the edge released with BYE', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, {
+    edgeScenario: 'inbound-edge-refer.xml', edgeArgs: ['-d', '1500', '-key', 'refer_to', 'sip:+15559990001@127.0.0.1;user=phone'],
+    transferTarget: true, transferPolicy: { allow: ['+1555999*'], max_per_call: 1 },
+  });
+  const carrier = await rig.call('inbound-uac-wait-bye.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  const connected = await detailWhen(rig.gw, live.id, 'transfer connected', (d) => d.transfer?.state === 'connected');
+  t.match(connected.transfer, { to: '+15559990001', state: 'connected' }, 'the call carries the transfer as an API transfer does');
+  await sippPassed(t, rig.edge, 'the edge (202, NOTIFY 100 Trying, NOTIFY 200 OK terminated, then BYE)');
+  t.match(received(sippMessages(rig.target!), 'INVITE')[0] ?? '', /^INVITE sip:\+15559990001@/m, 'the target was dialled over the call\'s carrier');
+  // With the edge gone, only the bridge to the target sends RTP to the caller (the target echoes
+  // the caller's audio): the caller leg's sent count grows only if audio flows both ways.
+  const sent = (d: ApiBody): number => ((d.session as { remote?: { packets_sent?: number } } | undefined)?.remote?.packets_sent ?? 0);
+  const atConnect = sent(connected);
+  await detailWhen(rig.gw, live.id, 'the target\'s audio at the caller', (d) => sent(d) >= atConnect + 25);
+  const hung = await rig.gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, { key: rig.gw.liveKey });
+  t.equal(hung.body.state, 'ended');
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+  await sippPassed(t, rig.target!, 'the target (BYE from the gateway)');
+});
+
+for (const [name, policy, referTo] of [
+  ['a target outside the agent\'s policy', { allow: ['+1555999*'], max_per_call: 1 }, 'tel:+19005550100'],
+  ['any target of an agent with no transfer policy (the default)', undefined, 'sip:+15559990001@127.0.0.1'],
+] as const) {
+  t.test(`RFC 3515 2.4.2: a REFER to ${name} is refused with 403, no NOTIFY, nothing dialled; the call goes on until the edge hangs up`, async (t) => {
+    if (!needPeer(t, 'sipp')) return;
+    const rig = await startInboundRig(t, {
+      edgeScenario: 'inbound-edge-refer-refused.xml', edgeArgs: ['-d', '1000', '-key', 'refer_to', referTo], transferTarget: true,
+      ...(policy ? { transferPolicy: { allow: [...policy.allow], max_per_call: policy.max_per_call } } : {}),
+    });
+    const carrier = await rig.call('inbound-uac-wait-bye.xml');
+    const live = await inboundCall(rig.gw, rig.did);
+    await sippPassed(t, rig.edge, 'the edge (403 to its REFER, no NOTIFY, its BYE answered)');
+    await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+    const done = await ended(rig.gw, live.id);
+    t.match(done.cdr, { end_reason: 'completed', hangup_by: 'agent' }, 'the agent hung up; nothing was transferred');
+    t.equal(done.transfer ?? null, null, 'no transfer on the record');
+    t.equal(received(sippMessages(rig.target!), 'INVITE').length, 0, 'the target got no INVITE');
+    t.ok(rig.gw.logs.some((l) => l.msg === 'agent transfer refused' && l.call_id === live.id), 'the refusal is logged with the call id');
+  });
+}
