@@ -1,8 +1,8 @@
 /**
  * @module An engine's row in the `nodes` table (docs/ARCHITECTURE.md "Process roles"): written
  * at start with its internal endpoint, refreshed every {@link NODE_REFRESH_MS} with its live
- * calls (an API process's measure of load), removed at stop. An API process takes an engine
- * whose row is older than {@link NODE_LIVE_WITHIN_MS} for gone.
+ * calls (an API process's measure of load), marked draining when it drains, removed at stop.
+ * An API process takes an engine whose row is older than {@link NODE_LIVE_WITHIN_MS} for gone.
  */
 import type { Logger } from '../common/logger.js';
 import type { NodeRepository } from '../storage/index.js';
@@ -12,6 +12,8 @@ export const NODE_REFRESH_MS = 2_000;
 export const NODE_LIVE_WITHIN_MS = 5 * NODE_REFRESH_MS;
 
 export interface NodePresence {
+  /** No new call is sent here from now on; commands on its calls still are. */
+  drain(): void;
   stop(): void;
 }
 
@@ -27,6 +29,13 @@ export function announceNode(nodes: NodeRepository, node: { id: string; internal
   }, NODE_REFRESH_MS);
   timer.unref();
   return {
+    drain: () => {
+      try {
+        nodes.drain(node.id);
+      } catch (err) {
+        logger.warn({ err, node_id: node.id }, 'cannot mark this engine as draining; new calls sent to it are refused');
+      }
+    },
     stop: () => {
       clearInterval(timer);
       try {

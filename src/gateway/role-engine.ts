@@ -58,6 +58,7 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
     draining = true;
+    presence.drain();
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
     // The internal endpoint stays open while calls drain: the API process still holds and hangs them up.
     const outcome = await waitForDrain({ liveCalls: () => engine.service.registry.size, requestsInFlight: health.requestsInFlight }, config.shutdown.drain_seconds * 1000);

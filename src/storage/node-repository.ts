@@ -16,6 +16,8 @@ export interface NodeRecord {
   started_at: string;
   /** When it last refreshed its row (epoch milliseconds, the engine's clock). */
   last_seen_ms: number;
+  /** 1 once the engine drains: no new call goes to it. */
+  draining: number;
 }
 
 export class NodeRepository {
@@ -25,17 +27,19 @@ export class NodeRepository {
   readonly #get;
   readonly #seenSince;
   readonly #remove;
+  readonly #drain;
 
   constructor(db: Db, clock: Clock) {
     this.#clock = clock;
     this.#upsert = db.prepare(
       `INSERT INTO nodes (id, internal_url, live_calls, started_at, last_seen_ms) VALUES (@id, @internal_url, @live_calls, @started_at, @last_seen_ms)
        ON CONFLICT (id) DO UPDATE SET internal_url = excluded.internal_url, live_calls = excluded.live_calls,
-         started_at = excluded.started_at, last_seen_ms = excluded.last_seen_ms`,
+         started_at = excluded.started_at, last_seen_ms = excluded.last_seen_ms, draining = 0`,
     );
     this.#refresh = db.prepare<[number, number, string]>('UPDATE nodes SET live_calls = ?, last_seen_ms = ? WHERE id = ?');
     this.#get = db.prepare<[string], NodeRecord>('SELECT * FROM nodes WHERE id = ?');
-    this.#seenSince = db.prepare<[number], NodeRecord>('SELECT * FROM nodes WHERE last_seen_ms >= ? ORDER BY id');
+    this.#seenSince = db.prepare<[number], NodeRecord>('SELECT * FROM nodes WHERE last_seen_ms >= ? AND draining = 0 ORDER BY id');
+    this.#drain = db.prepare<[string]>('UPDATE nodes SET draining = 1 WHERE id = ?');
     this.#remove = db.prepare<[string]>('DELETE FROM nodes WHERE id = ?');
   }
 
@@ -54,12 +58,17 @@ export class NodeRepository {
     return this.#get.get(id);
   }
 
-  /** Engines that refreshed their row within `withinMs` of now, by id. */
+  /** Engines that refreshed their row within `withinMs` of now and are not draining, by id: where new calls may go. */
   live(withinMs: number): NodeRecord[] {
     return this.#seenSince.all(this.#clock.now() - withinMs);
   }
 
-  /** An engine that stops says so, so no new call is sent to it. */
+  /** The engine drains: it keeps its row (commands on its calls still reach it) but takes no new call. */
+  drain(id: string): void {
+    this.#drain.run(id);
+  }
+
+  /** An engine that has stopped says so. */
   remove(id: string): void {
     this.#remove.run(id);
   }

@@ -133,6 +133,11 @@ t.test('Process roles: an api process and an engine process over one data folder
   const ok = await internal(`Bearer ${SECRET}`);
   t.equal(ok.status, 200);
   t.match(await ok.json(), { result: ['sandbox'] });
+  const post = (path: string, body: string) => fetch(`http://127.0.0.1:${internalPort}${path}`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}` }, body });
+  t.equal((await post('/internal/v1/hold', '{"tenantId":')).status, 400, 'a body that is not JSON is a 400');
+  t.equal((await post('/internal/v1/hold', '{"tenantId":"ten_x"}')).status, 400, 'missing arguments are a 400');
+  t.equal((await post('/internal/v1/reboot', '{}')).status, 404, 'an unknown command is a 404');
+  t.equal((await fetch(`${engine.base}/healthz`)).status, 200, 'and the engine is still up');
   t.notMatch(engine.output() + apiProcess.output(), SECRET, 'the secret is never logged');
 
   // With the engine gone, a command is 503 unavailable, not a hang or a 500.

@@ -10,7 +10,9 @@ CREATE TABLE nodes (
   internal_url  TEXT NOT NULL,
   live_calls    INTEGER NOT NULL DEFAULT 0,
   started_at    TEXT NOT NULL,
-  last_seen_ms  INTEGER NOT NULL
+  last_seen_ms  INTEGER NOT NULL,
+  -- Set when the engine starts to drain: it takes no new call, but still serves its own.
+  draining      INTEGER NOT NULL DEFAULT 0
 );
 
 -- Recording paths were relative to the data folder (`recordings/<tenant>/...`); they are relative
