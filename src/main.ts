@@ -3,7 +3,7 @@
 import { createLogger } from './common/logger.js';
 import { isStorageFailure } from './common/storage-failure.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
-import { startGateway } from './gateway.js';
+import { startProcess } from './gateway.js';
 import { describeStartFailure } from './start-up.js';
 
 async function main(): Promise<void> {
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
     logger = createLogger({ level: config.log_level });
-    gateway = await startGateway({ config, logger });
+    gateway = await startProcess({ config, logger });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

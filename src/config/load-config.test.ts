@@ -68,3 +68,23 @@ t.test('SECURITY.md "Outbound addresses": the operator\'s exceptions are off by 
   t.throws(() => loadConfig({ env: { VGW_CONFIG: 'bad.yaml' }, cwd: dir }), { name: 'ConfigError', message: /calls\.allowed_private_networks has "pbx\.internal"/ });
   t.end();
 });
+
+t.test('docs/CONFIGURATION.md role: `all` by default; `api` and `engine` need cluster.secret, which no error message repeats', (t) => {
+  const config = loadConfig({ env: { VGW_SIP_PORT: '5070' }, cwd: '/srv/vgw' });
+  t.equal(config.role, 'all');
+  t.match(config.node_id, /:5070$/, 'the node id defaults to the host name and the SIP port');
+  t.equal(config.recordings.dir, '/srv/vgw/data/recordings', 'recordings in the data folder by default');
+  t.equal(config.internal.host, '127.0.0.1', 'the internal endpoint on loopback by default');
+  for (const role of ['api', 'engine']) {
+    t.throws(() => loadConfig({ env: { VGW_ROLE: role } }), { name: 'ConfigError', message: /cluster\.secret \(VGW_CLUSTER_SECRET\) is required/ }, `${role} without a secret`);
+  }
+  const short = 'too-short';
+  let message = '';
+  try { loadConfig({ env: { VGW_ROLE: 'api', VGW_CLUSTER_SECRET: short } }); } catch (err) { message = (err as Error).message; }
+  t.match(message, /cluster\.secret/, 'a short secret is refused by key');
+  t.notMatch(message, short, 'without its value');
+  const engine = loadConfig({ env: { VGW_ROLE: 'engine', VGW_CLUSTER_SECRET: 'x'.repeat(32), VGW_NODE_ID: 'engine-7', VGW_INTERNAL_PORT: '9001', VGW_RECORDINGS_DIR: '/mnt/rec' } });
+  t.match(engine, { role: 'engine', node_id: 'engine-7', internal: { port: 9001 }, recordings: { dir: '/mnt/rec' } });
+  t.throws(() => loadConfig({ env: { VGW_ROLE: 'both' } }), ConfigError, 'an unknown role');
+  t.end();
+});

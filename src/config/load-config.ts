@@ -3,6 +3,7 @@
  * environment variables. The only module that reads process.env.
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isAddressOrCidr } from '../common/address-policy.js';
@@ -35,6 +36,11 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_LOG_LEVEL: { path: ['log_level'], kind: 'string' },
   VGW_ALLOW_PRIVATE_AGENT_URLS: { path: ['calls', 'allow_private_agent_urls'], kind: 'bool' },
   VGW_ALLOW_PRIVATE_SIP_TARGETS: { path: ['calls', 'allow_private_sip_targets'], kind: 'bool' },
+  VGW_ROLE: { path: ['role'], kind: 'string' },
+  VGW_NODE_ID: { path: ['node_id'], kind: 'string' },
+  VGW_INTERNAL_PORT: { path: ['internal', 'port'], kind: 'int' },
+  VGW_CLUSTER_SECRET: { path: ['cluster', 'secret'], kind: 'string' },
+  VGW_RECORDINGS_DIR: { path: ['recordings', 'dir'], kind: 'string' },
 };
 
 function convert(raw: string, kind: EnvKind): unknown {
@@ -120,7 +126,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Readonly<Config> {
   }
   const network = config.calls.allowed_private_networks.find((n) => !isAddressOrCidr(n));
   if (network !== undefined) throw new ConfigError(`config: calls.allowed_private_networks has "${network}", which is not an IP address or CIDR`);
+  if (config.role !== 'all' && config.cluster.secret === undefined) {
+    throw new ConfigError(`config: cluster.secret (VGW_CLUSTER_SECRET) is required when role is ${config.role}`);
+  }
   config.data_dir = resolve(cwd, config.data_dir);
+  config.recordings.dir = resolve(config.data_dir, config.recordings.dir ?? 'recordings');
+  config.node_id ??= `${hostname()}:${config.sip.port}`;
   if (config.carriers_file) config.carriers_file = resolve(cwd, config.carriers_file);
   return deepFreeze(config);
 }

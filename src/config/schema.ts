@@ -235,6 +235,20 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    /**
+     * Process roles (docs/ARCHITECTURE.md "Process roles"): `all` runs everything in one process;
+     * `api` the control API only (no SIP or RTP socket); `engine` SIP and media, health and
+     * metrics, and the internal command endpoint. `api` and `engine` share one data folder.
+     */
+    role: StringEnum(['all', 'api', 'engine'], { default: 'all' }),
+    /** This process's name among the engines; the host name plus the SIP port when absent. */
+    node_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' })),
+    /** The engine's internal command endpoint (bearer `cluster.secret`), on loopback by default. */
+    internal: Type.Object({ host: Type.String({ default: '127.0.0.1' }), port: Type.Integer({ minimum: 0, maximum: 65535, default: 8090 }) }, { ...strict, default: {} }),
+    /** Shared by the `api` and `engine` processes; required unless `role` is `all`. Never logged. */
+    cluster: Type.Object({ secret: Type.Optional(Type.String({ minLength: 16 })) }, { ...strict, default: {} }),
+    /** Where recordings are written and read; `<data_dir>/recordings` when absent. Stored paths are relative to it. */
+    recordings: Type.Object({ dir: Type.Optional(Type.String({ minLength: 1 })) }, { ...strict, default: {} }),
   },
   strict,
 );

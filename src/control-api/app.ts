@@ -71,7 +71,14 @@ export interface AppDeps {
   routes?: AnyRoute[];
   /** The post-call webhook endpoint and the recording endpoint; not mounted when absent. */
   webhooks?: { ports: WebhookPorts; options: WebhookOptions };
+  /**
+   * `health`: only /healthz, /readyz and /metrics, for an engine process, whose tenants are
+   * served by an API process (docs/ARCHITECTURE.md "Process roles"). `full` by default.
+   */
+  surface?: 'full' | 'health' | undefined;
 }
+
+const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface ControlApi {
   app: Koa<ApiState>;
@@ -109,7 +116,8 @@ export function createApp(deps: AppDeps): ControlApi {
     ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger }) : []),
     ...(deps.routes ?? []),
   ];
-  const router = buildRouter(routes, {
+  const served = deps.surface === 'health' ? routes.filter((route) => HEALTH_PATHS.has(route.path)) : routes;
+  const router = buildRouter(served, {
     auth: { apiKeys: store.apiKeys, sessions: store.sessions },
     rateLimiter: new RequestRateLimiter({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst }),
     allowedOrigins: options.allowedOrigins,

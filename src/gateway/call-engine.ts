@@ -6,6 +6,7 @@
  * in order: calls hung up, sandbox, user agent, transport.
  */
 import type { Clock } from '../common/clock.js';
+import type { RecordingFiles } from '../common/recording-files.js';
 import type { Logger } from '../common/logger.js';
 import { usesTls, type CarrierConfig } from '../config/carriers.js';
 import { readSipTls, type SipTlsMaterial } from '../config/sip-tls.js';
@@ -33,6 +34,10 @@ export interface CallEngineOptions {
   /** Provider adapters (endpoints, SIP edges) for imported agents. */
   platforms: ProviderRegistry;
   isDraining(): boolean;
+  /** Where calls' recordings are written. */
+  recordings: RecordingFiles;
+  /** Recovery ends only this engine's unfinished calls (and rows naming none); every one when absent. */
+  recoveryNodeId?: string | undefined;
 }
 
 export interface CallEngine {
@@ -71,7 +76,7 @@ async function recoverCalls(o: CallEngineOptions): Promise<DurableCallStore> {
     journal: new CdrJournal(config.data_dir), clock, logger: logger.child({ component: 'call-store' }), retryMs: config.storage.retry_seconds * 1000,
   });
   callStore.replayJournal();
-  await recoverUnfinishedCalls(callStore, config.data_dir, clock, logger);
+  await recoverUnfinishedCalls(callStore, config.data_dir, clock, logger, { nodeId: o.recoveryNodeId, recordings: o.recordings });
   return callStore;
 }
 
@@ -106,7 +111,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const locator = new ServerLocator();
   const service = new CallService(await callServiceDeps({
     config, clock, logger, store: o.store, callStore, platforms: o.platforms, ua: sip.ua, locator, media, carriers,
-    carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics,
+    carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, recordings: o.recordings,
   }), {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
     onCallEnded: (call) => callMetrics.callEnded(call),

@@ -4,6 +4,7 @@
  * of new legs, the agent connector, the sip_trunk resolver, hold music, recordings and the
  * gateway's transcription. Each class gets only the part it reads.
  */
+import type { RecordingFiles } from '../common/recording-files.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../common/clock.js';
@@ -70,6 +71,8 @@ export interface CallServiceWiring {
   /** The decoded `calls.hold_music_file`, or null for silence. */
   holdMusic: Int16Array | null;
   metrics: CallMetrics;
+  /** Where calls' recordings are written. */
+  recordings: RecordingFiles;
 }
 
 /** What the call service and, below it, each flow and call side use. */
@@ -97,7 +100,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     }),
   };
   const connected = {
-    clock, outputs: { clock, dataDir: config.data_dir, transcription: await transcriptionOf(config, clock, logger) },
+    clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
     transfer: { clock, dialling, media, holdMusic },
     deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
   };

@@ -1,9 +1,9 @@
 /**
  * @module Finding the recording a call serves: the gateway's own, else the provider's archived
- * copy (docs/WEBHOOKS.md), with its size and the format its content shows. Files are read
- * through fs/promises, never on the event loop.
+ * copy (docs/WEBHOOKS.md), with its size and the format its content shows. Read through the
+ * recordings port, never on the event loop.
  */
-import { isAbsolute, join } from 'node:path';
+import type { RecordingFiles } from '../common/recording-files.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import type { CallRecord, Store } from '../storage/index.js';
@@ -11,8 +11,8 @@ import { inspectRecording, type RecordingFile } from './recording-format.js';
 
 export interface CallRecordingDeps {
   store: Pick<Store, 'recordings'>;
-  /** Relative recording paths are under this folder. */
-  dataDir: string;
+  /** Where recordings are read (stored paths are its keys). */
+  recordings: Pick<RecordingFiles, 'read'>;
   logger: Logger;
 }
 
@@ -24,9 +24,8 @@ export async function findCallRecording(
 ): Promise<RecordingFile | null> {
   const path = call.recording_path ?? deps.store.recordings.get(tenantId, call.id, 'provider')?.path;
   if (path === undefined) return null;
-  const file = isAbsolute(path) ? path : join(deps.dataDir, path);
   try {
-    return await inspectRecording(file);
+    return await inspectRecording(deps.recordings, path);
   } catch (err) {
     deps.logger.warn({ call_id: call.id, err }, 'recording file missing');
     return null;

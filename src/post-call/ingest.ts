@@ -113,7 +113,7 @@ async function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: A
   if (reason !== null) return { status: 'conflict', reason };
   // The same recording again (another event of the call) is not archived twice.
   const inline = payload.recording?.inline && !recordings.get(target.tenantId, target.callId, 'provider')
-    ? await writeRecording(deps.options.dataDir, target, { bytes: payload.recording.inline, mediaType: payload.recording.mediaType, origin: 'inline' })
+    ? await writeRecording(deps.options.recordings, target, { bytes: payload.recording.inline, mediaType: payload.recording.mediaType, origin: 'inline' })
     : undefined;
   return deps.store.transaction((): Stored => {
     const copy = cappedCopy(webhooks, deps.options, target, auditCopy(payload, rawBody, true));

@@ -4,6 +4,7 @@
  * providers. The provider functions satisfy these types structurally; the composition root
  * (gateway.ts) and the test harness pass them in.
  */
+import type { RecordingFiles } from '../common/recording-files.js';
 
 /**
  * A provider whose post-call webhooks are ingested: a path segment `/v1/webhooks/{provider}`. The
@@ -75,7 +76,7 @@ export interface WebhookOptions {
   /** Raw bodies kept for audit: per call (conflicts between tenants share one allowance) and in all. */
   maxRawBytesPerCall: number;
   maxRawBytesTotal: number;
-  /** The data folder; recordings go under `<dataDir>/recordings/<tenant>/`. */
-  dataDir: string;
+  /** Where archived recordings are written (`<tenant>/<call>.provider.<ext>`) and read. */
+  recordings: RecordingFiles;
   bodyLimitBytes: number;
 }

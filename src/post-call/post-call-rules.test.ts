@@ -48,8 +48,8 @@ t.test('recording paths: media types normalized, only the gateway ids become pat
   t.equal(normalizeMediaType('Audio/WAV; codecs=1'), 'audio/wav');
   t.equal(normalizeMediaType('not a type'), 'application/octet-stream');
   t.equal(normalizeMediaType(''), 'application/octet-stream');
-  t.equal(providerRecordingPath(tenant, 'call_1', 'audio/mpeg'), 'recordings/ten_a/call_1.provider.mp3');
-  t.equal(providerRecordingPath(tenant, 'call_1', 'application/octet-stream'), 'recordings/ten_a/call_1.provider.bin');
+  t.equal(providerRecordingPath(tenant, 'call_1', 'audio/mpeg'), 'ten_a/call_1.provider.mp3');
+  t.equal(providerRecordingPath(tenant, 'call_1', 'application/octet-stream'), 'ten_a/call_1.provider.bin');
   t.throws(() => providerRecordingPath('../x' as TenantId, 'call_1', 'audio/mpeg'));
   t.throws(() => providerRecordingPath(tenant, 'call_1/../../etc', 'audio/mpeg'));
   t.end();

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TenantId } from '../common/ids.js';
+import { FolderRecordingFiles } from '../common/recording-files.js';
 import { writeRecording } from './recording-archive.js';
 
 const target = { tenantId: 'ten_acme' as TenantId, callId: 'call_1' };
@@ -25,7 +26,7 @@ t.test('WEBHOOKS Recordings: the write does not hold the event loop, and the fil
   let turnsOfTheLoop = 0;
   const tick = setInterval(() => { turnsOfTheLoop++; }, 0);
   t.teardown(() => clearInterval(tick));
-  const writing = writeRecording(dir, target, { bytes, mediaType: 'Audio/MPEG', origin: 'inline' });
+  const writing = writeRecording(new FolderRecordingFiles(join(dir, 'recordings')), target, { bytes, mediaType: 'Audio/MPEG', origin: 'inline' });
   t.type(writing, Promise, 'the write is asynchronous');
   let done = false;
   void writing.then(() => { done = true; }, () => undefined);
@@ -36,10 +37,10 @@ t.test('WEBHOOKS Recordings: the write does not hold the event loop, and the fil
   clearInterval(tick);
   t.ok(turnsOfTheLoop > 0, `timers ran while the file was written (${turnsOfTheLoop})`);
   t.same(record, {
-    call_id: 'call_1', tenant_id: 'ten_acme', source: 'provider', path: 'recordings/ten_acme/call_1.provider.mp3', media_type: 'audio/mpeg',
+    call_id: 'call_1', tenant_id: 'ten_acme', source: 'provider', path: 'ten_acme/call_1.provider.mp3', media_type: 'audio/mpeg',
     bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), origin: 'inline',
   });
-  const file = join(dir, record.path);
+  const file = join(dir, 'recordings', record.path);
   t.ok(readFileSync(file).equals(bytes), 'the file holds the audio');
   t.equal(statSync(file).mode & 0o777, 0o600, 'readable by the gateway user only');
   t.same(readdirSync(join(dir, 'recordings', 'ten_acme')), ['call_1.provider.mp3'], 'no temporary file left');
@@ -49,6 +50,6 @@ t.test('WEBHOOKS Recordings: a write that fails rejects and leaves no temporary 
   const dir = dataDir(t);
   // A directory where the recording would go: the rename onto it fails.
   mkdirSync(join(dir, 'recordings', 'ten_acme', 'call_1.provider.wav'), { recursive: true });
-  await t.rejects(writeRecording(dir, target, { bytes: Buffer.from('RIFF'), mediaType: 'audio/wav', origin: 'download' }));
+  await t.rejects(writeRecording(new FolderRecordingFiles(join(dir, 'recordings')), target, { bytes: Buffer.from('RIFF'), mediaType: 'audio/wav', origin: 'download' }));
   t.same(readdirSync(join(dir, 'recordings', 'ten_acme')), ['call_1.provider.wav'], 'the temporary file is removed');
 });

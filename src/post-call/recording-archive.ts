@@ -1,10 +1,11 @@
 /**
- * @module Re-archiving a provider's recording into the data folder: inline audio written as is, or
- * a URL fetched through the safe downloader under the provider's allow-list and caps.
+ * @module Re-archiving a provider's recording into the recordings folder: inline audio written as is, or
+ * a URL fetched through the safe downloader under the provider's allow-list and caps; written
+ * through the recordings port.
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import type { RecordingFiles } from '../common/recording-files.js';
 import { InvariantError } from '../common/errors.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
@@ -26,10 +27,10 @@ export function normalizeMediaType(value: string): string {
   return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(type) ? type : 'application/octet-stream';
 }
 
-/** `recordings/<tenant>/<call>.provider.<ext>`, relative to the data folder. */
+/** `<tenant>/<call>.provider.<ext>`, relative to the recordings folder. */
 export function providerRecordingPath(tenantId: TenantId, callId: string, mediaType: string): string {
   if (!SAFE_ID.test(tenantId) || !SAFE_ID.test(callId)) throw new InvariantError(`unsafe id in a recording path: ${tenantId}/${callId}`);
-  return join('recordings', tenantId, `${callId}.provider.${EXTENSIONS[mediaType] ?? 'bin'}`);
+  return join(tenantId, `${callId}.provider.${EXTENSIONS[mediaType] ?? 'bin'}`);
 }
 
 /**
@@ -39,22 +40,13 @@ export function providerRecordingPath(tenantId: TenantId, callId: string, mediaT
  * in the call's {@link PerCallQueue}, so no other write to the same path is under way.
  */
 export async function writeRecording(
-  dataDir: string,
+  recordings: Pick<RecordingFiles, 'write'>,
   target: { tenantId: TenantId; callId: string },
   audio: { bytes: Buffer; mediaType: string; origin: 'inline' | 'download' },
 ): Promise<Omit<RecordingRecord, 'created_at'>> {
   const mediaType = normalizeMediaType(audio.mediaType);
   const path = providerRecordingPath(target.tenantId, target.callId, mediaType);
-  const file = join(dataDir, path);
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  const temporary = `${file}.partial`;
-  try {
-    await writeFile(temporary, audio.bytes, { mode: 0o600 });
-    await rename(temporary, file);
-  } catch (err) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    throw err;
-  }
+  await recordings.write(path, audio.bytes);
   return {
     call_id: target.callId, tenant_id: target.tenantId, source: 'provider', path, media_type: mediaType,
     bytes: audio.bytes.length, sha256: createHash('sha256').update(audio.bytes).digest('hex'), origin: audio.origin,
@@ -111,7 +103,7 @@ export async function archiveFromUrl(
     await deps.queue.run(callKey(target), async () => {
       // Another event of the same call may have archived it while this download ran.
       if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) return;
-      deps.store.recordings.save(await writeRecording(deps.options.dataDir, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
+      deps.store.recordings.save(await writeRecording(deps.options.recordings, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
       deps.logger.info({ ...log, bytes: result.bytes.length, sha256: result.sha256 }, 'provider recording archived');
     });
   } catch (err) {

@@ -2,7 +2,8 @@
  * @module What a recording file really holds (docs/SECURITY.md, Serving recordings): its media
  * type is read from its first bytes, never the type a provider's download claimed.
  */
-import { open, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { RecordingFiles } from '../common/recording-files.js';
 
 export interface RecordingFormat {
   mediaType: string;
@@ -40,27 +41,15 @@ export function recordingFormatOf(head: Buffer): RecordingFormat {
   return UNKNOWN;
 }
 
-/** The first bytes of a file (fewer when it is shorter), read without holding the event loop. */
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file, 'r');
-  try {
-    const head = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
-    return head.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A recording file as it will be served: its size and the format its first bytes show. */
+/** A recording as it will be served: its size, the format its first bytes show, and its content. */
 export interface RecordingFile {
-  file: string;
   size: number;
   format: RecordingFormat;
+  stream: () => Readable;
 }
 
-/** Size and format of a recording file; rejects when it cannot be read (missing, unreadable). */
-export async function inspectRecording(file: string): Promise<RecordingFile> {
-  const [info, head] = await Promise.all([stat(file), readHead(file)]);
-  return { file, size: info.size, format: recordingFormatOf(head) };
+/** Size and format of a stored recording; rejects when it cannot be read (missing, unreadable). */
+export async function inspectRecording(recordings: Pick<RecordingFiles, 'read'>, key: string): Promise<RecordingFile> {
+  const stored = await recordings.read(key, HEAD_BYTES);
+  return { size: stored.size, format: recordingFormatOf(stored.head), stream: stored.stream };
 }

@@ -54,6 +54,26 @@ export interface CallListFilter {
 
 export type CarrierFilter = { is: string } | { isNot: string };
 
+/** A live call's page as SQL reads it, for a process whose calls another process writes. */
+const LIVE_LIST_SQL = `${SELECT} WHERE state != 'ended' AND tenant_id = @tenant_id AND (@state IS NULL OR state = @state) `
+  + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
+  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+
+export interface CallRepositoryOptions {
+  /** The engine whose calls this process writes: recorded on each new row (docs/ARCHITECTURE.md "Process roles"). */
+  nodeId?: string;
+  /**
+   * Where the live list is read: `memory`, the index this process keeps (it writes every call);
+   * `database`, SQL on the partial index of live calls, for an API process whose calls an
+   * engine process writes.
+   */
+  liveList?: 'memory' | 'database';
+}
+
+const carrierParams = (carrier: CarrierFilter | undefined) => ({
+  carrier_is: carrier && 'is' in carrier ? carrier.is : null, carrier_not: carrier && 'isNot' in carrier ? carrier.isNot : null,
+});
+
 export class CallRepository {
   readonly #insert;
   readonly #save;
@@ -61,19 +81,29 @@ export class CallRepository {
   readonly #byControlId;
   readonly #listEnded;
   readonly #unfinished;
+  readonly #unfinishedOf;
+  readonly #ownerOf;
+  readonly #ownerOfControlId;
+  readonly #listLive;
+  readonly #nodeId: string | null;
   /** Every live call, kept in step by insert and save: the list's live pages are read from it. */
   readonly #live = new LiveCallIndex();
 
-  constructor(db: Db) {
-    this.#insert = db.prepare(`INSERT INTO calls (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`);
+  constructor(db: Db, options: CallRepositoryOptions = {}) {
+    this.#nodeId = options.nodeId ?? null;
+    this.#insert = db.prepare(`INSERT INTO calls (${COLUMNS.join(', ')}, node_id) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @node_id)`);
     this.#save = db.prepare(`UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`);
     this.#get = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND id = ?`).raw(true);
     this.#byControlId = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND call_control_id = ?`).raw(true);
     this.#listEnded = db.prepare<[Record<string, unknown>], unknown[]>(ENDED_LIST_SQL).raw(true);
     this.#unfinished = db.prepare<[], unknown[]>(`${SELECT} WHERE state != 'ended'`).raw(true);
+    this.#unfinishedOf = db.prepare<[string], unknown[]>(`${SELECT} WHERE state != 'ended' AND (node_id = ? OR node_id IS NULL)`).raw(true);
+    this.#ownerOf = db.prepare<[string, string], { node_id: string | null }>('SELECT node_id FROM calls WHERE tenant_id = ? AND id = ?');
+    this.#ownerOfControlId = db.prepare<[string, string], { node_id: string | null }>('SELECT node_id FROM calls WHERE tenant_id = ? AND call_control_id = ?');
+    this.#listLive = options.liveList === 'database' ? db.prepare<[Record<string, unknown>], unknown[]>(LIVE_LIST_SQL).raw(true) : null;
     // One repository per database in a process (one gateway per data folder): what is live in the
     // file now is what the index starts from.
-    for (const call of this.unfinished()) this.#live.update(call);
+    if (!this.#listLive) for (const call of this.unfinished()) this.#live.update(call);
   }
 
   /**
@@ -82,7 +112,7 @@ export class CallRepository {
    * the list would keep a change the file lost.
    */
   insert(call: CallRecord): void {
-    this.#insert.run(fromRecord(call));
+    this.#insert.run({ ...fromRecord(call), node_id: this.#nodeId });
     this.#live.update(call);
   }
 
@@ -103,14 +133,29 @@ export class CallRepository {
 
   /** A page of the list, newest first: live calls (any, or one live state) from memory, ended ones from the database. */
   list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Page<CallListItem> {
-    if (filter.state !== 'ended') return this.#live.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
-    const carrier = { carrier_is: filter.carrier && 'is' in filter.carrier ? filter.carrier.is : null, carrier_not: filter.carrier && 'isNot' in filter.carrier ? filter.carrier.isNot : null };
-    const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...carrier, ...keysetParams(page.after), limit: page.limit + 1 };
+    const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...carrierParams(filter.carrier), ...keysetParams(page.after), limit: page.limit + 1 };
+    if (filter.state !== 'ended') {
+      if (this.#listLive) return toPage(this.#listLive.all({ ...params, state: filter.state ?? null }).map(toRecord), page.limit);
+      return this.#live.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
+    }
     return toPage(this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' }).map(toRecord), page.limit);
   }
 
-  /** Calls a crash left unfinished (every tenant's): recovery ends them at start-up. */
-  unfinished(): CallRecord[] {
-    return this.#unfinished.all().map(toRecord);
+  /**
+   * Calls a crash left unfinished (every tenant's): recovery ends them at start-up. With a node
+   * id, only that engine's, and those of rows from before calls named their node.
+   */
+  unfinished(nodeId?: string): CallRecord[] {
+    return (nodeId === undefined ? this.#unfinished.all() : this.#unfinishedOf.all(nodeId)).map(toRecord);
+  }
+
+  /** The engine that owns a call (null for rows from before calls named their node), or undefined without such a call. */
+  ownerOf(tenantId: TenantId, id: string): string | null | undefined {
+    return this.#ownerOf.get(tenantId, id)?.node_id;
+  }
+
+  /** {@link ownerOf} by the call's control id. */
+  ownerOfControlId(tenantId: TenantId, callControlId: string): string | null | undefined {
+    return this.#ownerOfControlId.get(tenantId, callControlId)?.node_id;
   }
 }

@@ -128,8 +128,8 @@ export class DurableCallStore implements CallRecordStore {
     return this.#o.calls.getByControlId(tenantId, callControlId);
   }
 
-  unfinished(): CallRecord[] {
-    return this.#o.calls.unfinished().filter((call) => !this.#finals.has(call.id) && !this.#rejected.has(call.id));
+  unfinished(nodeId?: string): CallRecord[] {
+    return this.#o.calls.unfinished(nodeId).filter((call) => !this.#finals.has(call.id) && !this.#rejected.has(call.id));
   }
 
   /** Writes what was refused, oldest final records first; stops at the first refusal. True when nothing is left. */

@@ -8,7 +8,8 @@ import { TenantRepository } from './tenant-repository.js';
 import { AgentRepository } from './agent-repository.js';
 import { RouteRepository } from './route-repository.js';
 import { SipCredentialRepository } from './sip-credential-repository.js';
-import { CallRepository } from './call-repository.js';
+import { CallRepository, type CallRepositoryOptions } from './call-repository.js';
+import { NodeRepository } from './node-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
 import { RecordingRepository } from './recording-repository.js';
@@ -25,7 +26,8 @@ export { NumberRepository, type NumberRecord, type AddNumberOutcome } from './nu
 export { AgentRepository, type AgentRecord, type AgentSettings, type AgentTransferPolicy, type ApiKeyChange } from './agent-repository.js';
 export { RouteRepository, type RouteRecord } from './route-repository.js';
 export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
-export { CallRepository, type CallRecord, type CallListFilter, type CarrierFilter, type CallDirection, type CallRecordState } from './call-repository.js';
+export { NodeRepository, type NodeRecord } from './node-repository.js';
+export { CallRepository, type CallRepositoryOptions, type CallRecord, type CallListFilter, type CarrierFilter, type CallDirection, type CallRecordState } from './call-repository.js';
 export type { CallListItem } from './live-call-index.js';
 export { TranscriptRepository, type TranscriptTurn, type TranscriptSource } from './transcript-repository.js';
 export {
@@ -50,12 +52,16 @@ export interface Store {
   webhooks: WebhookRepository;
   recordings: RecordingRepository;
   idempotency: IdempotencyRepository;
+  nodes: NodeRepository;
   /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T;
   close(): void;
 }
 
-export function openStore(file: string, clock: Clock, sessionPolicy: SessionPolicy, secrets: SecretBox, options: DatabaseOptions = {}): Store {
+/** How a process uses the calls table (docs/ARCHITECTURE.md "Process roles"); both absent in a single process. */
+export type StoreOptions = DatabaseOptions & CallRepositoryOptions;
+
+export function openStore(file: string, clock: Clock, sessionPolicy: SessionPolicy, secrets: SecretBox, options: StoreOptions = {}): Store {
   const db = openDatabase(file, options);
   return {
     db,
@@ -66,11 +72,12 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     agents: new AgentRepository(db, clock, secrets),
     routes: new RouteRepository(db, clock),
     sipCredentials: new SipCredentialRepository(db, clock, secrets),
-    calls: new CallRepository(db),
+    calls: new CallRepository(db, { nodeId: options.nodeId, liveList: options.liveList }),
     transcripts: new TranscriptRepository(db, clock),
     webhooks: new WebhookRepository(db, clock),
     recordings: new RecordingRepository(db, clock),
     idempotency: new IdempotencyRepository(db, clock),
+    nodes: new NodeRepository(db, clock),
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => db.close(),
   };

@@ -41,6 +41,8 @@ t.test('every statement on a growing table is served by an index (no full scan a
   t.teardown(() => db.close());
   const clock = new FakeClock();
   new CallRepository(db);
+  // An API process reads the live list from SQL (docs/ARCHITECTURE.md "Process roles").
+  new CallRepository(db, { liveList: 'database' });
   new TranscriptRepository(db, clock);
   new WebhookRepository(db, clock);
   new RecordingRepository(db, clock);

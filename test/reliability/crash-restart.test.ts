@@ -275,7 +275,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   const early = callRecord(tenant.id, '2026-01-01T11:30:00.000Z', { answered_at: '2026-01-01T11:30:01.000Z', record: true });
   for (const call of [recorded, unrecorded, early]) store.calls.insert(call);
   const wav = (call: CallRecord, lastWrite: string): void => {
-    const file = join(dataDir, recordingPathOf(call));
+    const file = join(dataDir, 'recordings', recordingPathOf(call));
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, Buffer.concat([buildWavHeader({ channels: 2, sampleRate: 8000 }, 0), Buffer.alloc(32_000)]));
     utimesSync(file, new Date(lastWrite), new Date(lastWrite));

@@ -34,9 +34,9 @@ function wav(): Buffer {
 function archivedRecording(h: AppHarness, tenantId: Parameters<typeof callRecord>[0], bytes: Buffer, claimed: string): string {
   const call = callRecord(tenantId, isoTime(h.clock.now() - 60_000), { state: 'ended', ended_at: isoTime(h.clock.now() - 1_000), end_reason: 'completed' });
   h.store.calls.insert(call);
-  const path = join('recordings', tenantId, `${call.id}.provider.bin`);
+  const path = join(tenantId, `${call.id}.provider.bin`);
   mkdirSync(join(h.dataDir, 'recordings', tenantId), { recursive: true });
-  writeFileSync(join(h.dataDir, path), bytes);
+  writeFileSync(join(h.dataDir, 'recordings', path), bytes);
   h.store.recordings.save({
     call_id: call.id, tenant_id: tenantId, source: 'provider', path, media_type: claimed, bytes: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'), origin: 'download',

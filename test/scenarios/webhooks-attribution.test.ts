@@ -168,7 +168,7 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": post_call_audio attributes throug
   t.equal(res.headers['content-length'], String(mp3.length));
   t.ok(res.rawPayload.equals(mp3), 'the archived bytes are the decoded audio');
   const row = h.store.recordings.get(acme.tenant.id, call.id, 'provider');
-  t.match(row, { media_type: 'audio/mpeg', bytes: mp3.length, origin: 'inline', path: `recordings/${acme.tenant.id}/${call.id}.provider.mp3` });
+  t.match(row, { media_type: 'audio/mpeg', bytes: mp3.length, origin: 'inline', path: `${acme.tenant.id}/${call.id}.provider.mp3` });
   const audit = h.store.db.prepare("SELECT payload_json FROM webhook_deliveries WHERE event = 'post_call_audio'").pluck().get() as string;
   t.notOk(audit.includes(mp3.toString('base64').slice(0, 200)), 'the audit row does not duplicate the audio');
   t.match(audit, new RegExp(`sha256 ${row!.sha256}`), 'it names the archived recording instead');

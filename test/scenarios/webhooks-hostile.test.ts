@@ -156,7 +156,7 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": a recording on an allow-listed HT
   t.same(JSON.parse(res.body), { status: 'accepted' });
   t.equal(fx.requests.length, 1);
   const row = h.store.recordings.get(acme.tenant.id, call.id, 'provider');
-  t.match(row, { media_type: 'audio/wav', bytes: AUDIO.length, origin: 'download', path: `recordings/${acme.tenant.id}/${call.id}.provider.wav` });
+  t.match(row, { media_type: 'audio/wav', bytes: AUDIO.length, origin: 'download', path: `${acme.tenant.id}/${call.id}.provider.wav` });
   t.equal(row?.sha256, createHash('sha256').update(AUDIO).digest('hex'));
   const rec = await h.request({ method: 'GET', url: `/v1/calls/${call.id}/recording`, headers: acme.auth });
   t.equal(rec.statusCode, 200);

@@ -2,6 +2,7 @@
  * @module buildApp(t): the control API over an in-memory store and a fake clock, torn down with
  * the test. Requests are injected into app.callback() (light-my-request); no port is opened.
  */
+import { FolderRecordingFiles } from '../../src/common/recording-files.js';
 import { inject, type InjectOptions, type Response } from 'light-my-request';
 import { Registry } from 'prom-client';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -88,7 +89,7 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
   };
   const webhookOptions: WebhookOptions = {
     attributionWindowMs: 120 * 60_000, secrets: {}, recordingHosts: { elevenlabs: [], retell: [], vapi: ['storage.vapi.ai'] },
-    downloadMaxBytes: 1024 * 1024, downloadTimeoutMs: 5_000, downloadMaxRedirects: 3, dataDir, bodyLimitBytes: 256 * 1024,
+    downloadMaxBytes: 1024 * 1024, downloadTimeoutMs: 5_000, downloadMaxRedirects: 3, recordings: new FolderRecordingFiles(join(dataDir, 'recordings')), bodyLimitBytes: 256 * 1024,
     maxRawBytesPerCall: 4 * 1024 * 1024, maxRawBytesTotal: 256 * 1024 * 1024,
     ...overrides.webhooks,
   };

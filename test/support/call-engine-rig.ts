@@ -5,6 +5,8 @@
  * and an RTP socket on 127.0.0.1). Every call-layer test builds its engine here, so a change of
  * how the call classes take their dependencies is made once, in {@link callRig}.
  */
+import { join } from 'node:path';
+import { FolderRecordingFiles } from '../../src/common/recording-files.js';
 import { FakeClock } from '../../src/common/clock.js';
 import type { TenantId } from '../../src/common/ids.js';
 import { silentLogger, type Logger } from '../../src/common/logger.js';
@@ -144,7 +146,7 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const dialling = { ua, locator: new ServerLocator(), sipHost: '127.0.0.1', ringTimeoutMs: timings.ringTimeoutMs };
   const holdMusic = (): null => null;
   const agent = { clock, connectAgent: agents.connect, holdMusic };
-  const connected = { clock, outputs: { clock, dataDir: o.dataDir ?? '/nonexistent' }, transfer: { clock, dialling, media, holdMusic }, deniedTransferPrefixes: ['+1900'] };
+  const connected = { clock, outputs: { clock, recordings: new FolderRecordingFiles(join(o.dataDir ?? '/nonexistent', 'recordings')) }, transfer: { clock, dialling, media, holdMusic }, deniedTransferPrefixes: ['+1900'] };
   const deps: CallServiceDeps = {
     calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,

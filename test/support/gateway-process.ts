@@ -16,16 +16,17 @@ export interface GatewayProcess {
   output(): string;
 }
 
-export async function startGatewayProcess(t: Teardown, env: Record<string, string>): Promise<GatewayProcess> {
+/** `ready`: the log line that says the process is up, its group 1 the HTTP port (the control API's by default). */
+export async function startGatewayProcess(t: Teardown, env: Record<string, string>, ready = /"port":(\d+),.*"msg":"control API listening"/): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   let output = '';
   child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 120_000);
     child.stdout.on('data', () => {
-      const m = /"port":(\d+),.*"msg":"control API listening"/.exec(output);
+      const m = ready.exec(output);
       if (m) { clearTimeout(timer); listening = Number(m[1]); settle(); }
     });
     // On a first start the key comes on stderr (the log on stdout says so): wait for both.

@@ -34,7 +34,7 @@ export interface AdmittedCall {
 
 /** Checks a call against the placement rules; throws the problem of the first one it breaks. */
 export async function admitCall(deps: PlaceCallDeps, calls: CallControl, principal: Principal, input: PlaceCallInput): Promise<AdmittedCall> {
-  if (!calls.carrierNames().includes(input.carrier)) throw unknownCarrier();
+  if (!(await calls.carrierNames()).includes(input.carrier)) throw unknownCarrier();
   checkSandboxRule(principal, input.carrier);
   await checkAgentUrl(input.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
   const request = { from: input.from, to: input.to, carrier: input.carrier, agentUrl: input.agent_ws_url, record: input.record ?? false };

@@ -45,10 +45,14 @@ export interface CallControl {
   hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
   /** Blind transfer of the remote party to `to` over the call's carrier. */
   transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult>;
-  /** The live media state of a call of that tenant, or null (ended, or not on this node). */
-  sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null;
+  /**
+   * The live media state of a call of that tenant, or null (ended, or no engine reached). The
+   * engine answers at once; an API process asks the engine that owns the call (docs/ARCHITECTURE.md
+   * "Process roles"), hence the promise.
+   */
+  sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null | Promise<CallSessionSnapshot | null>;
   /** Carrier names a tenant may place calls over (the built-in `sandbox` included). */
-  carrierNames(): readonly string[];
+  carrierNames(): readonly string[] | Promise<readonly string[]>;
 }
 
 export const isCallFailure = (r: CallCommandResult): r is CallCommandFailure => 'error' in r;

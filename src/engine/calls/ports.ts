@@ -102,8 +102,11 @@ export interface CallRecordStore {
   finish(outcome: CallOutcome): void;
   get(tenantId: TenantId, id: string): CallRecord | undefined;
   getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined;
-  /** Calls a crash left unfinished, every tenant's (not those whose final record waits to be written). */
-  unfinished(): CallRecord[];
+  /**
+   * Calls a crash left unfinished, every tenant's (not those whose final record waits to be
+   * written); with a node id, only that engine's and those that name no node.
+   */
+  unfinished(nodeId?: string): CallRecord[];
 }
 
 /** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */

@@ -49,10 +49,10 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       params: IdParams,
       responses: { 200: { description: 'The call detail.', schema: CallDetailSchema } },
       errors: { 404: 'No such call for this tenant, or one outside the key\'s scope (`not_found`).' },
-      handle({ params, principal }) {
+      async handle({ params, principal }) {
         const call = callInScope(principal, deps.calls.get(principal.tenantId, params.id));
         const sources = deps.transcripts.sources(principal.tenantId, call.id);
-        const session = call.state === 'ended' ? null : deps.sessions?.sessionOf(principal.tenantId, call.id);
+        const session = call.state === 'ended' ? null : await deps.sessions?.sessionOf(principal.tenantId, call.id);
         return {
           status: 200,
           body: {

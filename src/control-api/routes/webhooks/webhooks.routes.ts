@@ -2,7 +2,6 @@
  * @module POST /v1/webhooks/{provider} for each provider with a post-call webhook (docs/WEBHOOKS.md "Post-call webhooks": no credentials, strict
  * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
  */
-import { createReadStream } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
@@ -83,9 +82,9 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
     errors: { 404: 'No such call (or one outside the key\'s scope), or no recording (`not_found`).' },
     async handle({ params, principal }) {
       const call = callInScope(principal, deps.store.calls.get(principal.tenantId, params.id));
-      const recording = await findCallRecording({ store: deps.store, dataDir: deps.options.dataDir, logger: deps.logger }, principal.tenantId, call);
+      const recording = await findCallRecording({ store: deps.store, recordings: deps.options.recordings, logger: deps.logger }, principal.tenantId, call);
       if (!recording) throw noRecording();
-      return { status: 200, body: createReadStream(recording.file), headers: recordingHeaders(recording, call.id) };
+      return { status: 200, body: recording.stream(), headers: recordingHeaders(recording, call.id) };
     },
   });
 }

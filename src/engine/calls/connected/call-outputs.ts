@@ -3,9 +3,8 @@
  * docs/API.md "Calls") and its own transcription. Neither may fail the call: one that cannot
  * open or finish is logged and the call goes on without it.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import type { Clock } from '../../../common/clock.js';
+import type { RecordingFiles } from '../../../common/recording-files.js';
 import { StereoWavRecorder } from '../../media/index.js';
 import type { Call } from '../call.js';
 import { recordingPathOf } from '../ending/recovery.js';
@@ -17,8 +16,8 @@ import { CallTranscriber, type TranscriptionSettings } from './transcription/cal
 /** What a call's outputs use. */
 export interface CallOutputsDeps {
   clock: Clock;
-  /** Where recordings go (`recordings/<tenant>/<call>.wav` below it). */
-  dataDir: string;
+  /** Where recordings go (`<tenant>/<call>.wav`). */
+  recordings: Pick<RecordingFiles, 'writable'>;
   /** The gateway's own speech recognition of answered calls; absent or null when off. */
   transcription?: TranscriptionSettings | null;
 }
@@ -97,8 +96,7 @@ export class CallOutputs {
   async #openRecorder(): Promise<StereoWavRecorder | null> {
     const relative = recordingPathOf(this.#call.snapshot());
     try {
-      const file = join(this.#deps.dataDir, relative);
-      await mkdir(dirname(file), { recursive: true });
+      const file = await this.#deps.recordings.writable(relative);
       const recorder = await StereoWavRecorder.open({ path: file, clock: this.#deps.clock });
       this.#recordingPath = relative;
       // Ended while the file opened (a BYE right after the answer): the end waits for this and closes it.

@@ -1,0 +1,119 @@
+/**
+ * @module An API process's CallControl (docs/ARCHITECTURE.md "Process roles"): each command goes
+ * to the engine that owns the call (the call row's `node_id`), a new call to the least loaded
+ * engine seen recently (round-robin among equals), over the engines' internal command endpoint.
+ * An engine that cannot be reached is `unavailable` (503): the command is never run twice.
+ */
+import { ApiError } from '../common/errors.js';
+import type { TenantId } from '../common/ids.js';
+import type { Logger } from '../common/logger.js';
+import type { CallCommandResult, CallControl, PlaceCallRequest } from '../engine/calls/index.js';
+import type { CallSessionSnapshot } from '../engine/calls/session-snapshot.js';
+import type { CallRepository, NodeRecord, NodeRepository } from '../storage/index.js';
+import { INTERNAL_PREFIX, type CommandArgs, type CommandName } from './internal-commands.js';
+
+export interface RemoteCallControlOptions {
+  nodes: Pick<NodeRepository, 'get' | 'live'>;
+  calls: Pick<CallRepository, 'ownerOf' | 'ownerOfControlId'>;
+  secret: string;
+  /** An engine whose row was refreshed within this is live (a few of its refresh periods). */
+  liveWithinMs: number;
+  /** Longest wait for an engine's answer; a hang-up waits for the call's end. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+const unreachable = (detail: string): CallCommandResult => ({ error: 'unavailable', detail });
+
+export class RemoteCallControl implements CallControl {
+  readonly #o: RemoteCallControlOptions;
+  #turn = 0;
+
+  constructor(options: RemoteCallControlOptions) {
+    this.#o = options;
+  }
+
+  /** The engine a new call goes to: fewest live calls, then taking turns among those. */
+  #pick(): NodeRecord | undefined {
+    const live = this.#o.nodes.live(this.#o.liveWithinMs);
+    if (live.length === 0) return undefined;
+    const fewest = Math.min(...live.map((n) => n.live_calls));
+    const least = live.filter((n) => n.live_calls === fewest);
+    this.#turn = (this.#turn + 1) % 1_000_000;
+    return least[this.#turn % least.length];
+  }
+
+  /** The engine that owns a call; a row that names none (from before roles) goes to any live engine. */
+  #owner(nodeId: string | null): NodeRecord | undefined {
+    return nodeId === null ? this.#pick() : this.#o.nodes.get(nodeId);
+  }
+
+  /** Sends one command; null when the engine could not be reached or did not answer as expected (logged). */
+  async #send<C extends CommandName>(node: NodeRecord, name: C, args: CommandArgs<C>): Promise<{ result: unknown } | null> {
+    try {
+      const res = await fetch(new URL(`${INTERNAL_PREFIX}${name}`, node.internal_url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.#o.secret}` },
+        body: JSON.stringify(args),
+        signal: AbortSignal.timeout(this.#o.timeoutMs),
+      });
+      const body = await res.json() as { result?: unknown };
+      if (res.status === 200 && 'result' in body) return { result: body.result };
+      this.#o.logger.error({ node_id: node.id, command: name, status: res.status }, 'engine refused an internal command');
+      return null;
+    } catch (err) {
+      this.#o.logger.warn({ node_id: node.id, command: name, err }, 'engine unreachable');
+      return null;
+    }
+  }
+
+  async #command<C extends CommandName>(node: NodeRecord | undefined, name: C, args: CommandArgs<C>): Promise<CallCommandResult> {
+    if (!node) return unreachable('No call engine is running.');
+    const answer = await this.#send(node, name, args);
+    return answer ? (answer.result as CallCommandResult) : unreachable(`The call engine ${node.id} cannot be reached.`);
+  }
+
+  async #onCall(name: 'hold' | 'unhold' | 'hangup', tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    const owner = this.#o.calls.ownerOf(tenantId, callId);
+    if (owner === undefined) return { error: 'not_found' };
+    return this.#command(this.#owner(owner), name, { tenantId, callId });
+  }
+
+  place(request: PlaceCallRequest): Promise<CallCommandResult> {
+    return this.#command(this.#pick(), 'place', request);
+  }
+
+  hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return this.#onCall('hold', tenantId, callId);
+  }
+
+  unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return this.#onCall('unhold', tenantId, callId);
+  }
+
+  hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return this.#onCall('hangup', tenantId, callId);
+  }
+
+  transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
+    const owner = this.#o.calls.ownerOfControlId(tenantId, callControlId);
+    if (owner === undefined) return Promise.resolve({ error: 'not_found' });
+    return this.#command(this.#owner(owner), 'transfer', { tenantId, callControlId, to });
+  }
+
+  /** Null when the owner cannot be reached: the detail is still served, without its live part. */
+  async sessionOf(tenantId: TenantId, callId: string): Promise<CallSessionSnapshot | null> {
+    const owner = this.#o.calls.ownerOf(tenantId, callId);
+    const node = owner === undefined ? undefined : this.#owner(owner);
+    const answer = node && await this.#send(node, 'sessionOf', { tenantId, callId });
+    return answer ? (answer.result as CallSessionSnapshot | null) : null;
+  }
+
+  /** A live engine's carriers (every engine reads the same carriers file); 503 when none answers. */
+  async carrierNames(): Promise<readonly string[]> {
+    const node = this.#pick();
+    const answer = node && await this.#send(node, 'carrierNames', {});
+    if (!answer) throw new ApiError(503, 'unavailable', 'No call engine is reachable.');
+    return answer.result as string[];
+  }
+}

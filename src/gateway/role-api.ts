@@ -1,0 +1,52 @@
+/**
+ * @module The `api` role (docs/ARCHITECTURE.md "Process roles"): the control API alone, with no
+ * SIP or RTP socket. Call commands go to the engines through RemoteCallControl; the live call
+ * list is read from the database, which the engines write; recordings are read from the shared
+ * recordings folder. Stops in order: not ready, requests drained, closed.
+ */
+import { waitForDrain } from '../drain.js';
+import { locateAddresses, ServerLocator } from '../engine/sip/index.js';
+import { bootstrapSandboxTenant, controlApiServer } from './control-api-server.js';
+import { NODE_LIVE_WITHIN_MS } from './node-presence.js';
+import { openProcessBase, type GatewayOptions, type RoleProcess } from './process-base.js';
+import { RemoteCallControl } from './remote-call-control.js';
+
+/** Longest wait for an engine's answer: a hang-up waits for the call's end (BYE, or CANCEL and its 487). */
+const COMMAND_TIMEOUT_MS = 40_000;
+
+export async function startApiProcess(options: GatewayOptions): Promise<RoleProcess> {
+  const { config } = options;
+  const secret = config.cluster.secret;
+  // loadConfig refuses a role other than `all` without one; a config built otherwise must too.
+  if (secret === undefined) throw new Error('cluster.secret is required for the api role');
+  const base = openProcessBase(options, { liveList: 'database' });
+  const { logger, store } = base;
+  let draining = false;
+  // Name resolution only (no socket is bound): the same RFC 3263 checks of sip_uri as an engine's.
+  const locator = new ServerLocator();
+  const calls = new RemoteCallControl({
+    nodes: store.nodes, calls: store.calls, secret, liveWithinMs: NODE_LIVE_WITHIN_MS, timeoutMs: COMMAND_TIMEOUT_MS,
+    logger: logger.child({ component: 'remote-calls' }),
+  });
+  const api = controlApiServer({ ...base, calls, locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null) });
+  let httpPort: number;
+  try {
+    httpPort = await api.listen();
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  bootstrapSandboxTenant(store, logger, base.announce);
+  logger.info({ role: 'api', host: config.http.host, port: httpPort, data_dir: config.data_dir }, 'control API listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
+    draining = true;
+    logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
+    await waitForDrain({ liveCalls: () => 0, requestsInFlight: api.requestsInFlight }, config.shutdown.drain_seconds * 1000);
+    await api.close();
+    store.close();
+    logger.info('stopped');
+  })());
+  return { httpPort, stop };
+}
