@@ -11,6 +11,7 @@ import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './ending/end-reason.js';
 import type { CallOutcome, CallRecordStore } from './ports.js';
+import type { CallQuality } from './quality/call-quality.js';
 
 export interface NewCall {
   tenantId: TenantId;
@@ -46,7 +47,7 @@ export class Call {
       record: init.record, agent_type: init.agent.type, agent_url: init.agent.type === 'websocket' ? init.agent.url : null,
       agent_id: init.agent.type === 'imported' ? init.agent.agentId : null, created_at: isoNow(ctx.clock),
       ringing_at: null, answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null,
-      transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null,
+      transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, quality: null,
     };
     this.log = ctx.logger.child({ call_id: this.#record.id, tenant_id: init.tenantId });
     ctx.store.insert(this.#record);
@@ -104,6 +105,11 @@ export class Call {
   setRecordingPath(path: string): void {
     this.#record.recording_path = path;
     if (!this.isEnded) this.#save();
+  }
+
+  /** The media figures of the call's legs, kept in memory and written with the final record (docs/API.md "Call quality"). */
+  setQuality(quality: CallQuality): void {
+    if (!this.#finished) this.#record.quality = quality;
   }
 
   /** Ends the call at once: the final record is written now (a call that never connected has nothing more to finish). */

@@ -13,6 +13,7 @@ import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
+import { agentStreamQuality, type CallQuality } from '../quality/call-quality.js';
 
 export interface AgentSide {
   /** Connects; rejects when the agent cannot be reached (the call then ends `agent_unreachable`). */
@@ -28,6 +29,8 @@ export interface AgentSide {
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
+  /** The agent side's part of the call quality (docs/API.md "Call quality"), read before {@link release}. */
+  quality?(): CallQuality;
 }
 
 /** How an agent side reports that the agent ended the call on its own. */
@@ -140,6 +143,11 @@ export class StreamingAgentSide implements AgentSide {
 
   describe(): StreamAgentSnapshot {
     return { kind: 'stream', connected: this.#link !== null, ...this.#leg.stats() };
+  }
+
+  /** The agent's audio counters; its RTP leg is the carrier's, which the call counts itself. */
+  quality(): CallQuality {
+    return { legs: [], agent_stream: agentStreamQuality(this.#leg.stats()) };
   }
 
   #closed(info: AgentLinkClose): void {

@@ -24,6 +24,7 @@ import { preferCodec } from '../setup/carrier-profile.js';
 import { EarlyOffers } from '../setup/early-offers.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
+import { legQuality, type CallQuality } from '../quality/call-quality.js';
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
 
@@ -262,6 +263,13 @@ export class SipTrunkSide implements AgentSide {
     if (this.#dialog) void sendBye(this.#dialog, this.#call.log, 'sip_trunk leg released');
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
+  }
+
+  /** The agent edge's RTP leg, once its answer (or early media) was known. */
+  quality(): CallQuality {
+    const rtp = this.#rtp;
+    const audio = this.#agentAudio;
+    return { legs: rtp && audio ? [legQuality('agent', audio.codec.encoding, rtp.stats())] : [], agent_stream: null };
   }
 
   describe(): SipTrunkAgentSnapshot {

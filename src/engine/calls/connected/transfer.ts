@@ -22,6 +22,7 @@ import type { RecordingPort } from './recording-port.js';
 import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
 import type { TransferSnapshot } from '../session-snapshot.js';
+import { legQuality, type LegQuality } from '../quality/call-quality.js';
 
 export interface TransferHooks {
   /** Stops the agent side of the call (the remote party's RTP stays open). */
@@ -50,7 +51,7 @@ export class Transfer {
   #phase: TransferPhase = 'dialing';
   #to = '';
   #attempt: OutboundCall | null = null;
-  #target: { dialog: SessionDialog; rtp: RtpSession } | null = null;
+  #target: { dialog: SessionDialog; rtp: RtpSession; codec: string } | null = null;
   #bridge: MediaBridge | null = null;
   #releasedAgent = false;
 
@@ -109,6 +110,12 @@ export class Transfer {
     return { to: this.#to, method: this.#carrier.transfer, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
   }
 
+  /** The bridged target's RTP leg for the CDR (docs/API.md "Call quality"), read before {@link close}; null without one. */
+  quality(): LegQuality | null {
+    const target = this.#target;
+    return target ? legQuality('transfer_target', target.codec, target.rtp.stats()) : null;
+  }
+
   /** Tears the transfer leg down (the call ended): CANCEL while dialling, BYE once answered. */
   close(): void {
     if (this.#transition('close') === 'stay') return;
@@ -160,7 +167,7 @@ export class Transfer {
 
   #connectBridge(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio): void {
     wireRemote(rtp, audio);
-    this.#target = { dialog, rtp };
+    this.#target = { dialog, rtp, codec: audio.codec.encoding };
     this.#releasedAgent = true;
     this.#hooks.releaseAgent();
     const bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#remote.rtp, this.#remote.audio), b: bridgeLegOf(rtp, audio) });
