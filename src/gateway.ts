@@ -130,6 +130,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     platforms,
     readiness: { notReadyReason: () => (draining ? 'draining' : null) },
     calls: engine.service,
+    ...(engine.sipTraces ? { sipTraces: engine.sipTraces } : {}),
     locateSip: engine.locateSip,
     webhooks: { ports: webhookPorts(clock), options: webhookOptions(config) },
   });

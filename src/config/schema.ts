@@ -233,6 +233,22 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    /** Call troubleshooting (docs/API.md "SIP trace of a call", docs/CONFIGURATION.md "Observability"). */
+    observability: Type.Object(
+      {
+        sip_trace: Type.Object(
+          {
+            /** Keep every call's SIP messages; false records none. */
+            enabled: Type.Boolean({ default: true }),
+            retention_days: Type.Number({ minimum: 0.001, maximum: 3650, default: 7 }),
+            /** Past this many octets of messages the oldest are dropped: the tail of the call is kept. */
+            max_bytes_per_call: Type.Integer({ minimum: 4096, maximum: 16_777_216, default: 262_144 }),
+          },
+          { ...strict, default: {} },
+        ),
+      },
+      { ...strict, default: {} },
+    ),
   },
   strict,
 );

@@ -21,6 +21,7 @@ import { callServiceDeps, loadHoldMusic } from './call-service-deps.js';
 import { carrierProfiles, startCarrierPings } from './carrier-profiles.js';
 import { isUnspecified, openMediaPorts, type MediaPorts } from './media-ports.js';
 import { startSipStack, type SipStack } from './sip-stack.js';
+import { startSipTraces, type SipTraces } from './observability/sip-traces.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -44,6 +45,8 @@ export interface CallEngine {
   sandboxUri: string;
   /** RFC 3263 location of a SIP URI with the engine's resolver, for the API's checks of stored `sip_uri`s. */
   readonly locateSip: (uri: string) => Promise<{ host: string; addresses: string[] } | { invalid: string }>;
+  /** Calls' SIP traces (docs/API.md "SIP trace of a call"); null with `observability.sip_trace.enabled: false`. */
+  sipTraces: Pick<SipTraces, 'read'> | null;
   stop(): Promise<void>;
 }
 
@@ -96,7 +99,8 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const up: { sip?: SipStack; service?: CallService } = {};
   // The live-call gauge reads the service at scrape time, once it exists.
   const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry, () => up.sip?.transport.inboundConnections ?? 0);
-  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics }));
+  const traces = startSipTraces({ config, clock, logger, store: o.store, metrics: callMetrics });
+  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, ...(traces ? { trace: traces.recorder } : {}) }));
   const sandbox = await startSandbox(o, media, sip, files.announcement);
   // Media toward the sandbox far end is advertised on loopback too.
   const carriers = carrierProfiles({
@@ -106,7 +110,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const locator = new ServerLocator();
   const service = new CallService(await callServiceDeps({
     config, clock, logger, store: o.store, callStore, platforms: o.platforms, ua: sip.ua, locator, media, carriers,
-    carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics,
+    carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, ...(traces ? { sipTrace: traces.recorder } : {}),
   }), {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
     onCallEnded: (call) => callMetrics.callEnded(call),
@@ -132,9 +136,10 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     await sandbox.stop();
     await sip.stop();
     heartbeat.stop();
+    traces?.stop();
     await callStore.stop();
     sip.restoreListenerErrors();
   })());
   const locateSip = (uri: string) => locateAddresses(locator, uri);
-  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, stop };
+  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, sipTraces: traces, stop };
 }

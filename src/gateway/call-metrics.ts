@@ -17,6 +17,8 @@ export interface CallMetrics {
   sipConnectionRefused(reason: 'max-connections' | 'max-connections-per-source'): void;
   /** A datagram a media port refused (docs/SECURITY.md "Media sources"): never relayed, recorded or answered. */
   rtpRefused(reason: RtpRefusalReason): void;
+  /** A SIP message that could not be added to its call's trace, or a trace that could not be stored. */
+  sipTraceFailed(what: 'record' | 'save'): void;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined, sipConnections: () => number = () => 0): CallMetrics {
@@ -49,7 +51,11 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
     labelNames: ['reason'], registers: [metrics],
   });
   const quality = callQualityHistograms(metrics);
+  const traceFailures = new Counter({
+    name: 'vgw_sip_trace_failures_total', help: 'SIP messages not added to their call trace (record) and call traces not stored (save).', labelNames: ['what'], registers: [metrics],
+  });
   return {
+    sipTraceFailed: (what) => traceFailures.inc({ what }),
     rtpRefused: (reason) => rtpRefused.inc({ reason }),
     sipDropped: (reason) => dropped.inc({ reason }),
     sipConnectionRefused: (reason) => refused.inc({ reason }),

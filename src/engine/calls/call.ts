@@ -10,7 +10,7 @@ import { isoNow } from '../../common/time.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './ending/end-reason.js';
-import type { CallOutcome, CallRecordStore } from './ports.js';
+import type { CallLegName, CallOutcome, CallRecordStore, CallSipTrace } from './ports.js';
 import type { CallQuality } from './quality/call-quality.js';
 
 export interface NewCall {
@@ -29,6 +29,8 @@ export interface CallContext {
   clock: Clock;
   store: CallRecordStore;
   logger: Logger;
+  /** Where the call's SIP messages are kept; none when absent. */
+  sipTrace?: CallSipTrace;
 }
 
 /** The record of one live call; ended calls keep their last record and refuse further changes. */
@@ -112,6 +114,15 @@ export class Call {
     if (!this.#finished) this.#record.quality = quality;
   }
 
+  /** A SIP dialog (or attempt) of the call: its messages, by Call-ID, go to the call's SIP trace. */
+  traceSip(sipCallId: string, leg: CallLegName): void {
+    try {
+      this.#ctx.sipTrace?.attach({ tenantId: this.#record.tenant_id, id: this.#record.id }, sipCallId, leg);
+    } catch (err) {
+      this.log.warn({ err }, 'cannot attach a SIP dialog to the call trace');
+    }
+  }
+
   /** Ends the call at once: the final record is written now (a call that never connected has nothing more to finish). */
   end(reason: EndReason): boolean {
     if (!this.markEnded(reason)) return false;
@@ -171,6 +182,11 @@ export class Call {
     if (!this.isEnded || this.#finished) return;
     this.#finished = true;
     this.#ctx.store.finish({ call: { ...this.#record }, transcripts });
+    try {
+      this.#ctx.sipTrace?.finish({ tenantId: this.#record.tenant_id, id: this.#record.id });
+    } catch (err) {
+      this.log.warn({ err }, 'cannot close the call\'s SIP trace');
+    }
     for (const listener of this.#onEnd.splice(0)) listener(this);
   }
 

@@ -282,6 +282,7 @@ export class SipTrunkSide implements AgentSide {
 
   #watch(attempt: OutboundCall, caps: LocalCapabilities, early: EarlyOffers): void {
     this.#attempt = attempt;
+    this.#call.traceSip(attempt.callId, 'agent');
     early.watch(attempt);
     if (this.#released) attempt.cancel();
     attempt.events.on('progress', (response) => {

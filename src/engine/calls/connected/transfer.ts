@@ -147,7 +147,7 @@ export class Transfer {
       from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#deps.dialling.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: this.#carrier.credentials,
-    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; }, stopped: () => this.#isClosed(), log: this.#call.log });
+    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; this.#call.traceSip(attempt.callId, 'transfer_target'); }, stopped: () => this.#isClosed(), log: this.#call.log });
     ring.cancel();
     this.#attempt = null;
     if (outcome.kind === 'failed') {
