@@ -78,12 +78,15 @@ export class Call {
    * IllegalTransitionError.
    */
   advance(event: Exclude<CallEvent, 'ended'>): void {
-    if (this.#transition(event)) this.#save();
+    if (!this.#transition(event)) return;
+    if (this.#record.state === 'active') this.log.info({ direction: this.#record.direction, carrier: this.#record.carrier }, 'call answered');
+    this.#save();
   }
 
   setHold(onHold: boolean): void {
     if (this.isEnded || this.#record.on_hold === onHold) return;
     this.#record.on_hold = onHold;
+    this.log.info(onHold ? 'call held' : 'call taken off hold');
     this.#save();
   }
 
@@ -94,6 +97,8 @@ export class Call {
       this.#record.transfer_started_at = isoNow(this.#ctx.clock);
     }
     this.#record.transfer_state = state;
+    // One line per step: dialing, then connected or failed (docs/API.md "Calls").
+    this.log.info({ transfer_to: to, transfer_state: state }, `transfer ${state}`);
     this.#save();
   }
 

@@ -97,12 +97,14 @@ export class StreamingAgentSide implements AgentSide {
       },
     });
     this.#link = link;
+    const dialling = this.#deps.clock.monotonic();
     try {
       await link.start();
     } catch (err) {
       this.#link = null;
       throw err;
     }
+    this.#call.log.info({ agent: this.#target.kind, connect_ms: Math.round(this.#deps.clock.monotonic() - dialling) }, 'agent connected');
     if (this.#released) {
       link.close('call ended');
       return;
@@ -134,6 +136,7 @@ export class StreamingAgentSide implements AgentSide {
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
+    this.#call.log.info({ reason }, 'agent released');
     const link = this.#link;
     this.#link = null;
     // close, not only detach: the leg's WASM detector and resamplers are freed with it.

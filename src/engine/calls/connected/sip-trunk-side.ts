@@ -158,6 +158,7 @@ export class SipTrunkSide implements AgentSide {
     this.#agentLeg = new RemoteLeg(outcome.session, rtp, answer, caps);
     // The edge moved to another codec: the bridge converts to it.
     this.#agentLeg.onAudioChange = (audio) => this.#join(audio);
+    this.#call.log.info({ agent: 'sip_trunk', codec: answer.codec.encoding }, 'agent connected');
     return { kind: 'answered' };
   }
 
@@ -256,7 +257,7 @@ export class SipTrunkSide implements AgentSide {
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
-    this.#call.log.debug({ reason }, 'sip_trunk leg released');
+    this.#call.log.info({ reason }, 'agent released');
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
