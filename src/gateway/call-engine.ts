@@ -12,7 +12,7 @@ import { readSipTls, type SipTlsMaterial } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { CallService, Heartbeat, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd } from '../engine/calls/index.js';
-import { locateAddresses, ServerLocator } from '../engine/sip/index.js';
+import { locateAddresses, ServerLocator, type SipTraceEvent } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import type { ProviderRegistry } from '../providers/index.js';
 import { CdrJournal, DurableCallStore, type Store } from '../storage/index.js';
@@ -22,6 +22,7 @@ import { carrierProfiles, startCarrierPings } from './carrier-profiles.js';
 import { isUnspecified, openMediaPorts, type MediaPorts } from './media-ports.js';
 import { startSipStack, type SipStack } from './sip-stack.js';
 import { startSipTraces, type SipTraces } from './observability/sip-traces.js';
+import { createEngineMetrics } from './observability/engine-metrics.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -99,8 +100,11 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const up: { sip?: SipStack; service?: CallService } = {};
   // The live-call gauge reads the service at scrape time, once it exists.
   const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry, () => up.sip?.transport.inboundConnections ?? 0);
+  const engineMetrics = createEngineMetrics(o.metrics, { calls: () => up.service?.registry, carriers: () => ['sandbox', ...o.carriers.map((c) => c.name)], ports: media.ports });
   const traces = startSipTraces({ config, clock, logger, store: o.store, metrics: callMetrics });
-  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, ...(traces ? { trace: traces.recorder } : {}) }));
+  // Every SIP message is counted; with tracing on it is kept with its call too.
+  const trace = { message: (event: SipTraceEvent) => { engineMetrics.sipMessage(event.direction, event.data); traces?.recorder.message(event); } };
+  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace }));
   const sandbox = await startSandbox(o, media, sip, files.announcement);
   // Media toward the sandbox far end is advertised on loopback too.
   const carriers = carrierProfiles({
@@ -113,7 +117,10 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, ...(traces ? { sipTrace: traces.recorder } : {}),
   }), {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
-    onCallEnded: (call) => callMetrics.callEnded(call),
+    onCallEnded: (call) => {
+      callMetrics.callEnded(call);
+      engineMetrics.callEnded(call);
+    },
   });
   up.service = service;
   const pingers = await startCarrierPings(sip.ua, locator, o.carriers, callMetrics, logger);
