@@ -85,3 +85,29 @@ t.test('SIP trace: the pcap file reads in tshark as the same SIP messages', asyn
   t.ok(rows.some((r) => r[1] === '200'), '200 decoded');
   t.ok(rows.every((r) => r[2] === json.legs[0]!.sip_call_id), 'the Call-ID of the leg in every packet');
 });
+
+t.test('SIP trace: a bridge transfer\'s target leg is found by its own Call-ID, beside the carrier leg (and its media is in cdr.quality)', async (t) => {
+  const gw = await startTestGateway(t, { yaml: 'calls:\n  allow_private_agent_urls: true' });
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url });
+  const id = placed.body.id;
+  await waitFor('the call answered', async () => (await gw.api('GET', `/v1/calls/${id}`)).body.state === 'active');
+  t.equal((await gw.api('POST', '/v1/calls/transfer', { call_control_id: placed.body.call_control_id, to: '+15550142' })).status, 200);
+  await waitFor('transfer connected', async () => (await gw.api('GET', `/v1/calls/${id}`)).body.transfer?.state === 'connected');
+  t.equal((await gw.api('POST', `/v1/calls/${id}/hangup`)).status, 200);
+  const trace = await waitFor('both legs\' BYEs in the trace', async () => {
+    const body = (await gw.api('GET', `/v1/calls/${id}/sip-trace`)).body as unknown as Trace;
+    return body.messages?.filter((m) => m.summary.startsWith('BYE')).length >= 2 ? body : undefined;
+  }, 15_000);
+  t.same(trace.legs.map((l) => l.leg).sort(), ['carrier', 'transfer_target']);
+  const [carrier, target] = ['carrier', 'transfer_target'].map((leg) => trace.legs.find((l) => l.leg === leg)!.sip_call_id);
+  t.not(carrier, target, 'two dialogs, two Call-IDs');
+  for (const [leg, callId] of [['carrier', carrier], ['transfer_target', target]] as const) {
+    const mine = trace.messages.filter((m) => m.sip_call_id === callId);
+    t.ok(mine.some((m) => m.summary.startsWith('INVITE')) && mine.some((m) => m.summary.startsWith('BYE')), `${leg}: its INVITE and BYE`);
+    t.ok(mine.every((m) => m.leg === leg), `${leg}: every message of its Call-ID is named for it`);
+  }
+  const cdr = (await gw.api('GET', `/v1/calls/${id}`)).body.cdr as unknown as { quality: { legs: { leg: string }[] } };
+  t.same(cdr.quality.legs.map((l) => l.leg), ['carrier', 'transfer_target'], 'the CDR keeps the quality of both RTP legs');
+});
