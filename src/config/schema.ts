@@ -246,6 +246,8 @@ export const ConfigSchema = Type.Object(
           },
           { ...strict, default: {} },
         ),
+        /** Optional HEP3 export of every SIP message (masked) to a Homer collector over UDP. */
+        hep: Type.Optional(Type.Object({ host: Type.String({ minLength: 1 }), port: Port, id: Type.Integer({ minimum: 0, maximum: 4_294_967_295, default: 2001 }) }, strict)),
       },
       { ...strict, default: {} },
     ),

@@ -23,6 +23,7 @@ import { isUnspecified, openMediaPorts, type MediaPorts } from './media-ports.js
 import { startSipStack, type SipStack } from './sip-stack.js';
 import { startSipTraces, type SipTraces } from './observability/sip-traces.js';
 import { createEngineMetrics } from './observability/engine-metrics.js';
+import { HepExporter } from './observability/hep-exporter.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -102,8 +103,16 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry, () => up.sip?.transport.inboundConnections ?? 0);
   const engineMetrics = createEngineMetrics(o.metrics, { calls: () => up.service?.registry, carriers: () => ['sandbox', ...o.carriers.map((c) => c.name)], ports: media.ports });
   const traces = startSipTraces({ config, clock, logger, store: o.store, metrics: callMetrics });
-  // Every SIP message is counted; with tracing on it is kept with its call too.
-  const trace = { message: (event: SipTraceEvent) => { engineMetrics.sipMessage(event.direction, event.data); traces?.recorder.message(event); } };
+  const hepTo = config.observability.hep;
+  const hep = hepTo ? new HepExporter({ ...hepTo, onFailure: () => callMetrics.sipTraceFailed('hep') }) : null;
+  // Every SIP message is counted; with tracing on it is kept with its call, with `hep` sent to Homer too.
+  const trace = {
+    message: (event: SipTraceEvent) => {
+      engineMetrics.sipMessage(event.direction, event.data);
+      traces?.recorder.message(event);
+      hep?.message(event);
+    },
+  };
   const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace }));
   const sandbox = await startSandbox(o, media, sip, files.announcement);
   // Media toward the sandbox far end is advertised on loopback too.
@@ -144,6 +153,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     await sip.stop();
     heartbeat.stop();
     traces?.stop();
+    hep?.close();
     await callStore.stop();
     sip.restoreListenerErrors();
   })());

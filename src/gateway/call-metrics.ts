@@ -18,7 +18,7 @@ export interface CallMetrics {
   /** A datagram a media port refused (docs/SECURITY.md "Media sources"): never relayed, recorded or answered. */
   rtpRefused(reason: RtpRefusalReason): void;
   /** A SIP message that could not be added to its call's trace, or a trace that could not be stored. */
-  sipTraceFailed(what: 'record' | 'save'): void;
+  sipTraceFailed(what: 'record' | 'save' | 'hep'): void;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined, sipConnections: () => number = () => 0): CallMetrics {
@@ -52,7 +52,7 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
   });
   const quality = callQualityHistograms(metrics);
   const traceFailures = new Counter({
-    name: 'vgw_sip_trace_failures_total', help: 'SIP messages not added to their call trace (record) and call traces not stored (save).', labelNames: ['what'], registers: [metrics],
+    name: 'vgw_sip_trace_failures_total', help: 'SIP messages not added to their call trace (record), call traces not stored (save), HEP3 datagrams not sent (hep).', labelNames: ['what'], registers: [metrics],
   });
   return {
     sipTraceFailed: (what) => traceFailures.inc({ what }),

@@ -12,6 +12,9 @@ import t, { type Test } from 'tap';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, peerPath, tempWorkdir } from '../support/peers.js';
+import { createSocket } from 'node:dgram';
+import { parseHep3 } from '../support/hep3.js';
+import { HEP_CHUNK } from '../../src/gateway/observability/hep-exporter.js';
 
 interface TraceMessage { direction: string; transport: string; source: string; destination: string; leg: string; sip_call_id: string; summary: string; text: string }
 interface Trace { call_id: string; legs: { leg: string; sip_call_id: string }[]; messages: TraceMessage[]; dropped_messages: number }
@@ -110,4 +113,21 @@ t.test('SIP trace: a bridge transfer\'s target leg is found by its own Call-ID, 
   }
   const cdr = (await gw.api('GET', `/v1/calls/${id}`)).body.cdr as unknown as { quality: { legs: { leg: string }[] } };
   t.same(cdr.quality.legs.map((l) => l.leg), ['carrier', 'transfer_target'], 'the CDR keeps the quality of both RTP legs');
+});
+
+t.test('HEP3 export (observability.hep): the call\'s SIP messages reach a Homer-style UDP collector, one HEP3 packet each', async (t) => {
+  const collector = createSocket('udp4');
+  await new Promise<void>((resolve) => collector.bind(0, '127.0.0.1', resolve));
+  t.teardown(() => collector.close());
+  const packets: Map<number, Buffer>[] = [];
+  collector.on('message', (packet) => packets.push(parseHep3(packet)));
+  const gw = await startTestGateway(t, { yaml: `calls:\n  allow_private_agent_urls: true\nobservability:\n  hep:\n    host: 127.0.0.1\n    port: ${collector.address().port}\n    id: 77` });
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const id = (await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url })).body.id;
+  await waitFor('the call answered', async () => (await gw.api('GET', `/v1/calls/${id}`)).body.state === 'active');
+  const payloads = () => packets.map((p) => p.get(HEP_CHUNK.payload)!.toString('utf8'));
+  await waitFor('the INVITE and its 200 at the collector', () => payloads().some((p) => p.startsWith('INVITE ')) && payloads().some((p) => p.startsWith('SIP/2.0 200')));
+  t.ok(packets.every((p) => p.get(HEP_CHUNK.captureId)!.readUInt32BE(0) === 77), 'the configured capture id');
+  t.ok(packets.every((p) => p.get(HEP_CHUNK.protocolType)![0] === 1), 'SIP');
 });
