@@ -11,6 +11,7 @@
  * BENCH_CALLS_RATES (10,20,30,40,50,60,75,100), BENCH_CALLS_MEMORY_CALLS (100), BENCH_CALLS_MEMORY_AGES (5,30,65), BENCH_CALLS_WINDOW_S (10), BENCH_CALLS_API_LIVE (1000),
  * BENCH_CALLS_API_MEDIA (100), BENCH_CALLS_API_SECONDS (15), BENCH_CALLS_ECHO_SIPPS (4),
  * BENCH_CALLS_PROFILE (a folder: the gateway writes a V8 CPU profile there when it stops),
+ * BENCH_CALLS_SIP_TRACE (`off` runs the gateway without SIP traces, to compare with a run with them),
  * BENCH_CALLS_JSON (a file for the run's figures), BENCH_CALLS_GATEWAY_NODE_ARGS (extra node flags for the
  * gateway, space-separated, e.g. `--trace-gc`), BENCH_CALLS_GATEWAY_OUT (a file for the gateway's output).
  */
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     rtp: { min: 20000, max: 29999 },
     nodeArgs: [...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), ...GATEWAY_NODE_ARGS],
     ...(process.env.BENCH_CALLS_GATEWAY_OUT ? { outputFile: process.env.BENCH_CALLS_GATEWAY_OUT } : {}),
+    sipTrace: process.env.BENCH_CALLS_SIP_TRACE !== 'off',
   }).catch((err: unknown) => {
     agent.stop();
     stopFarEnds();

@@ -77,6 +77,8 @@ export interface GatewayProcessOptions {
   nodeArgs?: readonly string[];
   /** A file that gets everything the gateway writes (e.g. `--trace-gc` lines); only its tail is kept otherwise. */
   outputFile?: string;
+  /** `observability.sip_trace.enabled` (true, the default, as in production). */
+  sipTrace?: boolean;
 }
 
 export interface GatewayProcess {
@@ -99,6 +101,7 @@ function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: str
     `rtp:\n  port_min: ${o.rtp.min}\n  port_max: ${o.rtp.max}`,
     'calls:\n  max_concurrent_per_tenant: 10000\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 600',
     'sandbox:\n  announcement: ""',
+    `observability:\n  sip_trace:\n    enabled: ${o.sipTrace ?? true}`,
     '',
   ].join('\n');
 }

@@ -249,6 +249,24 @@ export const ConfigSchema = Type.Object(
     cluster: Type.Object({ secret: Type.Optional(Type.String({ minLength: 16 })) }, { ...strict, default: {} }),
     /** Where recordings are written and read; `<data_dir>/recordings` when absent. Stored paths are relative to it. */
     recordings: Type.Object({ dir: Type.Optional(Type.String({ minLength: 1 })) }, { ...strict, default: {} }),
+    /** Call troubleshooting (docs/API.md "SIP trace of a call", docs/CONFIGURATION.md "Observability"). */
+    observability: Type.Object(
+      {
+        sip_trace: Type.Object(
+          {
+            /** Keep every call's SIP messages; false records none. */
+            enabled: Type.Boolean({ default: true }),
+            retention_days: Type.Number({ minimum: 0.001, maximum: 3650, default: 7 }),
+            /** Past this many octets of messages the oldest are dropped: the tail of the call is kept. */
+            max_bytes_per_call: Type.Integer({ minimum: 4096, maximum: 16_777_216, default: 262_144 }),
+          },
+          { ...strict, default: {} },
+        ),
+        /** Optional HEP3 export of every SIP message (masked) to a Homer collector over UDP. */
+        hep: Type.Optional(Type.Object({ host: Type.String({ minLength: 1 }), port: Port, id: Type.Integer({ minimum: 0, maximum: 4_294_967_295, default: 2001 }) }, strict)),
+      },
+      { ...strict, default: {} },
+    ),
   },
   strict,
 );

@@ -21,6 +21,7 @@ import type { Clock } from '../common/clock.js';
 import type { CallControl } from '../engine/calls/call-control.js';
 import type { AgentPlatforms, HostResolver, SipUriLocator } from './ports.js';
 import { callReadRoutes } from './routes/calls/calls.routes.js';
+import { sipTraceRoutes, type SipTraceReader } from './routes/calls/sip-trace.routes.js';
 import { callCommandRoutes } from './routes/calls/calls-commands.routes.js';
 import { agentRoutes } from './routes/agents/agents.routes.js';
 import { authRoutes } from './routes/auth/auth.routes.js';
@@ -67,6 +68,8 @@ export interface AppDeps {
   logger: Logger;
   metrics: Registry;
   readiness: Readiness;
+  /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the endpoint answers 404 without. */
+  sipTraces?: SipTraceReader;
   /** Routes of later features (calls, agents, ...), mounted beside the built-in ones. */
   routes?: AnyRoute[];
   /** The post-call webhook endpoint and the recording endpoint; not mounted when absent. */
@@ -110,6 +113,7 @@ export function createApp(deps: AppDeps): ControlApi {
       calls: store.calls, transcripts: store.transcripts, clock: deps.clock, liveWindowMs: options.callLiveWindowMs,
       sessions: deps.calls,
     }),
+    ...sipTraceRoutes({ calls: store.calls, traces: deps.sipTraces }),
     ...callCommandRoutes({
       calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls,
     }),

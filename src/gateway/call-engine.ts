@@ -13,7 +13,7 @@ import { readSipTls, type SipTlsMaterial } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import { CallService, Heartbeat, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd } from '../engine/calls/index.js';
-import { locateAddresses, ServerLocator } from '../engine/sip/index.js';
+import { locateAddresses, ServerLocator, type SipTraceEvent } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import type { ProviderRegistry } from '../providers/index.js';
 import { CdrJournal, DurableCallStore, type Store } from '../storage/index.js';
@@ -22,6 +22,9 @@ import { callServiceDeps, loadHoldMusic } from './call-service-deps.js';
 import { carrierProfiles, startCarrierPings } from './carrier-profiles.js';
 import { isUnspecified, openMediaPorts, type MediaPorts } from './media-ports.js';
 import { startSipStack, type SipStack } from './sip-stack.js';
+import { startSipTraces, type SipTraces } from './observability/sip-traces.js';
+import { createEngineMetrics } from './observability/engine-metrics.js';
+import { HepExporter } from './observability/hep-exporter.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -49,6 +52,8 @@ export interface CallEngine {
   sandboxUri: string;
   /** RFC 3263 location of a SIP URI with the engine's resolver, for the API's checks of stored `sip_uri`s. */
   readonly locateSip: (uri: string) => Promise<{ host: string; addresses: string[] } | { invalid: string }>;
+  /** Calls' SIP traces (docs/API.md "SIP trace of a call"); null with `observability.sip_trace.enabled: false`. */
+  sipTraces: Pick<SipTraces, 'read'> | null;
   stop(): Promise<void>;
 }
 
@@ -101,7 +106,19 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const up: { sip?: SipStack; service?: CallService } = {};
   // The live-call gauge reads the service at scrape time, once it exists.
   const callMetrics = createCallMetrics(o.metrics, () => up.service?.registry, () => up.sip?.transport.inboundConnections ?? 0);
-  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics }));
+  const engineMetrics = createEngineMetrics(o.metrics, { calls: () => up.service?.registry, carriers: () => ['sandbox', ...o.carriers.map((c) => c.name)], ports: media.ports });
+  const traces = startSipTraces({ config, clock, logger, store: o.store, metrics: callMetrics });
+  const hepTo = config.observability.hep;
+  const hep = hepTo ? new HepExporter({ ...hepTo, onFailure: () => callMetrics.sipTraceFailed('hep') }) : null;
+  // Every SIP message is counted; with tracing on it is kept with its call, with `hep` sent to Homer too.
+  const trace = {
+    message: (event: SipTraceEvent) => {
+      engineMetrics.sipMessage(event.direction, event.data);
+      traces?.recorder.message(event);
+      hep?.message(event);
+    },
+  };
+  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace }));
   const sandbox = await startSandbox(o, media, sip, files.announcement);
   // Media toward the sandbox far end is advertised on loopback too.
   const carriers = carrierProfiles({
@@ -111,10 +128,13 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const locator = new ServerLocator();
   const service = new CallService(await callServiceDeps({
     config, clock, logger, store: o.store, callStore, platforms: o.platforms, ua: sip.ua, locator, media, carriers,
-    carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, recordings: o.recordings,
+    carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, recordings: o.recordings, ...(traces ? { sipTrace: traces.recorder } : {}),
   }), {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
-    onCallEnded: (call) => callMetrics.callEnded(call),
+    onCallEnded: (call) => {
+      callMetrics.callEnded(call);
+      engineMetrics.callEnded(call);
+    },
   });
   up.service = service;
   const pingers = await startCarrierPings(sip.ua, locator, o.carriers, callMetrics, logger);
@@ -137,9 +157,11 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     await sandbox.stop();
     await sip.stop();
     heartbeat.stop();
+    traces?.stop();
+    hep?.close();
     await callStore.stop();
     sip.restoreListenerErrors();
   })());
   const locateSip = (uri: string) => locateAddresses(locator, uri);
-  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, stop };
+  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, sipTraces: traces, stop };
 }

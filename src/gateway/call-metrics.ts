@@ -4,7 +4,7 @@
  * SIP messages dropped by flood protection, inbound SIP TCP/TLS connections open and refused, and
  * datagrams refused on media ports.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
 import type { RtpRefusalReason } from '../engine/media/index.js';
 
@@ -17,6 +17,8 @@ export interface CallMetrics {
   sipConnectionRefused(reason: 'max-connections' | 'max-connections-per-source'): void;
   /** A datagram a media port refused (docs/SECURITY.md "Media sources"): never relayed, recorded or answered. */
   rtpRefused(reason: RtpRefusalReason): void;
+  /** A SIP message that could not be added to its call's trace, or a trace that could not be stored. */
+  sipTraceFailed(what: 'record' | 'save' | 'hep'): void;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined, sipConnections: () => number = () => 0): CallMetrics {
@@ -48,14 +50,52 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
     name: 'vgw_rtp_packets_refused_total', help: 'Datagrams refused on media ports, by reason (source, probation, ssrc-collision, malformed, rtcp-source, invalid, unauthenticated).',
     labelNames: ['reason'], registers: [metrics],
   });
+  const quality = callQualityHistograms(metrics);
+  const traceFailures = new Counter({
+    name: 'vgw_sip_trace_failures_total', help: 'SIP messages not added to their call trace (record), call traces not stored (save), HEP3 datagrams not sent (hep).', labelNames: ['what'], registers: [metrics],
+  });
   return {
+    sipTraceFailed: (what) => traceFailures.inc({ what }),
     rtpRefused: (reason) => rtpRefused.inc({ reason }),
     sipDropped: (reason) => dropped.inc({ reason }),
     sipConnectionRefused: (reason) => refused.inc({ reason }),
-    callEnded: (call) => ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' }),
+    callEnded: (call) => {
+      ended.inc({ direction: call.direction, end_reason: call.end_reason ?? 'failed' });
+      quality(call);
+    },
     carrierState: (carrier, isUp, code) => {
       up.set({ carrier }, isUp ? 1 : 0);
       status.set({ carrier }, code);
     },
+  };
+}
+
+/**
+ * The CDR's call quality as histograms, one observation per RTP leg of an ended call, labelled by
+ * leg (carrier, agent, transfer_target): the estimated MOS, the mean jitter and the loss ratio
+ * (docs/API.md "Call quality").
+ */
+function callQualityHistograms(metrics: Registry): (call: CallRecord) => void {
+  const labelNames = ['leg'] as const;
+  const mos = new Histogram({
+    name: 'vgw_call_mos', help: 'Estimated MOS (ITU-T G.107 E-model) of each RTP leg of ended calls.', labelNames,
+    buckets: [1.5, 2, 2.5, 3, 3.5, 3.8, 4, 4.2, 4.4], registers: [metrics],
+  });
+  const jitter = new Histogram({
+    name: 'vgw_call_jitter_seconds', help: 'Mean interarrival jitter (RFC 3550 A.8) of what each RTP leg of ended calls received.', labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16], registers: [metrics],
+  });
+  const loss = new Histogram({
+    name: 'vgw_call_packet_loss_ratio', help: 'Share of the far end\'s RTP packets lost (RFC 3550 A.3), per RTP leg of ended calls.', labelNames,
+    buckets: [0, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2], registers: [metrics],
+  });
+  return (call) => {
+    for (const leg of call.quality?.legs ?? []) {
+      const labels = { leg: leg.leg };
+      mos.observe(labels, leg.mos);
+      jitter.observe(labels, leg.jitter_mean_ms / 1000);
+      const expected = leg.packets_received + leg.packets_lost;
+      loss.observe(labels, expected === 0 ? 0 : leg.packets_lost / expected);
+    }
   };
 }

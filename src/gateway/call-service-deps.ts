@@ -12,7 +12,7 @@ import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
-  legMedia, loadWavPcm8k, type CallRecordStore, type CallServiceDeps, type CarrierProfile, type SipDialling, type TranscriptionSettings,
+  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type CallServiceDeps, type CarrierProfile, type SipDialling, type TranscriptionSettings,
 } from '../engine/calls/index.js';
 import { LoopingPcmSource, type AudioSource } from '../engine/media/index.js';
 import type { ServerLocator, SipUserAgent } from '../engine/sip/index.js';
@@ -73,6 +73,8 @@ export interface CallServiceWiring {
   metrics: CallMetrics;
   /** Where calls' recordings are written. */
   recordings: RecordingFiles;
+  /** Where calls' SIP messages are kept (docs/API.md "SIP trace of a call"); none when absent. */
+  sipTrace?: CallSipTrace;
 }
 
 /** What the call service and, below it, each flow and call side use. */
@@ -105,7 +107,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
   };
   return {
-    calls: { clock, logger, store: w.callStore },
+    calls: { clock, logger, store: w.callStore, ...(w.sipTrace ? { sipTrace: w.sipTrace } : {}) },
     carriers: w.carriers,
     carrierForSource: (source, request) => {
       const c = w.carrierConfigFor(source, request);

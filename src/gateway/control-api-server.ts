@@ -13,6 +13,7 @@ import type { Config } from '../config/schema.js';
 import { createApp } from '../control-api/app.js';
 import { createApiServer } from '../control-api/http-server.js';
 import type { SipUriLocator } from '../control-api/ports.js';
+import type { SipTraceReader } from '../control-api/routes/calls/sip-trace.routes.js';
 import type { CallControl } from '../engine/calls/index.js';
 import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
 import { downloadRecording, postCallWebhooks, type ProviderRegistry } from '../providers/index.js';
@@ -80,6 +81,8 @@ export interface ControlApiDeps {
   /** The calls' commands; absent, every command answers 503. */
   calls: CallControl | undefined;
   locateSip: SipUriLocator;
+  /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the route answers 404 without. */
+  sipTraces?: SipTraceReader;
   /** Why the process takes no new work (draining), or null. */
   notReadyReason: () => string | null;
   /** `health`: only /healthz, /readyz and /metrics (an engine process). */
@@ -114,6 +117,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
     platforms: d.platforms,
     readiness: { notReadyReason: d.notReadyReason },
     calls: d.calls,
+    ...(d.sipTraces ? { sipTraces: d.sipTraces } : {}),
     locateSip: d.locateSip,
     webhooks: { ports: webhookPorts(d.clock), options: webhookOptions(config, d.recordings) },
     surface: d.surface,

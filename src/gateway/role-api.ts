@@ -4,6 +4,7 @@
  * list is read from the database, which the engines write; recordings are read from the shared
  * recordings folder. Stops in order: not ready, requests drained, closed.
  */
+import type { TenantId } from '../common/ids.js';
 import { waitForDrain } from '../drain.js';
 import { locateAddresses, ServerLocator } from '../engine/sip/index.js';
 import { bootstrapSandboxTenant, controlApiServer } from './control-api-server.js';
@@ -28,7 +29,10 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
     nodes: store.nodes, calls: store.calls, secret, liveWithinMs: NODE_LIVE_WITHIN_MS, timeoutMs: COMMAND_TIMEOUT_MS,
     logger: logger.child({ component: 'remote-calls' }),
   });
-  const api = controlApiServer({ ...base, calls, locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null) });
+  // The engines write a call's SIP trace to the shared store when the call ends; a live call's is
+  // still in its engine's memory, so the API process serves traces of ended calls.
+  const sipTraces = { read: (tenantId: TenantId, callId: string) => base.store.sipTraces.get(tenantId, callId) };
+  const api = controlApiServer({ ...base, calls, sipTraces, locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null) });
   let httpPort: number;
   try {
     httpPort = await api.listen();

@@ -9,7 +9,7 @@ import { isAddressOrCidr, type CarrierConfig } from '../config/carriers.js';
 import type { Config } from '../config/schema.js';
 import type { SipTlsMaterial } from '../config/sip-tls.js';
 import { ConfigError } from '../config/load-config.js';
-import { DigestServer, reportListenerErrors, SipUserAgent, TransportLayer, type InboundAuth, type SipRequest, type SipSource } from '../engine/sip/index.js';
+import { DigestServer, reportListenerErrors, SipUserAgent, TransportLayer, type InboundAuth, type SipRequest, type SipSource, type SipTraceTap } from '../engine/sip/index.js';
 import type { CallMetrics } from './call-metrics.js';
 import { matchingAddress, sourceMatches } from './carrier-sources.js';
 import { descriptorBudget, softNofileLimit } from './descriptor-budget.js';
@@ -37,6 +37,8 @@ export interface SipStackOptions {
   clock: Clock;
   logger: Logger;
   metrics: CallMetrics;
+  /** Told every SIP message (docs/API.md "SIP trace of a call"); none when absent. */
+  trace?: SipTraceTap;
 }
 
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
@@ -74,7 +76,12 @@ export async function startSipStack(o: SipStackOptions): Promise<SipStack> {
     delegate: {
       onMessage: (message, source) => up.ua?.receive(message, source), onDropped: (reason) => o.metrics.sipDropped(reason),
       onConnectionRefused: (reason) => o.metrics.sipConnectionRefused(reason),
+      onTraceFailed: (err) => {
+        o.metrics.sipTraceFailed('record');
+        o.logger.warn({ err }, 'a SIP message could not be traced');
+      },
     },
+    ...(o.trace ? { trace: o.trace } : {}),
     maxMessageSize: config.sip.max_message_bytes,
     // Carriers' addresses have a cap of their own outside the overall one: a flood from elsewhere cannot lock them out.
     connectionLimits: {

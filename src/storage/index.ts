@@ -14,6 +14,7 @@ import { TranscriptRepository } from './transcript-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
 import { RecordingRepository } from './recording-repository.js';
 import { IdempotencyRepository } from './idempotency-repository.js';
+import { SipTraceRepository } from './sip-trace-repository.js';
 import type { SecretBox } from '../common/secret-box.js';
 
 export { openDatabase, migrate, databasePath, DEFAULT_BUSY_TIMEOUT_MS, type DatabaseOptions, type Db } from './database.js';
@@ -35,6 +36,7 @@ export {
 } from './webhook-repository.js';
 export { RecordingRepository, type RecordingRecord, type RecordingSource } from './recording-repository.js';
 export { IdempotencyRepository, IDEMPOTENCY_TTL_MS, type IdempotencyReservation } from './idempotency-repository.js';
+export { SipTraceRepository, type SipTraceMessage, type SipTraceRecord } from './sip-trace-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
 
 /** Every repository over one database, built once at start-up. */
@@ -53,6 +55,7 @@ export interface Store {
   recordings: RecordingRepository;
   idempotency: IdempotencyRepository;
   nodes: NodeRepository;
+  sipTraces: SipTraceRepository;
   /** Runs `fn` in one IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T;
   close(): void;
@@ -78,6 +81,7 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     recordings: new RecordingRepository(db, clock),
     idempotency: new IdempotencyRepository(db, clock),
     nodes: new NodeRepository(db, clock),
+    sipTraces: new SipTraceRepository(db),
     transaction: (fn) => db.transaction(fn).immediate(),
     close: () => db.close(),
   };

@@ -6,11 +6,12 @@ import { IdempotencyRepository } from './idempotency-repository.js';
 import { NumberRepository } from './number-repository.js';
 import { RecordingRepository } from './recording-repository.js';
 import { SessionRepository } from './session-repository.js';
+import { SipTraceRepository } from './sip-trace-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
 
 /** Tables that grow with every call or request: a statement that scans one slows down as the gateway ages. */
-const GROWING = ['calls', 'transcripts', 'webhook_deliveries', 'recordings', 'idempotency_keys', 'sessions'];
+const GROWING = ['calls', 'transcripts', 'webhook_deliveries', 'recordings', 'idempotency_keys', 'sessions', 'sip_traces'];
 /** Partial indexes that hold only live rows, so reading one whole is bounded by the calls up now. */
 const BOUNDED = ['calls_unfinished'];
 
@@ -48,6 +49,7 @@ t.test('every statement on a growing table is served by an index (no full scan a
   new RecordingRepository(db, clock);
   new IdempotencyRepository(db, clock);
   new SessionRepository(db, clock, { idleMs: 60_000, absoluteMs: 3_600_000 });
+  new SipTraceRepository(db);
   const checked = [...statements].filter((sql) => GROWING.some((table) => new RegExp(`\\b${table}\\b`).test(sql)) && !/^\s*INSERT\b/i.test(sql));
   t.ok(checked.length >= 15, `the repositories prepared ${checked.length} statements on growing tables`);
   for (const sql of checked) {

@@ -56,7 +56,7 @@ export class FakeCallControl implements CallControl {
       on_hold: false, from_number: request.from, to_number: request.to, carrier: request.carrier, record: request.record,
       agent_type: 'websocket', agent_url: request.agentUrl, agent_id: null, created_at: isoNow(this.#clock), ringing_at: null,
       answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null, transfer_to: null,
-      transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false,
+      transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false, quality: null,
     };
     this.#calls.insert(call);
     return { call };

@@ -1,6 +1,6 @@
 /**
  * @module Real protocol peers from Debian packages (sipp, baresip, flite, sox, pocketsphinx, openssl,
- * kamailio).
+ * kamailio, tshark, promtool).
  * A test that needs one calls {@link needPeer} (or {@link havePeer}, {@link needAvailable}); every
  * such skip goes through {@link missingPeer}: where the peer is missing it skips with a printed
  * reason, except under VGW_REQUIRE_INTEROP=1 (set by CI), where a missing peer fails the test.
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 
-export type Peer = 'sipp' | 'baresip' | 'flite' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio';
+export type Peer = 'sipp' | 'baresip' | 'flite' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio' | 'tshark' | 'promtool';
 
 /** The Debian package that provides each peer, for the skip message. */
 const PACKAGE_OF: Record<Peer, string> = {
@@ -23,6 +23,8 @@ const PACKAGE_OF: Record<Peer, string> = {
   rtpengine: 'rtpengine-daemon',
   openssl: 'openssl',
   kamailio: 'kamailio',
+  tshark: 'tshark',
+  promtool: 'prometheus',
 };
 
 const found = new Map<Peer, string | null>();

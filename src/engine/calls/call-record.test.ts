@@ -8,13 +8,13 @@ const call = (over: Partial<CallRecord>): CallRecord => ({
   from_number: '+15550100', caller_privacy: false, to_number: '+15550199', carrier: 'telnyx', record: false, agent_type: 'websocket',
   agent_url: 'wss://agent.example.com', agent_id: null, created_at: '2026-11-22T10:00:00.000Z', ringing_at: null,
   answered_at: '2026-11-22T10:00:02.500Z', ended_at: '2026-11-22T10:00:12.501Z', end_reason: 'completed', sip_status: null,
-  hangup_by: 'callee', transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, ...over,
+  hangup_by: 'callee', transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, quality: null, ...over,
 });
 
 t.test('CDR: duration from creation to end in ms precision; billable from answer to end, a started second billed whole', (t) => {
   t.same(callDetailRecord(call({})), {
     started_at: '2026-11-22T10:00:00.000Z', answered_at: '2026-11-22T10:00:02.500Z', ended_at: '2026-11-22T10:00:12.501Z',
-    duration_s: 12.501, billable_s: 11, end_reason: 'completed', sip_status: null, hangup_by: 'callee',
+    duration_s: 12.501, billable_s: 11, end_reason: 'completed', sip_status: null, hangup_by: 'callee', quality: null,
   });
   t.equal(callDetailRecord(call({ ended_at: '2026-11-22T10:00:12.500Z' }))?.billable_s, 10, 'exactly ten seconds answered: 10');
   t.end();

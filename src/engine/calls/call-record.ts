@@ -6,6 +6,7 @@
 import type { CallId, TenantId } from '../../common/ids.js';
 import type { CallState } from './call-state.js';
 import type { HangupBy } from './ending/end-reason.js';
+import type { CallQuality } from './quality/call-quality.js';
 
 export type CallDirection = 'inbound' | 'outbound';
 export type CallRecordState = CallState;
@@ -38,6 +39,8 @@ export interface CallRecord {
   transfer_started_at: string | null;
   conversation_id: string | null;
   recording_path: string | null;
+  /** Each RTP leg's figures and MOS when the call ended (docs/API.md "Call quality"); null for a call never answered. */
+  quality: CallQuality | null;
 }
 
 /** The call detail record of an ended call: its times, and the durations billing reads (docs/DECISIONS.md "Calls", CDR arithmetic). */
@@ -52,6 +55,7 @@ export interface CallDetailRecord {
   end_reason: string;
   sip_status: number | null;
   hangup_by: HangupBy | null;
+  quality: CallQuality | null;
 }
 
 /**
@@ -66,6 +70,6 @@ export function callDetailRecord(call: CallRecord): CallDetailRecord | null {
     started_at: call.created_at, answered_at: call.answered_at, ended_at: call.ended_at,
     duration_s: Math.max(0, ended - Date.parse(call.created_at)) / 1000,
     billable_s: call.answered_at === null ? 0 : Math.ceil(Math.max(0, ended - Date.parse(call.answered_at)) / 1000),
-    end_reason: call.end_reason ?? 'failed', sip_status: call.sip_status, hangup_by: call.hangup_by,
+    end_reason: call.end_reason ?? 'failed', sip_status: call.sip_status, hangup_by: call.hangup_by, quality: call.quality ?? null,
   };
 }

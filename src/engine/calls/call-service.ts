@@ -149,6 +149,7 @@ export class CallService implements CallControl {
       rtp.close();
       return invite.reject(503);
     }
+    call.traceSip(invite.callId, 'carrier');
     const flow = new InboundCallFlow(this.#deps.inbound, call, invite, carrier, route, rtp);
     this.#track(flow);
     call.log.info({ carrier: carrier.name, mode: route.connectionMode, transport: invite.source.protocol }, 'inbound call');

@@ -10,7 +10,8 @@ import { isoNow } from '../../common/time.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './ending/end-reason.js';
-import type { CallOutcome, CallRecordStore } from './ports.js';
+import type { CallLegName, CallOutcome, CallRecordStore, CallSipTrace } from './ports.js';
+import type { CallQuality } from './quality/call-quality.js';
 
 export interface NewCall {
   tenantId: TenantId;
@@ -28,6 +29,8 @@ export interface CallContext {
   clock: Clock;
   store: CallRecordStore;
   logger: Logger;
+  /** Where the call's SIP messages are kept; none when absent. */
+  sipTrace?: CallSipTrace;
 }
 
 /** The record of one live call; ended calls keep their last record and refuse further changes. */
@@ -46,7 +49,7 @@ export class Call {
       record: init.record, agent_type: init.agent.type, agent_url: init.agent.type === 'websocket' ? init.agent.url : null,
       agent_id: init.agent.type === 'imported' ? init.agent.agentId : null, created_at: isoNow(ctx.clock),
       ringing_at: null, answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null,
-      transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null,
+      transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, quality: null,
     };
     this.log = ctx.logger.child({ call_id: this.#record.id, tenant_id: init.tenantId });
     ctx.store.insert(this.#record);
@@ -75,12 +78,15 @@ export class Call {
    * IllegalTransitionError.
    */
   advance(event: Exclude<CallEvent, 'ended'>): void {
-    if (this.#transition(event)) this.#save();
+    if (!this.#transition(event)) return;
+    if (this.#record.state === 'active') this.log.info({ direction: this.#record.direction, carrier: this.#record.carrier }, 'call answered');
+    this.#save();
   }
 
   setHold(onHold: boolean): void {
     if (this.isEnded || this.#record.on_hold === onHold) return;
     this.#record.on_hold = onHold;
+    this.log.info(onHold ? 'call held' : 'call taken off hold');
     this.#save();
   }
 
@@ -91,6 +97,8 @@ export class Call {
       this.#record.transfer_started_at = isoNow(this.#ctx.clock);
     }
     this.#record.transfer_state = state;
+    // One line per step: dialing, then connected or failed (docs/API.md "Calls").
+    this.log.info({ transfer_to: to, transfer_state: state }, `transfer ${state}`);
     this.#save();
   }
 
@@ -104,6 +112,20 @@ export class Call {
   setRecordingPath(path: string): void {
     this.#record.recording_path = path;
     if (!this.isEnded) this.#save();
+  }
+
+  /** The media figures of the call's legs, kept in memory and written with the final record (docs/API.md "Call quality"). */
+  setQuality(quality: CallQuality): void {
+    if (!this.#finished) this.#record.quality = quality;
+  }
+
+  /** A SIP dialog (or attempt) of the call: its messages, by Call-ID, go to the call's SIP trace. */
+  traceSip(sipCallId: string, leg: CallLegName): void {
+    try {
+      this.#ctx.sipTrace?.attach({ tenantId: this.#record.tenant_id, id: this.#record.id }, sipCallId, leg);
+    } catch (err) {
+      this.log.warn({ err }, 'cannot attach a SIP dialog to the call trace');
+    }
   }
 
   /** Ends the call at once: the final record is written now (a call that never connected has nothing more to finish). */
@@ -165,6 +187,11 @@ export class Call {
     if (!this.isEnded || this.#finished) return;
     this.#finished = true;
     this.#ctx.store.finish({ call: { ...this.#record }, transcripts });
+    try {
+      this.#ctx.sipTrace?.finish({ tenantId: this.#record.tenant_id, id: this.#record.id });
+    } catch (err) {
+      this.log.warn({ err }, 'cannot close the call\'s SIP trace');
+    }
     for (const listener of this.#onEnd.splice(0)) listener(this);
   }
 

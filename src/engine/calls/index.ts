@@ -11,7 +11,7 @@ export type { TranscriptionSettings } from './connected/transcription/call-trans
 export type { CarrierProfile, NumberFormat, CodecName } from './setup/carrier-profile.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
-  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome,
+  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './ending/recovery.js';
 export { Heartbeat, HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from './ending/heartbeat.js';

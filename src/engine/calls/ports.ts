@@ -109,6 +109,18 @@ export interface CallRecordStore {
   unfinished(nodeId?: string): CallRecord[];
 }
 
+/** Which leg of a call a SIP dialog is: the carrier's, a sip_trunk agent edge's, or a bridge transfer's target. */
+export type CallLegName = 'carrier' | 'agent' | 'transfer_target';
+
+/**
+ * Where a call's SIP messages are kept (docs/API.md "SIP trace of a call"): told the SIP Call-ID
+ * of each leg as it is known, and when the call is over. Must not throw.
+ */
+export interface CallSipTrace {
+  attach(call: { tenantId: TenantId; id: string }, sipCallId: string, leg: CallLegName): void;
+  finish(call: { tenantId: TenantId; id: string }): void;
+}
+
 /** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */
 export interface InboundRoute {
   tenantId: TenantId;

@@ -47,6 +47,10 @@ export interface AgentMediaLegStats {
   callerSpeechStarts: number;
   callerSpeechStops: number;
   echoFrames: number;
+  /** From the answer (the leg's start) to the agent's first audio, in ms; null while none came. */
+  firstAgentAudioMs: number | null;
+  /** The largest gap between two chunks of agent audio, pauses between turns included, in ms. */
+  largestAgentAudioGapMs: number;
   rtp: {
     localPort: number;
     packetsSent: number;

@@ -24,3 +24,4 @@ export { TransportLayer, type TransportLayerOptions, type TransportLayerDelegate
 export { ServerLocator, type ServerLocatorOptions, type ResolvedTarget, type DnsLookup } from './resolver/server-locator.js';
 export { resolveNextHop, hopUri, locateAddresses } from './resolver/next-hop.js';
 export { checkUasRequest, type UasCapabilities, type UasRejection } from './messages/uas-checks.js';
+export type { SipTraceEvent, SipTraceTap } from './transport/sip-trace-tap.js';

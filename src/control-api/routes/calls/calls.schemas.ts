@@ -6,6 +6,7 @@ import type { CallListItem } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
 import { CallSessionSchema } from './call-session.schemas.js';
+import { CallQualitySchema } from './call-quality.schemas.js';
 
 const Time = Type.String({ format: 'date-time' });
 const NullableTime = Type.Union([Time, Type.Null()]);
@@ -39,6 +40,7 @@ export const CdrSchema = Type.Object(
     billable_s: Type.Integer({ description: 'From answer to end, rounded up to whole seconds; 0 if never answered.' }),
     end_reason: Type.String(), sip_status: Type.Union([Type.Integer(), Type.Null()]),
     hangup_by: Type.Union([StringEnum(['caller', 'callee', 'agent', 'api', 'gateway']), Type.Null()]),
+    quality: CallQualitySchema,
   },
   component('CallDetailRecord'),
 );

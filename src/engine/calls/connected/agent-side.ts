@@ -14,6 +14,7 @@ import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
 import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import { agentStreamQuality, type CallQuality } from '../quality/call-quality.js';
 
 export interface AgentSide {
   /** Connects; rejects when the agent cannot be reached (the call then ends `agent_unreachable`). */
@@ -31,6 +32,8 @@ export interface AgentSide {
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
+  /** The agent side's part of the call quality (docs/API.md "Call quality"), read before {@link release}. */
+  quality?(): CallQuality;
 }
 
 /** How an agent side reports that the agent ended the call on its own. */
@@ -99,12 +102,14 @@ export class StreamingAgentSide implements AgentSide {
       },
     });
     this.#link = link;
+    const dialling = this.#deps.clock.monotonic();
     try {
       await link.start();
     } catch (err) {
       this.#link = null;
       throw err;
     }
+    this.#call.log.info({ agent: this.#target.kind, connect_ms: Math.round(this.#deps.clock.monotonic() - dialling) }, 'agent connected');
     if (this.#released) {
       link.close('call ended');
       return;
@@ -136,6 +141,7 @@ export class StreamingAgentSide implements AgentSide {
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
+    this.#call.log.info({ reason }, 'agent released');
     const link = this.#link;
     this.#link = null;
     // close, not only detach: the leg's WASM detector and resamplers are freed with it.
@@ -145,6 +151,11 @@ export class StreamingAgentSide implements AgentSide {
 
   describe(): StreamAgentSnapshot {
     return { kind: 'stream', connected: this.#link !== null, ...this.#leg.stats() };
+  }
+
+  /** The agent's audio counters; its RTP leg is the carrier's, which the call counts itself. */
+  quality(): CallQuality {
+    return { legs: [], agent_stream: agentStreamQuality(this.#leg.stats()) };
   }
 
   #closed(info: AgentLinkClose): void {

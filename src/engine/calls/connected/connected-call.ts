@@ -18,6 +18,7 @@ import { Transfer, type TransferDeps, type TransferProgress } from './transfer.j
 import { agentAsks, type AgentAsks } from './agent-transfer.js';
 import { NO_AGENT_TRANSFERS } from './transfer-policy.js';
 import type { ConnectedSessionSnapshot } from '../session-snapshot.js';
+import type { CallQuality } from '../quality/call-quality.js';
 
 /** How the remote party is named in `hangup_by`: the callee of an outbound call, the caller of an inbound one. */
 export const remoteParty = (call: Call): HangupBy => (call.snapshot().direction === 'outbound' ? 'callee' : 'caller');
@@ -213,6 +214,10 @@ export class ConnectedCall {
 
   async #teardown(reason: EndReason, byeRemote: boolean): Promise<void> {
     this.#call.markEnded(reason);
+    // The agent's and the transfer target's figures before they are released, the carrier leg's
+    // just before its media closes (docs/API.md "Call quality").
+    const quality: CallQuality = { legs: [], agent_stream: null };
+    this.#step('keep the call quality', () => this.#keepQuality(quality));
     this.#step('release the agent', () => this.#agent?.release(reason.reason === 'completed' ? 'call ended' : reason.reason));
     this.#step('close the transfer', () => this.#transfer?.close());
     this.#step('report SRTP failures', () => this.#reportSrtpFailures());
@@ -223,6 +228,10 @@ export class ConnectedCall {
     this.#step('send BYE', () => {
       if (byeRemote && !this.#remote.dialog.isEnded) bye = this.#bounded(sendBye(this.#remote.dialog, this.#call.log, `call ended ${reason.reason}`));
     });
+    this.#step('keep the carrier leg quality', () => {
+      quality.legs.unshift(this.#remote.quality('carrier'));
+      this.#call.setQuality(quality);
+    });
     this.#step('close the media', () => this.#remote.close());
     await this.#opening;
     const gatewayTurns = await this.#outputs.close();
@@ -232,6 +241,17 @@ export class ConnectedCall {
       ...(gatewayTurns.length > 0 ? [{ source: 'gateway' as const, turns: gatewayTurns }] : []),
     ]));
     await bye;
+  }
+
+  #keepQuality(quality: CallQuality): void {
+    const agent = (this.#agent ?? this.#earlyAgent) as Partial<Pick<AgentSide, 'quality'>> | null;
+    const part = agent?.quality?.();
+    if (part) {
+      quality.legs.push(...part.legs);
+      quality.agent_stream = part.agent_stream;
+    }
+    const target = this.#transfer?.quality();
+    if (target) quality.legs.push(target);
   }
 
   /** One step of the teardown: a failure is logged and the teardown goes on. */

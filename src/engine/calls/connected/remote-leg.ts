@@ -12,6 +12,7 @@ import { carrierCodecs, type CarrierProfile } from '../setup/carrier-profile.js'
 import { newSdpSessionId } from '../setup/leg-media.js';
 import { answerFromAck } from '../setup/late-offer.js';
 import type { RemoteLegSnapshot } from '../session-snapshot.js';
+import { legQuality, type LegQuality, type QualityLegName } from '../quality/call-quality.js';
 
 /** What we offer or answer on a carrier leg. */
 export function legCapabilities(address: string, rtp: RtpSession, codecs: readonly CodecDescription[], sessionId: number): LocalCapabilities {
@@ -126,6 +127,11 @@ export class RemoteLeg {
       direction: this.#audio.direction,
       reoffers: this.#reoffers,
     };
+  }
+
+  /** The leg's figures for the CDR (docs/API.md "Call quality"): read before {@link close}. */
+  quality(leg: QualityLegName): LegQuality {
+    return legQuality(leg, this.#audio.codec.encoding, this.rtp.stats());
   }
 
   close(): void {

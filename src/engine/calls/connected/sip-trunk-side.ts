@@ -24,6 +24,7 @@ import { preferCodec } from '../setup/carrier-profile.js';
 import { EarlyOffers } from '../setup/early-offers.js';
 import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
+import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
 import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
 
@@ -167,6 +168,7 @@ export class SipTrunkSide implements AgentSide {
     this.#agentLeg = new RemoteLeg(outcome.session, rtp, answer, caps);
     // The edge moved to another codec: the bridge converts to it.
     this.#agentLeg.onAudioChange = (audio) => this.#join(audio);
+    this.#call.log.info({ agent: 'sip_trunk', codec: answer.codec.encoding }, 'agent connected');
     return { kind: 'answered' };
   }
 
@@ -295,7 +297,7 @@ export class SipTrunkSide implements AgentSide {
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
-    this.#call.log.debug({ reason }, 'sip_trunk leg released');
+    this.#call.log.info({ reason }, 'agent released');
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
@@ -303,6 +305,13 @@ export class SipTrunkSide implements AgentSide {
     if (dialog) void this.#afterReferReport().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
+  }
+
+  /** The agent edge's RTP leg, once its answer (or early media) was known. */
+  quality(): CallQuality {
+    const rtp = this.#rtp;
+    const audio = this.#agentAudio;
+    return { legs: rtp && audio ? [legQuality('agent', audio.codec.encoding, rtp.stats())] : [], agent_stream: null };
   }
 
   describe(): SipTrunkAgentSnapshot {
@@ -315,6 +324,7 @@ export class SipTrunkSide implements AgentSide {
 
   #watch(attempt: OutboundCall, caps: LocalCapabilities, early: EarlyOffers): void {
     this.#attempt = attempt;
+    this.#call.traceSip(attempt.callId, 'agent');
     early.watch(attempt);
     if (this.#released) attempt.cancel();
     attempt.events.on('progress', (response) => {

@@ -22,6 +22,7 @@ import type { RecordingPort } from './recording-port.js';
 import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
 import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
 import type { TransferSnapshot } from '../session-snapshot.js';
+import { legQuality, type LegQuality } from '../quality/call-quality.js';
 
 /** Hears how a transfer goes, as SIP statuses: 200 once the target is connected, the failure's status otherwise. */
 export type TransferProgress = (status: number, reason: string) => void;
@@ -53,7 +54,7 @@ export class Transfer {
   #phase: TransferPhase = 'dialing';
   #to = '';
   #attempt: OutboundCall | null = null;
-  #target: { dialog: SessionDialog; rtp: RtpSession } | null = null;
+  #target: { dialog: SessionDialog; rtp: RtpSession; codec: string } | null = null;
   #bridge: MediaBridge | null = null;
   #releasedAgent = false;
   #progress: TransferProgress | null = null;
@@ -120,6 +121,12 @@ export class Transfer {
     return { to: this.#to, method: this.#carrier.transfer, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
   }
 
+  /** The bridged target's RTP leg for the CDR (docs/API.md "Call quality"), read before {@link close}; null without one. */
+  quality(): LegQuality | null {
+    const target = this.#target;
+    return target ? legQuality('transfer_target', target.codec, target.rtp.stats()) : null;
+  }
+
   /** Tears the transfer leg down (the call ended): CANCEL while dialling, BYE once answered. */
   close(): void {
     if (this.#transition('close') === 'stay') return;
@@ -151,7 +158,7 @@ export class Transfer {
       from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#deps.dialling.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: this.#carrier.credentials,
-    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; }, stopped: () => this.#isClosed(), log: this.#call.log });
+    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; this.#call.traceSip(attempt.callId, 'transfer_target'); }, stopped: () => this.#isClosed(), log: this.#call.log });
     ring.cancel();
     this.#attempt = null;
     if (outcome.kind === 'failed') {
@@ -171,7 +178,7 @@ export class Transfer {
 
   #connectBridge(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio): void {
     wireRemote(rtp, audio);
-    this.#target = { dialog, rtp };
+    this.#target = { dialog, rtp, codec: audio.codec.encoding };
     // An agent that asked by REFER hears the outcome (NOTIFY 200) before its leg is released (RFC 5589 6).
     this.#report(200, 'OK');
     this.#releasedAgent = true;

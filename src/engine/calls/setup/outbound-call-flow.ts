@@ -118,6 +118,7 @@ export class OutboundCallFlow extends CallFlow {
 
   #watch(attempt: OutboundCall, early: EarlyOffers): void {
     this.#attempt = attempt;
+    this.call.traceSip(attempt.callId, 'carrier');
     early.watch(attempt);
     if (this.#stoppedBy) attempt.cancel();
     attempt.events.on('progress', (response) => {

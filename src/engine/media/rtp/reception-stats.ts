@@ -27,6 +27,9 @@ export interface ReceptionSnapshot {
   packetsLost: number;
   /** Interarrival jitter in milliseconds. */
   jitterMs: number;
+  /** The largest value the jitter estimate reached, and its mean over every packet that updated it (call quality). */
+  maxJitterMs: number;
+  meanJitterMs: number;
 }
 
 /**
@@ -46,6 +49,10 @@ export class ReceptionStats {
   #receivedPrior = 0;
   #transit = 0;
   #jitter = 0;
+  /** Call-quality figures over the source's life: the estimate's maximum, and its sum over its updates. */
+  #maxJitter = 0;
+  #jitterSum = 0;
+  #jitterUpdates = 0;
   #started = false;
 
   constructor(clockRate: number) {
@@ -62,6 +69,9 @@ export class ReceptionStats {
     if (this.#received > 1) {
       const d = Math.abs((transit - this.#transit) | 0);
       this.#jitter += (d - this.#jitter) / 16;
+      if (this.#jitter > this.#maxJitter) this.#maxJitter = this.#jitter;
+      this.#jitterSum += this.#jitter;
+      this.#jitterUpdates++;
     }
     this.#transit = transit;
     return true;
@@ -159,6 +169,8 @@ export class ReceptionStats {
       packetsExpected: this.expected,
       packetsLost: Math.max(0, this.lost),
       jitterMs: (this.#jitter * 1000) / this.#clockRate,
+      maxJitterMs: (this.#maxJitter * 1000) / this.#clockRate,
+      meanJitterMs: this.#jitterUpdates === 0 ? 0 : (this.#jitterSum * 1000) / this.#jitterUpdates / this.#clockRate,
     };
   }
 }

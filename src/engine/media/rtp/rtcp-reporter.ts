@@ -29,6 +29,8 @@ export class RtcpReporter {
   octetsSent = 0;
   lastRtpTimestamp = 0;
   #lastRtpSentAtMs = 0;
+  /** The longest time between two packets we sent (monotonic ms), for call quality: a silence the far end heard. */
+  longestSendGapMs = 0;
   #sentSinceReport = false;
   #receivedSinceReport = false;
   /** Middle 32 bits of the last SR's NTP time, and when it arrived (monotonic), for LSR/DLSR. */
@@ -47,6 +49,7 @@ export class RtcpReporter {
   }
 
   onRtpSent(octets: number, rtpTimestamp: number, nowMs: number): void {
+    if (this.packetsSent > 0 && nowMs - this.#lastRtpSentAtMs > this.longestSendGapMs) this.longestSendGapMs = nowMs - this.#lastRtpSentAtMs;
     this.packetsSent++;
     this.octetsSent += octets;
     this.lastRtpTimestamp = rtpTimestamp;

@@ -63,6 +63,11 @@ export interface RtpSessionStats {
   octetsSent: number;
   /** RTP packets accepted from the far end, across all its SSRCs. */
   packetsReceived: number;
+  /** Payload octets of those packets (RTP header excluded, as the SR's octet count, RFC 3550 §6.4.1). */
+  octetsReceived: number;
+  /** The longest time between two packets accepted from the far end, and between two we sent, in ms. */
+  longestReceiveGapMs: number;
+  longestSendGapMs: number;
   /** Packets dropped because they came from an address we are not latched to (or had no valid header to latch on). */
   packetsRejected: number;
   /** RTCP datagrams refused for their source host (strict source, docs/SECURITY.md "Media sources"). */

@@ -60,6 +60,7 @@ export class RtpSession {
   #rejected = 0;
   #invalid = 0;
   #accepted = 0;
+  #octetsAccepted = 0;
   #unauthenticated = 0;
   #srtp: SrtpTransform | null = null;
   #closed = false;
@@ -201,6 +202,9 @@ export class RtpSession {
       packetsSent: this.#reporter.packetsSent,
       octetsSent: this.#reporter.octetsSent,
       packetsReceived: this.#accepted,
+      octetsReceived: this.#octetsAccepted,
+      longestReceiveGapMs: this.#silence.longestGapMs,
+      longestSendGapMs: this.#reporter.longestSendGapMs,
       packetsRejected: this.#rejected,
       rtcpRejected: this.#rtcp.rejected,
       packetsInvalid: this.#invalid,
@@ -291,6 +295,7 @@ export class RtpSession {
     else if (verdict !== 'taken') return this.#refuse(verdict);
     this.#silence.heard(now);
     this.#accepted++;
+    this.#octetsAccepted += msg.length - RTP_HEADER_SIZE;
     this.#reporter.onRtpReceived(ssrc, rtpSequenceNumber(msg), rtpTimestamp(msg), now);
     this.#owner.onRtp?.(msg, this);
   };
@@ -301,6 +306,7 @@ export class RtpSession {
     const now = this.#clock.monotonic() - ageMs;
     this.#silence.heard(now);
     this.#accepted++;
+    this.#octetsAccepted += length - RTP_HEADER_SIZE;
     this.#latch.noteTaken(ssrc, sequenceNumber);
     this.#reporter.onRtpReceived(ssrc, sequenceNumber, timestamp, now);
     this.#relay.relayed(sequenceNumber, timestamp, length, now);

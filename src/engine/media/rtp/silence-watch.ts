@@ -10,6 +10,9 @@ import type { Clock, TimerHandle } from '../../../common/clock.js';
 export class SilenceWatch {
   /** Monotonic time the stream was last heard (or the watch was made). */
   lastHeardAt: number;
+  /** The longest time between two packets heard (call quality); 0 until two were. */
+  longestGapMs = 0;
+  #heardAny = false;
   #timer: TimerHandle | null = null;
   #silent = false;
   #watching = false;
@@ -34,6 +37,8 @@ export class SilenceWatch {
   }
 
   heard(now: number): void {
+    if (this.#heardAny && now - this.lastHeardAt > this.longestGapMs) this.longestGapMs = now - this.lastHeardAt;
+    this.#heardAny = true;
     this.lastHeardAt = now;
     if (this.#silent) {
       this.#silent = false;

@@ -15,6 +15,7 @@ import {
   type TransportProtocol, type TransportTarget,
 } from './transport.js';
 import { UdpTransport } from './udp-transport.js';
+import type { SipTraceEvent, SipTraceTap } from './sip-trace-tap.js';
 import { responseTarget, stampReceived } from './via-routing.js';
 
 /** One listening point. TLS needs `tls`. */
@@ -38,6 +39,8 @@ export interface TransportLayerDelegate {
   /** An inbound TCP/TLS connection over a cap was reset at once. */
   onConnectionRefused?(reason: ConnectionRefusal, source: MessageSource): void;
   onError?(error: TransportError): void;
+  /** The SIP trace tap threw: the message went on, its trace entry is lost. */
+  onTraceFailed?(error: unknown): void;
 }
 
 export interface TransportLayerOptions {
@@ -62,6 +65,8 @@ export interface TransportLayerOptions {
    * carriers accept only UDP; enable it for peers known to listen on TCP.
    */
   udpSizeLimitForTcp?: number;
+  /** Told every message received and sent (docs/API.md "SIP trace of a call"); none when absent. */
+  trace?: SipTraceTap;
 }
 
 /** Characters of a parse failure's detail quoted in a 400 reason phrase. */
@@ -155,7 +160,23 @@ export class TransportLayer {
   /** Sends prepared bytes (retransmissions reuse the serialized form); resolves to the connection used (TCP/TLS). */
   async sendRaw(data: Buffer, target: TransportTarget): Promise<Connection | undefined> {
     const transport = this.#transportFor(target);
-    return transport.send(data, target);
+    const connection = await transport.send(data, target);
+    if (this.#options.trace) {
+      this.#trace({
+        direction: 'sent', at: this.#clock.now(), protocol: target.protocol, source: connection?.local ?? transport.local,
+        destination: { address: target.address, port: target.port }, data,
+      });
+    }
+    return connection;
+  }
+
+  /** A trace entry; a tap that throws costs the entry, never the message (docs/API.md "SIP trace of a call"). */
+  #trace(event: SipTraceEvent): void {
+    try {
+      this.#options.trace?.message(event);
+    } catch (err) {
+      this.#options.delegate.onTraceFailed?.(err);
+    }
   }
 
   /** RFC 3261 18.2.2: sends a response where its top Via says, over the request's connection when reliable. */
@@ -215,6 +236,12 @@ export class TransportLayer {
       return;
     }
     const message = outcome.message;
+    if (this.#options.trace) {
+      this.#trace({
+        direction: 'received', at: this.#clock.now(), protocol: source.protocol, source: { address: source.address, port: source.port },
+        destination: source.connection?.local ?? source.local, data: serializeMessage(message),
+      });
+    }
     if (message.kind === 'request') stampReceived(message, source);
     up.onMessage(message, source);
   }

@@ -9,8 +9,35 @@ import type { CarrierPlayout } from './carrier-playout.js';
 /** What the leg counts itself (the conversions, the link and the RTP session count the rest). */
 export type AgentMediaLegCounts = Pick<AgentMediaLegStats, 'packetsDropped' | 'digits' | 'clears' | 'marks' | 'agentChunks' | 'agentChunksDiscarded' | 'bargeIns'>;
 
+/**
+ * When the agent's audio arrives, for call quality (docs/API.md "Call quality"): the time from the
+ * leg's start (the answer) to the first chunk, and the largest gap between two chunks, which
+ * includes the agent's pauses between turns. Two numbers per chunk, no allocation.
+ */
+export class AgentAudioTiming {
+  readonly #startedAt: number;
+  #firstAt = -1;
+  #lastAt = 0;
+  largestGapMs = 0;
+
+  constructor(startedAt: number) {
+    this.#startedAt = startedAt;
+  }
+
+  heard(now: number): void {
+    if (this.#firstAt < 0) this.#firstAt = now;
+    else if (now - this.#lastAt > this.largestGapMs) this.largestGapMs = now - this.#lastAt;
+    this.#lastAt = now;
+  }
+
+  /** From the leg's start to the agent's first audio; null while none came. */
+  get firstAudioMs(): number | null {
+    return this.#firstAt < 0 ? null : this.#firstAt - this.#startedAt;
+  }
+}
+
 export function agentMediaLegStats(p: {
-  codec: string; held: boolean; rtp: RtpSession; counts: AgentMediaLegCounts; playout: CarrierPlayout;
+  codec: string; held: boolean; rtp: RtpSession; counts: AgentMediaLegCounts; playout: CarrierPlayout; timing: AgentAudioTiming;
   encoder: CallerAudioEncoder | null; decoder: AgentAudioDecoder | null; speech: CallerSpeechDetector | null; link: AgentLink | null;
 }): AgentMediaLegStats {
   const rtp = p.rtp.stats();
@@ -29,6 +56,8 @@ export function agentMediaLegStats(p: {
     callerSpeechStarts: p.speech?.stats.speechStarts ?? 0,
     callerSpeechStops: p.speech?.stats.speechStops ?? 0,
     echoFrames: p.speech?.stats.echoFrames ?? 0,
+    firstAgentAudioMs: p.timing.firstAudioMs,
+    largestAgentAudioGapMs: p.timing.largestGapMs,
     rtp: {
       localPort: rtp.localPort,
       packetsSent: rtp.packetsSent,

@@ -8,7 +8,7 @@ import {
 import type { AgentLink, AgentLinkHandlers, HoldSource } from '../../ports.js';
 import { CARRIER_RATE, describeFormat, type AgentAudioDecoder, type CallerAudioEncoder, type CarrierCodec } from './agent-audio-format.js';
 import { AgentConversions } from './agent-conversions.js';
-import { agentMediaLegStats, type AgentMediaLegCounts } from './agent-media-leg-stats.js';
+import { AgentAudioTiming, agentMediaLegStats, type AgentMediaLegCounts } from './agent-media-leg-stats.js';
 import { AgentEventBacklog } from './agent-event-backlog.js';
 import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
@@ -76,11 +76,13 @@ export class AgentMediaLeg {
   /** Who holds the leg: an API hold and the remote party's own can overlap. */
   readonly #holds: Record<HoldSource, boolean> = { api: false, remote: false };
   readonly #counts: AgentMediaLegCounts = { packetsDropped: 0, digits: 0, clears: 0, marks: 0, agentChunks: 0, agentChunksDiscarded: 0, bargeIns: 0 };
+  readonly #timing: AgentAudioTiming;
 
   constructor(options: AgentMediaLegOptions) {
     const encoding = options.audio.codec.encoding;
     if (encoding !== 'PCMU' && encoding !== 'PCMA') throw new InvariantError(`the agent leg needs G.711 on the carrier side, not ${encoding}`);
     this.#clock = options.clock;
+    this.#timing = new AgentAudioTiming(options.clock.monotonic());
     this.#rtp = options.rtp;
     this.#codec = encoding;
     this.#audio = options.audio;
@@ -229,7 +231,7 @@ export class AgentMediaLeg {
   /** Live numbers for GET /v1/calls/{id} `session`. */
   stats(): AgentMediaLegStats {
     return agentMediaLegStats({
-      codec: this.#codec, held: this.#held, rtp: this.#rtp, counts: this.#counts, playout: this.#playout,
+      codec: this.#codec, held: this.#held, rtp: this.#rtp, counts: this.#counts, playout: this.#playout, timing: this.#timing,
       encoder: this.#encoder, decoder: this.#decoder, speech: this.#speech, link: this.#link,
     });
   }
@@ -294,6 +296,7 @@ export class AgentMediaLeg {
 
   #onAgentAudio(chunk: Buffer): void {
     if (this.#stopped) return;
+    this.#timing.heard(this.#clock.monotonic());
     if (this.#backlog !== null) {
       if (!this.#backlog.audio(chunk)) this.#counts.agentChunksDiscarded++;
       return;
