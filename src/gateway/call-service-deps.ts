@@ -112,6 +112,10 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       const found = route && w.store.agents.get(route.tenant_id, route.agent_id);
       return route && found ? { tenantId: route.tenant_id, agentId: found.id, connectionMode: found.connection_mode } : undefined;
     },
+    callerIds: {
+      holds: (tenantId, number, carrier) => w.store.numbers.isHeldOn(tenantId, number, carrier),
+      isVerified: (tenantId, number) => w.store.callerIds.isVerified(tenantId, number),
+    },
     recordInbound: config.calls.record_inbound,
     media,
     outbound: { clock, dialling, mediaAddress: media.address, connected, agent },

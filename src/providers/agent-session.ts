@@ -34,6 +34,8 @@ export interface AgentCallInfo {
   /** Called party, E.164 or SIP user. */
   to: string;
   direction: 'inbound' | 'outbound';
+  /** Inbound: the carrier's STIR/SHAKEN report, passed in `start.customParameters` (docs/API.md "Caller verification"). */
+  verification?: { verstat: string | null; identityHeader: boolean };
 }
 
 /** Where the agent is. */

@@ -18,6 +18,8 @@ export type CallCommandFailure =
   /** The tenant or the carrier is at its concurrent-call limit. */
   | { error: 'concurrency_limit'; retryAfterSeconds: number }
   | { error: 'unknown_carrier' }
+  /** The carrier's caller-ID policy does not let the tenant present that `from` (docs/API.md "Caller IDs"). */
+  | { error: 'caller_id_not_allowed' }
   /** The carrier has no outbound target, or its address cannot be resolved. */
   | { error: 'carrier_unavailable'; detail: string }
   /** The gateway is draining or out of media ports. */

@@ -12,7 +12,8 @@ import type { CarrierProfile } from './setup/carrier-profile.js';
 import type { LegMedia } from './setup/leg-media.js';
 import { OutboundCallFlow, type OutboundFlowDeps } from './setup/outbound-call-flow.js';
 import { InboundCallFlow, type InboundFlowDeps } from './setup/inbound-call-flow.js';
-import type { InboundRoute } from './ports.js';
+import type { CallerIdDirectory, InboundRoute } from './ports.js';
+import { isCallerIdAllowed } from './setup/caller-id-policy.js';
 import { callerIdentity } from './setup/caller-identity.js';
 import { toE164, uriUser } from './setup/dialled-number.js';
 import type { InboundCall, SipRequest, SipSource } from '../sip/index.js';
@@ -30,6 +31,8 @@ export interface CallServiceDeps {
   carrierForSource(source: SipSource, request: SipRequest): CarrierProfile | undefined;
   /** The live route of a DID on a carrier, or undefined (unrouted or released). */
   routeFor(did: string, carrier: string): InboundRoute | undefined;
+  /** The tenants' held numbers and verified caller IDs, for the carriers' caller-ID policy. */
+  callerIds: CallerIdDirectory;
   /** Whether inbound calls are recorded (media_bridge and sip_trunk alike). */
   recordInbound: boolean;
   media: LegMedia;
@@ -70,6 +73,7 @@ export class CallService implements CallControl {
   async place(request: PlaceCallRequest): Promise<CallCommandResult> {
     const carrier = this.#deps.carriers.get(request.carrier);
     if (!carrier) return { error: 'unknown_carrier' };
+    if (!isCallerIdAllowed(carrier, request.tenantId, request.from, this.#deps.callerIds)) return { error: 'caller_id_not_allowed' };
     if (this.#o.isDraining()) return { error: 'unavailable', detail: 'The gateway is shutting down.' };
     if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
     const full = this.#admissionRefused(request.tenantId, carrier.name, carrier.maxConcurrentCalls);
@@ -140,7 +144,7 @@ export class CallService implements CallControl {
     let call: Call;
     try {
       call = new Call({
-        tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, to: did,
+        tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, verification: caller.verification, to: did,
         carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
       }, this.#deps.calls);
     } catch (err) {

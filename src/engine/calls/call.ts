@@ -21,6 +21,8 @@ export interface NewCall {
   record: boolean;
   /** Inbound: the caller asked for privacy (see caller-identity.ts); false when absent. */
   callerPrivacy?: boolean;
+  /** Inbound: what the carrier said of the caller's STIR/SHAKEN verification (see caller-identity.ts). */
+  verification?: { verstat: string | null; identityHeader: boolean };
   agent: { type: 'websocket'; url: string } | { type: 'imported'; agentId: string };
 }
 
@@ -42,7 +44,8 @@ export class Call {
     this.#ctx = ctx;
     this.#record = {
       id: newCallId(), tenant_id: init.tenantId, call_control_id: newCallControlId(), direction: init.direction,
-      state: 'initiated', on_hold: false, from_number: init.from, caller_privacy: init.callerPrivacy ?? false, to_number: init.to, carrier: init.carrier,
+      state: 'initiated', on_hold: false, from_number: init.from, caller_privacy: init.callerPrivacy ?? false,
+      caller_verstat: init.verification?.verstat ?? null, caller_identity_header: init.verification?.identityHeader ?? false, to_number: init.to, carrier: init.carrier,
       record: init.record, agent_type: init.agent.type, agent_url: init.agent.type === 'websocket' ? init.agent.url : null,
       agent_id: init.agent.type === 'imported' ? init.agent.agentId : null, created_at: isoNow(ctx.clock),
       ringing_at: null, answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null,

@@ -20,6 +20,8 @@ export interface AgentCallInfo {
   from: string;
   to: string;
   direction: 'inbound' | 'outbound';
+  /** Inbound: the carrier's STIR/SHAKEN report (docs/API.md "Caller verification"). */
+  verification?: { verstat: string | null; identityHeader: boolean };
 }
 
 /** How an agent link ended: the agent hung up, the gateway closed it, or it failed. */
@@ -103,6 +105,14 @@ export interface CallRecordStore {
   getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined;
   /** Calls a crash left unfinished, every tenant's (not those whose final record waits to be written). */
   unfinished(): CallRecord[];
+}
+
+/** What the caller-ID policy reads of a tenant's numbers (docs/API.md "Caller IDs"). */
+export interface CallerIdDirectory {
+  /** The tenant holds the number on that carrier now. */
+  holds(tenantId: TenantId, phoneNumber: string, carrier: string): boolean;
+  /** The operator verified the number for the tenant (`vgw caller-id add`). */
+  isVerified(tenantId: TenantId, phoneNumber: string): boolean;
 }
 
 /** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */

@@ -49,6 +49,8 @@ export class CustomAgentSession extends SocketAgentSession {
           from: call.from,
           to: call.to,
           direction: call.direction,
+          // Inbound only (docs/API.md "Caller verification"); values are strings, as Twilio's are.
+          ...(call.verification ? { verstat: call.verification.verstat ?? '', identity_header: String(call.verification.identityHeader) } : {}),
         },
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },

@@ -21,6 +21,13 @@ export const CallSchema = Type.Object(
     on_hold: Type.Boolean({ description: 'Hold is a flag of an active call, not a state.' }),
     from: Type.String(), to: Type.String(), carrier: Type.String(), record: Type.Boolean(),
     caller_privacy: Type.Boolean({ description: 'Inbound: the caller asked that its identity not be shown (SIP Privacy, or an anonymous From); `from` may still hold the number its carrier asserted. Do not show it to third parties.' }),
+    caller_verification: Type.Union([
+      Type.Object({
+        verstat: Type.Union([Type.String(), Type.Null()], { description: 'The `verstat` the carrier put in P-Asserted-Identity or From (`TN-Validation-Passed`, `TN-Validation-Failed`, `No-TN-Validation`), as sent; null when none.' }),
+        identity_header: Type.Boolean({ description: 'The INVITE carried an RFC 8224 Identity header (a signed PASSporT).' }),
+      }),
+      Type.Null(),
+    ], { description: 'Inbound: STIR/SHAKEN as the carrier reported it (docs/API.md "Caller verification"); null on outbound calls.' }),
     agent: Type.Union([
       Type.Object({ type: Type.Literal('websocket'), url: Type.String() }),
       Type.Object({ type: Type.Literal('imported'), agent_id: Type.String() }),
@@ -93,6 +100,7 @@ export function presentCall(c: CallListItem) {
   return {
     id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
     from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
+    caller_verification: c.direction === 'inbound' ? { verstat: c.caller_verstat, identity_header: c.caller_identity_header } : null,
     agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
     created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
     transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,

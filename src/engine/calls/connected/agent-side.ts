@@ -81,7 +81,10 @@ export class StreamingAgentSide implements AgentSide {
   async start(): Promise<void> {
     const record = this.#call.snapshot();
     const link = this.#deps.connectAgent({
-      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
+      call: {
+        callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction,
+        ...(record.direction === 'inbound' ? { verification: { verstat: record.caller_verstat, identityHeader: record.caller_identity_header } } : {}),
+      },
       tenantId: record.tenant_id,
       agent: this.#target,
       handlers: {
