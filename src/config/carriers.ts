@@ -61,6 +61,11 @@ const CarrierSchema = Type.Object(
      * only, `any` whatever it asks.
      */
     caller_id_policy: StringEnum(['owned', 'verified', 'any'], { default: 'owned' }),
+    /**
+     * How digits toward the remote party go (docs/API.md "Digits toward the callee"): `auto` RFC
+     * 4733 events when telephone-event was negotiated, else in-band tones; `info` SIP INFO.
+     */
+    dtmf: StringEnum(['auto', 'info'], { default: 'auto' }),
     /** OPTIONS keep-alive to the outbound target, in seconds (0 = off). */
     options_ping_s: Type.Integer({ minimum: 0, default: 30 }),
     calls: Type.Object(

@@ -81,6 +81,15 @@ export class FakeCallControl implements CallControl {
     return Promise.resolve(this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => ({ ...c, on_hold: false })));
   }
 
+  /** Digits asked for by the API, per call id. */
+  readonly digits: { callId: string; digits: string }[] = [];
+
+  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
+    const result = this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => c);
+    if ('call' in result) this.digits.push({ callId, digits });
+    return Promise.resolve(result);
+  }
+
   hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
     const now = isoNow(this.#clock);
     return Promise.resolve(this.#change(this.#calls.get(tenantId, callId), (c) => c.state !== 'ended', (c) => ({

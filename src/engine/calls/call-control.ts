@@ -22,6 +22,8 @@ export type CallCommandFailure =
   | { error: 'caller_id_not_allowed' }
   /** The carrier has no outbound target, or its address cannot be resolved. */
   | { error: 'carrier_unavailable'; detail: string }
+  /** The call's agent side cannot send digits toward the remote party (a sip_trunk agent sends its own). */
+  | { error: 'digits_not_supported' }
   /** The gateway is draining or out of media ports. */
   | { error: 'unavailable'; detail: string };
 
@@ -43,6 +45,11 @@ export interface CallControl {
   /** Both legs muted, recording and transcription paused; idempotent. */
   hold(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
   unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
+  /**
+   * Queues digits toward the remote party (docs/API.md "Digits toward the callee"): RFC 4733,
+   * tones or SIP INFO as the carrier leg allows; answers once queued.
+   */
+  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult>;
   /** CANCEL or BYE as the state requires; the record once ended. */
   hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
   /** Blind transfer of the remote party to `to` over the call's carrier. */

@@ -167,6 +167,10 @@ export class CallService implements CallControl {
     return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.unhold()));
   }
 
+  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
+    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.sendDigits(digits)));
+  }
+
   async hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
     const live = this.registry.get(tenantId, callId);
     if (!live) return this.#notLive(tenantId, callId);

@@ -42,6 +42,8 @@ export interface AgentLinkHandlers {
   onTranscript?(transcript: { role: 'caller' | 'agent'; text: string; final: boolean }): void;
   onConversationId?(id: string): void;
   onClose?(info: AgentLinkClose): void;
+  /** The agent asked for digits toward the remote party (docs/API.md "Digits toward the callee"). */
+  onSendDigits?(digits: string): void;
 }
 
 /** Who put a call on hold: the tenant through the API, or the remote party with a re-offer. */
@@ -65,6 +67,8 @@ export interface AgentLink {
   hold(source?: HoldSource): void;
   unhold(source?: HoldSource): void;
   markPlayed(name: string): void;
+  /** An extension event of the gateway's own protocol (`dtmf_sent`, `amd`); links without one ignore it. */
+  notify?(event: string, body: Record<string, unknown>): void;
   close(reason: string): void;
   /**
    * Who stops the agent's audio when the caller talks over it. 'platform' (the default): the

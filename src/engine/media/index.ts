@@ -17,6 +17,7 @@ export * from './srtp/srtp-suite.js';
 export * from './srtp/srtp-transform.js';
 export * from './dtmf/rfc4733.js';
 export * from './dtmf/goertzel.js';
+export * from './dtmf/dtmf-tones.js';
 export * from './dtmf/sip-info.js';
 export * from './bridge/audio-source.js';
 export * from './bridge/frame-pacer.js';

@@ -45,6 +45,11 @@ export class FakeCustomAgent implements FakeAgentServer {
     this.core.send({ event: 'media', streamSid: this.streamSid(), media: { payload: audio.toString('base64') } });
   }
 
+  /** Digits toward the remote party (docs/API.md "Digits toward the callee"). */
+  sendDigits(digits: string): void {
+    this.core.send({ event: 'dtmf', streamSid: this.streamSid(), digits });
+  }
+
   sendMark(name: string): void {
     this.core.send({ event: 'mark', streamSid: this.streamSid(), mark: { name } });
   }

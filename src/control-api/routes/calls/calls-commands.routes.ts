@@ -12,7 +12,7 @@ import type { HostResolver } from '../../ports.js';
 import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { checkAgentUrl, checkSandboxRule, engineUnavailable, failureError, unknownCarrier } from './call-command-rules.js';
-import { CallSchema, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
+import { CallSchema, DtmfBody, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
 import { callInScope } from './key-scope.js';
 
 export interface CallCommandDeps {
@@ -134,6 +134,23 @@ function transferRoute(deps: CallCommandDeps): AnyRoute {
   });
 }
 
+function dtmfRoute(deps: CallCommandDeps): AnyRoute {
+  return defineRoute({
+    method: 'POST', path: '/v1/calls/{id}/dtmf', operationId: 'sendCallDtmf', tags: ['calls'], auth: 'tenant',
+    summary: 'Send digits toward the remote party of an active call',
+    description: 'Queued after digits sent before: RFC 4733 events when the carrier leg negotiated telephone-event, in-band tones otherwise, SIP INFO where the carrier is configured for it (docs/API.md, "Digits toward the callee"). Answers once queued.',
+    params: IdParams,
+    body: DtmfBody,
+    responses: CALL_RESPONSE,
+    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`), or its sip_trunk agent sends its own digits (`digits_not_supported`).' },
+    async handle({ params, principal, body }) {
+      const calls = engine(deps);
+      callInScope(principal, deps.records.get(principal.tenantId, params.id));
+      return answer(await calls.sendDigits(principal.tenantId, params.id, body.digits));
+    },
+  });
+}
+
 export function callCommandRoutes(deps: CallCommandDeps): AnyRoute[] {
-  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), commandRoute(deps, 'hangup')];
+  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), commandRoute(deps, 'hangup'), dtmfRoute(deps)];
 }

@@ -93,6 +93,14 @@ export const TransferBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** docs/API.md "Digits toward the callee": keys 0-9, *, #, A-D and `w` (a 500 ms pause), 1 to 64 of them. */
+export const DtmfBody = Type.Object(
+  {
+    digits: Type.String({ pattern: '^[0-9A-Da-d*#wW]{1,64}$', description: 'Keys 0-9, `*`, `#`, A-D, and `w` for a 500 ms pause; 1 to 64 characters.', examples: ['1w2#'] }),
+  },
+  { additionalProperties: false },
+);
+
 /** Commands that take no input: an empty body, or `{}`, and nothing else. */
 export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body is needed; an empty body or `{}` is accepted.' });
 

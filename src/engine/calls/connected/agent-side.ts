@@ -12,6 +12,7 @@ import type { AudioSource } from '../../media/index.js';
 import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../ports.js';
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
+import { DigitsByInfo } from './digits-by-info.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
 
 export interface AgentSide {
@@ -25,6 +26,8 @@ export interface AgentSide {
   updateAudio(audio: NegotiatedAudio): void;
   /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
   receiveDigit(digit: string): void;
+  /** Digits toward the remote party (docs/API.md "Digits toward the callee"); false where this side cannot send them. */
+  sendDigits(digits: string): boolean;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
@@ -59,9 +62,15 @@ export class StreamingAgentSide implements AgentSide {
   readonly #answeredAt: number;
   #link: AgentLink | null = null;
   #released = false;
+  /** Digits go by SIP INFO on the remote dialog where the carrier is configured for it (`dtmf: info`). */
+  readonly #byInfo: DigitsByInfo | null;
 
-  constructor(deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
+  constructor(
+    deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded,
+    dtmf: 'auto' | 'info' = 'auto',
+  ) {
     this.#deps = deps;
+    this.#byInfo = dtmf === 'info' ? new DigitsByInfo(deps.clock, remote.dialog, call.log) : null;
     this.#call = call;
     this.#target = target;
     this.#ended = ended;
@@ -94,6 +103,7 @@ export class StreamingAgentSide implements AgentSide {
           if (t.final && t.text.trim() !== '') this.#turns.push({ role: t.role, text: t.text, offset_s: (this.#deps.clock.now() - this.#answeredAt) / 1000 });
         },
         onClose: (info) => this.#closed(info),
+        onSendDigits: (digits) => this.#send(digits, () => this.#link?.notify?.('dtmf_sent', { dtmf_sent: { digits } })),
       },
     });
     this.#link = link;
@@ -122,6 +132,17 @@ export class StreamingAgentSide implements AgentSide {
     this.#leg.unhold();
   }
 
+  sendDigits(digits: string): boolean {
+    this.#send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the remote party'));
+    return true;
+  }
+
+  #send(digits: string, onSent: () => void): void {
+    if (this.#released) return;
+    if (this.#byInfo) this.#byInfo.send(digits, onSent);
+    else this.#leg.sendDigits(digits, onSent);
+  }
+
   remoteHold(held: boolean): void {
     if (held) this.#leg.hold('remote');
     else this.#leg.unhold('remote');
@@ -134,6 +155,7 @@ export class StreamingAgentSide implements AgentSide {
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
+    this.#byInfo?.stop();
     const link = this.#link;
     this.#link = null;
     // close, not only detach: the leg's WASM detector and resamplers are freed with it.

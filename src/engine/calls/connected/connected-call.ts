@@ -165,6 +165,12 @@ export class ConnectedCall {
     return null;
   }
 
+  /** docs/API.md "Digits toward the callee": to the remote party, while the agent side has it (not once a transfer took it). */
+  sendDigits(digits: string): CallCommandFailure | null {
+    if (this.#call.isEnded || !this.#agent || this.#transfer?.bridged) return { error: 'call_not_active' };
+    return this.#agent.sendDigits(digits) ? null : { error: 'digits_not_supported' };
+  }
+
   transfer(to: string): CallCommandFailure | null {
     if (this.#call.isEnded) return { error: 'call_not_active' };
     if (this.#transfer?.active) return { error: 'transfer_in_progress' };

@@ -30,6 +30,8 @@ export interface CarrierProfile {
   mediaNetworks?: readonly string[];
   /** Calls over it are sandbox calls (only sandbox keys may place them). */
   sandbox: boolean;
+  /** How digits toward the remote party go (docs/API.md "Digits toward the callee"); `auto` when absent. */
+  dtmf?: 'auto' | 'info';
   /** Which calling numbers a tenant may present on it (docs/API.md "Caller IDs"); `owned` when absent. */
   callerIdPolicy?: CallerIdPolicy;
   /** Its P-Asserted-Identity is believed (RFC 3325 §5: it is in the gateway's trust domain). */

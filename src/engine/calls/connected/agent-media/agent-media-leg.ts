@@ -12,6 +12,7 @@ import { agentMediaLegStats, type AgentMediaLegCounts } from './agent-media-leg-
 import { AgentEventBacklog } from './agent-event-backlog.js';
 import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
+import { CalleeDigits } from './callee-digits.js';
 import type { CallerSpeechDetector, CallerSpeechEvent, CallerSpeechOptions } from './caller-speech-detector.js';
 import { RecordingFeed, type RecordingPort } from '../recording-port.js';
 import { isAgentMediaLegStopped, nextAgentMediaLegState, type AgentMediaLegEvent, type AgentMediaLegState } from './agent-media-leg-state.js';
@@ -61,6 +62,7 @@ export class AgentMediaLeg {
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
+  readonly #digits = new CalleeDigits();
   readonly #pcm = new Int16Array(MAX_PAYLOAD_SAMPLES);
   readonly #clock: Clock;
   /** What the agent sent before {@link attach}; null once attached or stopped. */
@@ -95,7 +97,9 @@ export class AgentMediaLeg {
       onAgentFrame: (pcm, timestamp) => this.#recording?.write('agent', pcm, timestamp),
       onHeard: (pcm) => this.#speech?.notePlayout(pcm),
       isHeld: () => this.#held,
+      digits: this.#digits,
     });
+    this.#playout.setFormat(encoding, options.audio.codec.payloadType, options.audio.telephoneEvent?.payloadType ?? null);
     this.handlers = {
       onAudio: (chunk) => this.#onAgentAudio(chunk),
       onClearAudio: () => this.#onClear(),
@@ -193,7 +197,7 @@ export class AgentMediaLeg {
     this.#codec = encoding;
     this.#audio = audio;
     this.#keys = new CallerKeys(audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
-    this.#playout.setFormat(encoding, audio.codec.payloadType);
+    this.#playout.setFormat(encoding, audio.codec.payloadType, audio.telephoneEvent?.payloadType ?? null);
   }
 
   /**
@@ -205,6 +209,7 @@ export class AgentMediaLeg {
     if (this.#stopped) return;
     this.#transition('detach');
     this.#playout.stop();
+    this.#digits.clear();
     this.#link = null;
     this.#backlog = null;
     this.#playout.flush();
@@ -291,6 +296,16 @@ export class AgentMediaLeg {
   }
 
   // Agent -> carrier.
+
+  /**
+   * Plays `digits` (docs/API.md "Digits toward the callee") to the carrier party after those
+   * queued before: RFC 4733 events when the leg negotiated telephone-event, else tones. Agent audio
+   * waits meanwhile; `onSent` runs once the last frame is out. Nothing plays while held.
+   */
+  sendDigits(digits: string, onSent: () => void = () => undefined): void {
+    if (this.#stopped) return;
+    this.#digits.enqueue(digits, this.#audio.telephoneEvent !== null, onSent);
+  }
 
   #onAgentAudio(chunk: Buffer): void {
     if (this.#stopped) return;
