@@ -19,6 +19,7 @@ const COLUMNS = [
   'id', 'tenant_id', 'call_control_id', 'direction', 'state', 'on_hold', 'from_number', 'to_number', 'carrier', 'record',
   'caller_privacy', 'agent_type', 'agent_url', 'agent_id', 'created_at', 'ringing_at', 'answered_at', 'ended_at', 'end_reason', 'sip_status',
   'hangup_by', 'transfer_to', 'transfer_state', 'transfer_started_at', 'conversation_id', 'recording_path', 'caller_verstat', 'caller_identity_header',
+  'amd_result', 'amd_decided_after_ms', 'amd_beep_at_ms',
 ] as const satisfies readonly (keyof CallRecord)[];
 const SELECT = `SELECT ${COLUMNS.join(', ')} FROM calls`;
 

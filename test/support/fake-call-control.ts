@@ -57,7 +57,7 @@ export class FakeCallControl implements CallControl {
       agent_type: 'websocket', agent_url: request.agentUrl, agent_id: null, created_at: isoNow(this.#clock), ringing_at: null,
       answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null, transfer_to: null,
       transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false,
-      caller_verstat: null, caller_identity_header: false,
+      caller_verstat: null, caller_identity_header: false, amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null,
     };
     this.#calls.insert(call);
     return { call };

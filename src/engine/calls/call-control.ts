@@ -37,6 +37,8 @@ export interface PlaceCallRequest {
   carrier: string;
   agentUrl: string;
   record: boolean;
+  /** docs/API.md "Answering-machine detection"; `off` when absent. */
+  machineDetection?: 'off' | 'async';
 }
 
 export interface CallControl {

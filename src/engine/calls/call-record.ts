@@ -27,6 +27,10 @@ export interface CallRecord {
   caller_verstat: string | null;
   /** Inbound: the INVITE carried an RFC 8224 Identity header. */
   caller_identity_header: boolean;
+  /** Outbound with machine_detection: what answered (docs/API.md "Answering-machine detection"); null until decided. */
+  amd_result: 'human' | 'machine' | 'fax' | 'unknown' | null;
+  amd_decided_after_ms: number | null;
+  amd_beep_at_ms: number | null;
   to_number: string;
   carrier: string;
   record: boolean;

@@ -90,7 +90,7 @@ export class CallService implements CallControl {
     try {
       call = new Call({
         tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
-        record: request.record, agent: { type: 'websocket', url: request.agentUrl },
+        record: request.record, agent: { type: 'websocket', url: request.agentUrl }, machineDetection: request.machineDetection,
       }, this.#deps.calls);
     } catch (err) {
       // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.

@@ -35,3 +35,4 @@ export * from './recording/stereo-recorder.js';
 export * from './recording/repair.js';
 export * from './vad/vad-stage.js';
 export * from './vad/webrtc-vad.js';
+export * from './amd/amd-detector.js';

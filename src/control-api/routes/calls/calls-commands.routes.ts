@@ -106,10 +106,11 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
       if (!calls.carrierNames().includes(body.carrier)) throw unknownCarrier();
       checkSandboxRule(principal, body.carrier);
       await checkAgentUrl(body.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
-      const request = { from: body.from, to: body.to, carrier: body.carrier, agent_ws_url: body.agent_ws_url, record: body.record ?? false };
+      const request = { from: body.from, to: body.to, carrier: body.carrier, agent_ws_url: body.agent_ws_url, record: body.record ?? false,
+        machine_detection: body.machine_detection ?? 'off' };
       return runIdempotent(deps.idempotency, { tenantId: principal.tenantId, key, scope: 'POST /v1/calls', body: request }, async () =>
         answer(await calls.place({
-          tenantId: principal.tenantId, from: request.from, to: request.to, carrier: request.carrier, agentUrl: request.agent_ws_url, record: request.record,
+          tenantId: principal.tenantId, from: request.from, to: request.to, carrier: request.carrier, agentUrl: request.agent_ws_url, record: request.record, machineDetection: request.machine_detection,
         })));
     },
   });

@@ -28,6 +28,14 @@ export const CallSchema = Type.Object(
       }),
       Type.Null(),
     ], { description: 'Inbound: STIR/SHAKEN as the carrier reported it (docs/API.md "Caller verification"); null on outbound calls.' }),
+    amd: Type.Union([
+      Type.Object({
+        result: StringEnum(['human', 'machine', 'fax', 'unknown']),
+        decided_after_ms: Type.Integer({ description: 'From the answer to the decision.' }),
+        beep_at_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'When the greeting\'s beep was heard, from the answer; null when none was.' }),
+      }),
+      Type.Null(),
+    ], { description: 'Answering-machine detection (docs/API.md "Answering-machine detection"); null until decided or when not asked for.' }),
     agent: Type.Union([
       Type.Object({ type: Type.Literal('websocket'), url: Type.String() }),
       Type.Object({ type: Type.Literal('imported'), agent_id: Type.String() }),
@@ -81,6 +89,9 @@ export const PlaceCallBody = Type.Object(
       description: '`ws://` or `wss://` address of the agent. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast or unspecified addresses are refused unless the gateway allows private agent URLs.',
     }),
     record: Type.Optional(Type.Boolean({ default: false, description: 'Record the call (default false).' })),
+    machine_detection: Type.Optional(StringEnum(['off', 'async'], {
+      default: 'off', description: '`async`: the agent is connected at the answer and the answering-machine detection result follows (`amd` on the call, an `amd` event to the agent). docs/API.md "Answering-machine detection".',
+    })),
   },
   { additionalProperties: false },
 );
@@ -108,6 +119,7 @@ export function presentCall(c: CallListItem) {
   return {
     id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
     from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
+    amd: c.amd_result !== null ? { result: c.amd_result, decided_after_ms: c.amd_decided_after_ms ?? 0, beep_at_ms: c.amd_beep_at_ms } : null,
     caller_verification: c.direction === 'inbound' ? { verstat: c.caller_verstat, identity_header: c.caller_identity_header } : null,
     agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
     created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,

@@ -13,6 +13,8 @@ import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import { DigitsByInfo } from './digits-by-info.js';
+import { CallAmd } from './agent-media/call-amd.js';
+import type { AmdDecision, AmdThresholds } from '../../media/index.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
 
 export interface AgentSide {
@@ -49,6 +51,8 @@ export interface AgentSideDeps {
   connectAgent: AgentConnector;
   /** The source played to a held party, or null for silence. A new source per hold. */
   holdMusic(): AudioSource | null;
+  /** Answering-machine detection thresholds (`amd.*`, docs/CONFIGURATION.md); the detector's defaults when absent. */
+  amd?: Partial<AmdThresholds>;
 }
 
 /** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
@@ -64,6 +68,8 @@ export class StreamingAgentSide implements AgentSide {
   #released = false;
   /** Digits go by SIP INFO on the remote dialog where the carrier is configured for it (`dtmf: info`). */
   readonly #byInfo: DigitsByInfo | null;
+  /** Answering-machine detection, for calls placed with `machine_detection: async`. */
+  #amd: CallAmd | null = null;
 
   constructor(
     deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded,
@@ -79,6 +85,7 @@ export class StreamingAgentSide implements AgentSide {
       clock: deps.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: deps.holdMusic(),
       onDigit: (digit) => call.log.debug({ digit }, 'DTMF from the remote party'),
       onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
+      onRemoteAudio: (pcm) => this.#amd?.write(pcm),
     });
   }
 
@@ -88,6 +95,7 @@ export class StreamingAgentSide implements AgentSide {
   }
 
   async start(): Promise<void> {
+    if (this.#call.machineDetection === 'async') void this.#startAmd();
     const record = this.#call.snapshot();
     const link = this.#deps.connectAgent({
       call: {
@@ -124,6 +132,22 @@ export class StreamingAgentSide implements AgentSide {
     this.#leg.hold();
   }
 
+  /** docs/API.md "Answering-machine detection": the result on the call and to the agent; a beep heard later is sent again with it. */
+  async #startAmd(): Promise<void> {
+    const report = (d: AmdDecision) => {
+      this.#call.setAmd(d);
+      this.#call.log.info({ amd: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs }, 'answering-machine detection');
+      this.#link?.notify?.('amd', { amd: { result: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs } });
+    };
+    try {
+      const amd = await CallAmd.start(this.#deps.amd ?? {}, report, report);
+      if (this.#released) amd.close();
+      else this.#amd = amd;
+    } catch (err) {
+      this.#call.log.warn({ err }, 'answering-machine detection could not start');
+    }
+  }
+
   receiveDigit(digit: string): void {
     this.#leg.receiveDigit(digit);
   }
@@ -156,6 +180,8 @@ export class StreamingAgentSide implements AgentSide {
     if (this.#released) return;
     this.#released = true;
     this.#byInfo?.stop();
+    this.#amd?.close();
+    this.#amd = null;
     const link = this.#link;
     this.#link = null;
     // close, not only detach: the leg's WASM detector and resamplers are freed with it.

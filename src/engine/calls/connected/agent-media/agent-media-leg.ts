@@ -35,6 +35,8 @@ export interface AgentMediaLegOptions {
   onCallerSpeech?: (event: CallerSpeechEvent) => void;
   /** VAD and echo guard tuning; defaults suit a telephone line. */
   callerSpeech?: CallerSpeechOptions;
+  /** The carrier party's decoded audio, every packet while not held (answering-machine detection). */
+  onRemoteAudio?: (pcm: Int16Array) => void;
 }
 
 /** Largest carrier payload taken: 120 ms of G.711, far above any ptime a carrier uses. */
@@ -60,6 +62,7 @@ export class AgentMediaLeg {
   readonly #onDigit: (digit: string) => void;
   #keys: CallerKeys;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
+  readonly #onRemoteAudio: ((pcm: Int16Array) => void) | null;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
   readonly #digits = new CalleeDigits();
@@ -90,6 +93,7 @@ export class AgentMediaLeg {
     this.#onDigit = options.onDigit ?? (() => undefined);
     this.#keys = new CallerKeys(options.audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
     this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
+    this.#onRemoteAudio = options.onRemoteAudio ?? null;
     this.#speechOptions = options.callerSpeech ?? {};
     this.#playout = new CarrierPlayout({
       clock: options.clock, rtp: options.rtp, codec: encoding, payloadType: options.audio.codec.payloadType, holdMusic: options.holdMusic ?? null,
@@ -266,6 +270,7 @@ export class AgentMediaLeg {
     const pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
     this.#recording?.write('remote', pcm, rtpTimestamp(packet));
     this.#keys.listen(pcm);
+    this.#onRemoteAudio?.(pcm);
     if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
     else encoder.pushPcm(pcm);
     // After the agent got the frame: a barge-in this packet causes must not delay the caller's audio.
