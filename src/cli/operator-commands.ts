@@ -70,3 +70,12 @@ export function listNumbers(store: Store, tenantId: string | undefined): unknown
   } while (after);
   return { numbers };
 }
+
+/** Verifies a calling number for the tenant (docs/API.md "Caller IDs"); a number verified twice is an error. */
+export function addCallerId(store: Store, tenantId: string, phoneNumber: string): unknown {
+  if (!isE164(phoneNumber)) throw new CliError('invalid_number', `${phoneNumber} is not E.164 (+ then 2 to 15 digits)`, 2);
+  const outcome = store.callerIds.add(requireTenant(store, tenantId), phoneNumber);
+  if (!outcome.ok) throw new CliError(outcome.reason, 'this caller ID is already verified for the tenant');
+  const c = outcome.callerId;
+  return { id: c.id, tenant_id: c.tenant_id, phone_number: c.phone_number, created_at: c.created_at };
+}

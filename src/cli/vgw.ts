@@ -12,7 +12,7 @@ import { loadConfig } from '../config/load-config.js';
 import { loadMasterKey } from '../config/master-key.js';
 import { SecretBox } from '../common/secret-box.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
-import { CliError, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
+import { CliError, addCallerId, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
 
 
 
@@ -23,6 +23,7 @@ const USAGE = `usage:
   vgw key revoke KEY
   vgw number add TENANT_ID E164 --carrier NAME
   vgw number list [TENANT_ID]
+  vgw caller-id add TENANT_ID E164
 The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data);
 vgw names it on stderr. Where it holds no database yet, vgw refuses unless given --init.`;
 
@@ -40,6 +41,7 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): un
     case 'key create': arity(3); return createKey(store, a!, values.sandbox);
     case 'key revoke': arity(3); return revokeKey(store, a!);
     case 'number add': arity(4); return addNumber(store, a!, b!, values.carrier, knownCarriers);
+    case 'caller-id add': arity(4); return addCallerId(store, a!, b!);
     case 'number list': if (positionals.length > 3) throw new CliError('usage', USAGE, 2); return listNumbers(store, a);
     default: throw new CliError('usage', USAGE, 2);
   }

@@ -12,6 +12,7 @@ export type AgentId = Brand<string, 'AgentId'>;
 export type RouteId = Brand<string, 'RouteId'>;
 export type NumberId = Brand<string, 'NumberId'>;
 export type SipCredentialId = Brand<string, 'SipCredentialId'>;
+export type CallerIdId = Brand<string, 'CallerIdId'>;
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -43,5 +44,6 @@ export const newAgentId = (): AgentId => newId('agt') as AgentId;
 export const newRouteId = (): RouteId => newId('rte') as RouteId;
 export const newNumberId = (): NumberId => newId('num') as NumberId;
 export const newSipCredentialId = (): SipCredentialId => newId('sipc') as SipCredentialId;
+export const newCallerIdId = (): CallerIdId => newId('cid') as CallerIdId;
 /** The transfer/control token of a call: deliberately unrelated to its id. */
 export const newCallControlId = (): string => `v1:${randomBase62(32)}`;

@@ -14,6 +14,8 @@ t.test('docs/CONFIGURATION.md "Operator surface": the example carriers file is v
   t.equal(carriers[0]!.media_encryption, 'required');
   t.equal(lab.calls.trust_asserted_identity, false, 'RFC 3325: P-Asserted-Identity is not believed by default');
   t.equal(carriers[0]!.calls.trust_asserted_identity, true);
+  t.equal(lab.caller_id_policy, 'owned', 'docs/API.md "Caller IDs": owned numbers by default');
+  t.throws(() => parseCarriers('carriers:\n  - name: acme\n    caller_id_policy: mine\n', 'c.yaml'), { message: /carrier "acme": carriers\.0\.caller_id_policy must be one of/ });
   t.ok(readFileSync(new URL('../../sbc-config/carriers.example.yaml', import.meta.url), 'utf8').includes('sandbox'));
   t.same(loadCarriers(undefined), [], 'no file, no carriers');
   t.end();

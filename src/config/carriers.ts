@@ -55,6 +55,17 @@ const CarrierSchema = Type.Object(
      * may learn another there (docs/SECURITY.md "Media sources"); absent: only the hosts its SDP names.
      */
     media_networks: Type.Optional(Type.Array(Type.String())),
+    /**
+     * Which `from` a tenant may present on outbound calls (docs/API.md "Caller IDs"): `owned` a
+     * number it holds on this carrier or a verified caller ID, `verified` a verified caller ID
+     * only, `any` whatever it asks.
+     */
+    caller_id_policy: StringEnum(['owned', 'verified', 'any'], { default: 'owned' }),
+    /**
+     * How digits toward the remote party go (docs/API.md "Digits toward the callee"): `auto` RFC
+     * 4733 events when telephone-event was negotiated, else in-band tones; `info` SIP INFO.
+     */
+    dtmf: StringEnum(['auto', 'info'], { default: 'auto' }),
     /** OPTIONS keep-alive to the outbound target, in seconds (0 = off). */
     options_ping_s: Type.Integer({ minimum: 0, default: 30 }),
     calls: Type.Object(

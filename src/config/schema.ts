@@ -223,6 +223,18 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    /** Answering-machine detection thresholds (docs/CONFIGURATION.md "Answering-machine detection"). */
+    amd: Type.Object(
+      {
+        initial_silence_ms: Type.Integer({ minimum: 500, maximum: 30_000, default: 4500 }),
+        max_human_greeting_ms: Type.Integer({ minimum: 300, maximum: 10_000, default: 2600 }),
+        after_greeting_silence_ms: Type.Integer({ minimum: 100, maximum: 5000, default: 800 }),
+        min_word_ms: Type.Integer({ minimum: 20, maximum: 1000, default: 100 }),
+        beep_ms: Type.Integer({ minimum: 40, maximum: 2000, default: 160 }),
+        fax_tone_ms: Type.Integer({ minimum: 100, maximum: 3000, default: 300 }),
+      },
+      { ...strict, default: {} },
+    ),
     providers: Type.Record(Type.String(), ProviderOverride, { default: {} }),
     shutdown: Type.Object({ drain_seconds: Type.Integer({ minimum: 0, default: 30 }) }, { ...strict, default: {} }),
     /** Storage failures (docs/RELIABILITY.md, storage failures and the CDR journal). */

@@ -28,6 +28,7 @@ import { authRoutes } from './routes/auth/auth.routes.js';
 import { routeRoutes } from './routes/routes/routes.routes.js';
 import { sipCredentialRoutes } from './routes/sip-credentials/sip-credentials.routes.js';
 import { numberRoutes } from './routes/numbers/numbers.routes.js';
+import { callerIdRoutes } from './routes/numbers/caller-ids.routes.js';
 import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
 import { tenantRoutes } from './routes/tenant/tenant.routes.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.routes.js';
@@ -103,6 +104,7 @@ export function createApp(deps: AppDeps): ControlApi {
     ...authRoutes({ apiKeys: store.apiKeys, sessions: store.sessions, cookieSecure: options.cookieSecure, sessionMaxAgeSeconds: options.sessionMaxAgeSeconds, allowedOrigins: options.allowedOrigins }),
     ...tenantRoutes({ tenants: store.tenants }),
     ...numberRoutes({ store }),
+    ...callerIdRoutes({ store }),
     ...agentRoutes({
       store, platforms: deps.platforms, clock: deps.clock,
       addresses: { agentUrls, sipTargets, resolveHost, locateSip: deps.locateSip, clock: deps.clock },

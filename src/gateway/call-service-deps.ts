@@ -93,8 +93,13 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
   const policies = outboundPolicies(config);
   const targets = { store: w.store, platforms: w.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
+  const a = config.amd;
   const agent = {
     clock, holdMusic,
+    amd: {
+      initialSilenceMs: a.initial_silence_ms, maxHumanGreetingMs: a.max_human_greeting_ms, afterGreetingSilenceMs: a.after_greeting_silence_ms,
+      minWordMs: a.min_word_ms, beepMs: a.beep_ms, faxToneMs: a.fax_tone_ms,
+    },
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => w.platforms.streaming(OWN_PROTOCOL_VENDOR.name)!(options),
       importedAgent: (request) => openImportedAgent(targets, request),
@@ -117,6 +122,10 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       const route = w.store.routes.liveForDid(did, carrier);
       const found = route && w.store.agents.get(route.tenant_id, route.agent_id);
       return route && found ? { tenantId: route.tenant_id, agentId: found.id, connectionMode: found.connection_mode } : undefined;
+    },
+    callerIds: {
+      holds: (tenantId, number, carrier) => w.store.numbers.isHeldOn(tenantId, number, carrier),
+      isVerified: (tenantId, number) => w.store.callerIds.isVerified(tenantId, number),
     },
     recordInbound: config.calls.record_inbound,
     media,

@@ -89,6 +89,10 @@ export class CheckedAgentLink implements AgentLink {
     this.#inner.markPlayed(name);
   }
 
+  notify(event: string, body: Record<string, unknown>): void {
+    this.#inner.notify?.(event, body);
+  }
+
   close(reason: string): void {
     this.#closed = true;
     this.#inner.close(reason);

@@ -14,11 +14,13 @@ const CallRef = Type.Object({ ...Ids, callId: Type.String({ minLength: 1, maxLen
 export const COMMAND_ARGS = {
   place: Type.Object({
     ...Ids, from: Type.String(), to: Type.String(), carrier: Type.String(), agentUrl: Type.String(), record: Type.Boolean(),
+    machineDetection: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('async')])),
   }, { additionalProperties: false }),
   hold: CallRef,
   unhold: CallRef,
   hangup: CallRef,
   transfer: Type.Object({ ...Ids, callControlId: Type.String({ minLength: 1, maxLength: 200 }), to: Type.String() }, { additionalProperties: false }),
+  sendDigits: Type.Object({ ...CallRef.properties, digits: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
   sessionOf: CallRef,
   carrierNames: Type.Object({}, { additionalProperties: false }),
 } as const;

@@ -24,6 +24,7 @@ async function run(calls: CallControl, name: CommandName, args: unknown): Promis
     case 'unhold': { const a = args as CommandArgs<'unhold'>; return calls.unhold(tenant(a), a.callId); }
     case 'hangup': { const a = args as CommandArgs<'hangup'>; return calls.hangup(tenant(a), a.callId); }
     case 'transfer': { const a = args as CommandArgs<'transfer'>; return calls.transfer(tenant(a), a.callControlId, a.to); }
+    case 'sendDigits': { const a = args as CommandArgs<'sendDigits'>; return calls.sendDigits(tenant(a), a.callId, a.digits); }
     case 'sessionOf': { const a = args as CommandArgs<'sessionOf'>; return calls.sessionOf(tenant(a), a.callId); }
     case 'carrierNames': return calls.carrierNames();
   }

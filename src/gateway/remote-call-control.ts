@@ -95,6 +95,12 @@ export class RemoteCallControl implements CallControl {
     return this.#onCall('hangup', tenantId, callId);
   }
 
+  async sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
+    const owner = this.#o.calls.ownerOf(tenantId, callId);
+    if (owner === undefined) return { error: 'not_found' };
+    return this.#command(this.#owner(owner), 'sendDigits', { tenantId, callId, digits });
+  }
+
   transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
     const owner = this.#o.calls.ownerOfControlId(tenantId, callControlId);
     if (owner === undefined) return Promise.resolve({ error: 'not_found' });

@@ -7,7 +7,7 @@
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Test } from 'tap';
 import { systemClock, type Clock } from '../common/clock.js';
-import type { AgentCloseInfo, AgentSession, AgentSessionFactory, AgentSessionHandlers, AgentTranscript } from './agent-session.js';
+import type { AgentCallInfo, AgentCloseInfo, AgentSession, AgentSessionFactory, AgentSessionHandlers, AgentTranscript } from './agent-session.js';
 
 /** The part of a fake platform the contract drives (see test/support/fake-agent-servers). */
 export interface ContractAgentFake {
@@ -93,11 +93,11 @@ export function openFor(
   t: Test,
   subject: AgentSessionSubject,
   fake: ContractAgentFake,
-  options: { apiKey?: string; clock?: Clock; url?: string; externalAgentId?: string } = {},
+  options: { apiKey?: string; clock?: Clock; url?: string; externalAgentId?: string; call?: Partial<AgentCallInfo> } = {},
 ): { session: AgentSession; recorder: SessionRecorder } {
   const recorder = new SessionRecorder();
   const session = subject.open({
-    call: { callId: 'call_contract01', callControlId: 'v3:contract01', from: '+15550001111', to: '+15550002222', direction: 'inbound' },
+    call: { callId: 'call_contract01', callControlId: 'v3:contract01', from: '+15550001111', to: '+15550002222', direction: 'inbound', ...options.call },
     endpoint: { url: options.url ?? fake.url, externalAgentId: options.externalAgentId ?? fake.externalAgentId },
     ...('apiKey' in options ? (options.apiKey === undefined ? {} : { apiKey: options.apiKey }) : { apiKey: CONTRACT_KEY }),
     clock: options.clock ?? systemClock,

@@ -34,6 +34,8 @@ export interface AgentCallInfo {
   /** Called party, E.164 or SIP user. */
   to: string;
   direction: 'inbound' | 'outbound';
+  /** Inbound: the carrier's STIR/SHAKEN report, passed in `start.customParameters` (docs/API.md "Caller verification"). */
+  verification?: { verstat: string | null; identityHeader: boolean };
 }
 
 /** Where the agent is. */
@@ -98,6 +100,8 @@ export interface AgentSessionHandlers {
   onConversationId?(id: string): void;
   /** Called exactly once, after start() resolved, when the session ends for any reason. */
   onClose?(info: AgentCloseInfo): void;
+  /** The agent asked to send digits toward the remote party (docs/API.md "Digits toward the callee"), already checked. */
+  onSendDigits?(digits: string): void;
 }
 
 /** Inputs of an {@link AgentSessionFactory}. */
@@ -149,6 +153,11 @@ export interface AgentSession {
   unhold(source?: HoldSource): void;
   /** The audio queued before mark `name` has played (or was cleared). */
   markPlayed(name: string): void;
+  /**
+   * An extension event of the gateway's own protocol (docs/API.md "Agent WebSocket protocol":
+   * `dtmf_sent`, `amd`), sent as `{event, ...body}`; platforms with their own protocol have none.
+   */
+  notify?(event: string, body: Record<string, unknown>): void;
   /** Ends the session and closes the socket; later calls do nothing. */
   close(reason: string): void;
 }

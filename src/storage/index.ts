@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { ApiKeyRepository } from './api-key-repository.js';
 import { openDatabase, type DatabaseOptions, type Db } from './database.js';
 import { NumberRepository } from './number-repository.js';
+import { CallerIdRepository } from './caller-id-repository.js';
 import { SessionRepository, type SessionPolicy } from './session-repository.js';
 import { TenantRepository } from './tenant-repository.js';
 import { AgentRepository } from './agent-repository.js';
@@ -24,6 +25,7 @@ export { ApiKeyRepository, looksLikeApiKey, type ApiKeyKind, type ApiKeyRecord }
 export { SessionRepository, type SessionPolicy, type SessionPrincipal } from './session-repository.js';
 export { TenantRepository, type TenantRecord } from './tenant-repository.js';
 export { NumberRepository, type NumberRecord, type AddNumberOutcome } from './number-repository.js';
+export { CallerIdRepository, type CallerIdRecord, type AddCallerIdOutcome } from './caller-id-repository.js';
 export { AgentRepository, type AgentRecord, type AgentSettings, type AgentTransferPolicy, type ApiKeyChange } from './agent-repository.js';
 export { RouteRepository, type RouteRecord } from './route-repository.js';
 export { SipCredentialRepository, type SipCredentialRecord } from './sip-credential-repository.js';
@@ -46,6 +48,7 @@ export interface Store {
   apiKeys: ApiKeyRepository;
   sessions: SessionRepository;
   numbers: NumberRepository;
+  callerIds: CallerIdRepository;
   agents: AgentRepository;
   routes: RouteRepository;
   sipCredentials: SipCredentialRepository;
@@ -72,6 +75,7 @@ export function openStore(file: string, clock: Clock, sessionPolicy: SessionPoli
     apiKeys: new ApiKeyRepository(db, clock),
     sessions: new SessionRepository(db, clock, sessionPolicy),
     numbers: new NumberRepository(db, clock),
+    callerIds: new CallerIdRepository(db, clock),
     agents: new AgentRepository(db, clock, secrets),
     routes: new RouteRepository(db, clock),
     sipCredentials: new SipCredentialRepository(db, clock, secrets),

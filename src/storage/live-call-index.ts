@@ -14,14 +14,16 @@ import { toPage, type Page, type PageRequest } from './page.js';
 
 /** What a page of the call list shows of each call. */
 export type CallListItem = Readonly<Pick<CallRecord,
-  'id' | 'tenant_id' | 'call_control_id' | 'direction' | 'state' | 'on_hold' | 'from_number' | 'caller_privacy' | 'to_number' | 'carrier' | 'record'
+  'id' | 'tenant_id' | 'call_control_id' | 'direction' | 'state' | 'on_hold' | 'from_number' | 'caller_privacy' | 'caller_verstat' | 'caller_identity_header' | 'amd_result' | 'amd_decided_after_ms' | 'amd_beep_at_ms' | 'to_number' | 'carrier' | 'record'
   | 'agent_type' | 'agent_url' | 'agent_id' | 'created_at' | 'answered_at' | 'ended_at' | 'end_reason' | 'sip_status'
   | 'transfer_to' | 'transfer_state' | 'transfer_started_at'>>;
 
 function listItem(c: CallRecord): CallListItem {
   return Object.freeze({
     id: c.id, tenant_id: c.tenant_id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
-    from_number: c.from_number, caller_privacy: c.caller_privacy, to_number: c.to_number, carrier: c.carrier, record: c.record, agent_type: c.agent_type,
+    from_number: c.from_number, caller_privacy: c.caller_privacy,
+    caller_verstat: c.caller_verstat, caller_identity_header: c.caller_identity_header,
+    amd_result: c.amd_result, amd_decided_after_ms: c.amd_decided_after_ms, amd_beep_at_ms: c.amd_beep_at_ms, to_number: c.to_number, carrier: c.carrier, record: c.record, agent_type: c.agent_type,
     agent_url: c.agent_url, agent_id: c.agent_id, created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at,
     end_reason: c.end_reason, sip_status: c.sip_status, transfer_to: c.transfer_to, transfer_state: c.transfer_state,
     transfer_started_at: c.transfer_started_at,

@@ -57,6 +57,11 @@ export class NumberRepository {
     this.#release = db.prepare<[string, string]>(`UPDATE numbers SET status = 'released', released_at = ? WHERE id = ? AND status = 'active'`);
   }
 
+  /** Whether the tenant holds the number on that carrier now (the caller-ID policy `owned`, docs/API.md "Caller IDs"). */
+  isHeldOn(tenantId: TenantId, phoneNumber: string, carrier: string): boolean {
+    return this.#active.get(phoneNumber, carrier)?.tenant_id === tenantId;
+  }
+
   /** The tenant's active holding of a number (on any carrier; the newest if on several). */
   activeForTenant(tenantId: TenantId, phoneNumber: string): NumberRecord | undefined {
     return this.#heldBy.get(tenantId, phoneNumber);

@@ -33,6 +33,8 @@ t.test('RFC 3711 + RFC 4568: an outbound call over an SRTP carrier to baresip ca
   });
   await phone.waitFor(/baresip is ready/);
   const gw = await gatewayWith(t, `    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort};transport=udp"\n    codecs: [PCMU, telephone-event]\n    options_ping_s: 0\n`);
+  // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });

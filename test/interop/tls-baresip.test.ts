@@ -25,6 +25,8 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  record_inbound: false\nsip:\n  tls:\n    port: 0\n    cert_file: ${cert}\n    key_file: ${key}`,
     carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    inbound:\n      sources: ['127.0.0.1']\n`,
   });
+  // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'with a TLS listener, the start has no exposure to warn of');
   const tlsPort = gw.gateway.sip.tlsPort;
   t.type(tlsPort, 'number', 'the gateway listens for SIP over TLS');
@@ -62,6 +64,8 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: an outbound call over TLS with SRTP to bar
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}\n    ca_file: ${theirs.cert}`,
     carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
+  // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'a transport=tls carrier URI exposes no keys');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
@@ -102,6 +106,8 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}`,
     carriers: `carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
+  // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });

@@ -265,6 +265,8 @@ t.test('docs/RELIABILITY.md "Crash during live calls, and secrets": no configure
   const tenantId = String((created.tenant as { id: string }).id);
   const revokedKey = String((await vgw(setup.configFile, 'key', 'create', tenantId)).api_key);
   await vgw(setup.configFile, 'key', 'revoke', revokedKey);
+  // The carrier call's `from` passes the caller-ID policy `owned` as a verified caller ID.
+  await vgw(setup.configFile, 'caller-id', 'add', tenantId, '+15550100');
 
   const api = new Traffic(gw.base);
   const cookies = await exerciseAuth(t, api, liveKey, revokedKey);

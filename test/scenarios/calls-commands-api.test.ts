@@ -60,7 +60,7 @@ t.test('docs/API.md "Calls": POST /v1/calls answers 200 with the initiated call;
     agent: { type: 'websocket', url: CALL.agent_ws_url }, ended_at: null, transfer: null });
   t.match(call.id, /^call_/);
   t.equal(res.headers['idempotent-replayed'], undefined, 'a first response is not a replay');
-  t.same(fake.placed, [{ tenantId: acme.tenant.id, from: CALL.from, to: CALL.to, carrier: 'telnyx', agentUrl: CALL.agent_ws_url, record: false }]);
+  t.same(fake.placed, [{ tenantId: acme.tenant.id, from: CALL.from, to: CALL.to, carrier: 'telnyx', agentUrl: CALL.agent_ws_url, record: false, machineDetection: 'off' }], 'machine_detection defaults to off');
   const detail = JSON.parse((await h.request({ method: 'GET', url: `/v1/calls/${call.id}`, headers: acme.auth })).body);
   t.match(detail, { id: call.id, state: 'initiated', session: { phase: 'setup', local_rtp_port: 0 } }, 'the detail reads the session through CallControl');
   t.equal(JSON.parse((await place(h, acme, { ...CALL, record: true })).body).record, true);

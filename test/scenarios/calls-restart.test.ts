@@ -130,7 +130,8 @@ t.test('docs/CONFIGURATION.md "Operator surface": SIGTERM while the far end leav
   t.teardown(() => bot.core.close());
   const gw = await startGateway(t, configFile);
   const created = await run(process.execPath, ['--import', 'tsx', 'src/cli/vgw.ts', 'tenant', 'create', 'acme'], { env: { ...process.env, VGW_CONFIG: configFile } });
-  const key = (JSON.parse(created.stdout) as { api_key: string }).api_key;
+  const { api_key: key, tenant } = JSON.parse(created.stdout) as { api_key: string; tenant: { id: string } };
+  await run(process.execPath, ['--import', 'tsx', 'src/cli/vgw.ts', 'number', 'add', tenant.id, '+15550100', '--carrier', 'far'], { env: { ...process.env, VGW_CONFIG: configFile } });
   const placed = await api(gw.base, key, 'POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'far', agent_ws_url: bot.url });
   t.equal(placed.status, 200, JSON.stringify(placed.body));
   await waitFor("the agent's start message", () => bot.events().includes('start'), 20_000);

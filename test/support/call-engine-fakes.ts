@@ -56,7 +56,7 @@ const MULAW_8K: AgentAudioFormat = { encoding: 'mulaw', sampleRate: 8000 };
 export class FakeAgentLink implements AgentLink {
   readonly inputFormat = MULAW_8K;
   readonly outputFormat = MULAW_8K;
-  readonly request: { call: { callId: string; from: string; to: string; direction: string }; agent: AgentTarget; tenantId: TenantId };
+  readonly request: { call: { callId: string; from: string; to: string; direction: string; verification?: { verstat: string | null; identityHeader: boolean } }; agent: AgentTarget; tenantId: TenantId };
   readonly handlers: AgentLinkHandlers;
   readonly audio: Buffer[] = [];
   readonly holdEvents: string[] = [];

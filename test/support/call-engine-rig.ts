@@ -15,7 +15,7 @@ import { CallService, type CallServiceDeps, type CallServiceOptions } from '../.
 import type { CallRecord } from '../../src/engine/calls/call-record.js';
 import type { CarrierProfile } from '../../src/engine/calls/setup/carrier-profile.js';
 import { legMedia } from '../../src/engine/calls/setup/leg-media.js';
-import type { InboundRoute, SipTrunkResolver } from '../../src/engine/calls/ports.js';
+import type { CallerIdDirectory, InboundRoute, SipTrunkResolver } from '../../src/engine/calls/ports.js';
 import { FakeAgentLink, FakeAgents, MemoryCallStore } from './call-engine-fakes.js';
 import type { PortPool } from '../../src/engine/media/index.js';
 import { ServerLocator, type InboundCall, type OutboundCall, type SessionDialog, type SipUserAgent } from '../../src/engine/sip/index.js';
@@ -100,6 +100,8 @@ export interface RigOptions {
   route?: InboundRoute | null;
   resolveSipTrunk?: SipTrunkResolver;
   recordInbound?: boolean;
+  /** The tenants' numbers for the caller-ID policy; by default TENANT holds ROUTED_DID on the carrier. */
+  callerIds?: CallerIdDirectory;
   dataDir?: string;
   /** Whether sip_trunk targets on loopback are allowed (docs/SECURITY.md "Outbound addresses"). */
   allowLoopbackTargets?: boolean;
@@ -127,6 +129,8 @@ export const RING_TIMEOUT_MS = 30_000;
 export const MEDIA_TIMEOUT_MS = 10_000;
 /** A DID routed to {@link TENANT}'s agent when the rig's route is left as it is. */
 export const ROUTED_DID = '+15550100';
+/** The number each tenant holds on the rig's carrier (the caller-ID policy `owned` lets it present it). */
+export const HELD_NUMBERS: Readonly<Record<string, string>> = { [TENANT]: ROUTED_DID, [OTHER_TENANT]: '+15550111' };
 
 /** The engine under test on the fake clock, with one carrier (`unit`) whose outbound INVITEs reach `phone`. */
 export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig> {
@@ -151,6 +155,8 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
     calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,
     routeFor: (did, name) => (route && did === ROUTED_DID && name === carrier.name ? route : undefined),
+    // Each tenant holds one number on the carrier, which its calls present as `from`.
+    callerIds: o.callerIds ?? { holds: (tenantId, number, name) => HELD_NUMBERS[tenantId] === number && name === carrier.name, isVerified: () => false },
     recordInbound: o.recordInbound ?? false, media,
     outbound: { clock, dialling, mediaAddress: media.address, connected, agent },
     inbound: {
@@ -185,7 +191,7 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
 
 /** Places an outbound call from the API's side; the call's id. */
 export async function placeCall(rig: CallRig, tenantId: TenantId = TENANT, to = '+15550199'): Promise<string> {
-  const result = await rig.service.place({ tenantId, carrier: rig.carrier.name, from: '+15550100', to, record: false, agentUrl: 'wss://agent.example/stream' });
+  const result = await rig.service.place({ tenantId, carrier: rig.carrier.name, from: HELD_NUMBERS[tenantId] ?? ROUTED_DID, to, record: false, agentUrl: 'wss://agent.example/stream' });
   if (!('call' in result)) throw new Error(`place failed: ${JSON.stringify(result)}`);
   return result.call.id;
 }
@@ -225,10 +231,11 @@ export interface GatewayDial {
 }
 
 /** The phone calls `did` at the gateway (an INVITE with its offer, or `sdp`). */
-export function dialGateway(rig: CallRig, o: { did?: string; from?: string; sdp?: Buffer; phone?: Phone } = {}): GatewayDial {
+export function dialGateway(rig: CallRig, o: { did?: string; from?: string; sdp?: Buffer; phone?: Phone; headers?: [string, string][] } = {}): GatewayDial {
   const phone = o.phone ?? rig.phone;
   const call = phone.ua.invite({
     target: `sip:${o.did ?? ROUTED_DID}@127.0.0.1:${rig.uaPort}`, from: `sip:${o.from ?? '+15550123'}@127.0.0.1`, sdp: o.sdp ?? phone.sdp(),
+    ...(o.headers ? { headers: o.headers } : {}),
   });
   const dial: GatewayDial = { call, provisional: [], final: null, session: null, answer: '' };
   call.events.on('progress', (r) => dial.provisional.push(r.status));

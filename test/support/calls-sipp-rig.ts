@@ -120,14 +120,16 @@ export interface Rig {
  * A gateway whose live carrier `far` points at a sipp UAS running `scenario` (a file in
  * test/interop/scenarios, or `-sn uas`), with `-rtp_echo`, plus a test agent.
  */
-export async function rig(t: Test, scenario: string, options: { tap?: boolean; calls?: number } = {}): Promise<Rig> {
+export async function rig(t: Test, scenario: string, options: { tap?: boolean; calls?: number; codecs?: string } = {}): Promise<Rig> {
   const cwd = tempWorkdir(t);
   const [sipPort, mediaPort] = [await freePort(), await freeMediaPort()];
   const tap = options.tap ? await RtpTap.open(t, mediaPort) : null;
   const gw = await startTestGateway(t, {
     yaml: ALLOW_LOCAL_AGENTS,
-    carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [PCMU]\n    options_ping_s: 0\n`,
+    carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [${options.codecs ?? 'PCMU'}]\n    options_ping_s: 0\n`,
   });
+  // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
+  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const which = scenario === 'uas' ? ['-sn', 'uas'] : ['-sf', join(SCENARIOS, scenario)];

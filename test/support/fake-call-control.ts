@@ -57,6 +57,7 @@ export class FakeCallControl implements CallControl {
       agent_type: 'websocket', agent_url: request.agentUrl, agent_id: null, created_at: isoNow(this.#clock), ringing_at: null,
       answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null, transfer_to: null,
       transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false, quality: null,
+      caller_verstat: null, caller_identity_header: false, amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null,
     };
     this.#calls.insert(call);
     return { call };
@@ -78,6 +79,15 @@ export class FakeCallControl implements CallControl {
 
   unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
     return Promise.resolve(this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => ({ ...c, on_hold: false })));
+  }
+
+  /** Digits asked for by the API, per call id. */
+  readonly digits: { callId: string; digits: string }[] = [];
+
+  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
+    const result = this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => c);
+    if ('call' in result) this.digits.push({ callId, digits });
+    return Promise.resolve(result);
   }
 
   hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {

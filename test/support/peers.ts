@@ -11,13 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 
-export type Peer = 'sipp' | 'baresip' | 'flite' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio' | 'tshark' | 'promtool';
+export type Peer = 'sipp' | 'baresip' | 'flite' | 'espeak-ng' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio' | 'tshark' | 'promtool';
 
 /** The Debian package that provides each peer, for the skip message. */
 const PACKAGE_OF: Record<Peer, string> = {
   sipp: 'sip-tester',
   baresip: 'baresip-core',
   flite: 'flite',
+  'espeak-ng': 'espeak-ng',
   sox: 'sox',
   pocketsphinx_continuous: 'pocketsphinx',
   rtpengine: 'rtpengine-daemon',

@@ -23,6 +23,7 @@ export interface PlaceCallInput {
   carrier: string;
   agent_ws_url: string;
   record?: boolean;
+  machine_detection?: PlaceCallRequest['machineDetection'];
 }
 
 /** A call that passed every rule: what identifies it for idempotency, and the command that places it. */
@@ -37,6 +38,6 @@ export async function admitCall(deps: PlaceCallDeps, calls: CallControl, princip
   if (!(await calls.carrierNames()).includes(input.carrier)) throw unknownCarrier();
   checkSandboxRule(principal, input.carrier);
   await checkAgentUrl(input.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
-  const request = { from: input.from, to: input.to, carrier: input.carrier, agentUrl: input.agent_ws_url, record: input.record ?? false };
+  const request = { from: input.from, to: input.to, carrier: input.carrier, agentUrl: input.agent_ws_url, record: input.record ?? false, machineDetection: input.machine_detection ?? 'off' };
   return { request, place: () => calls.place({ tenantId: principal.tenantId, ...request }) };
 }

@@ -18,8 +18,12 @@ export type CallCommandFailure =
   /** The tenant or the carrier is at its concurrent-call limit. */
   | { error: 'concurrency_limit'; retryAfterSeconds: number }
   | { error: 'unknown_carrier' }
+  /** The carrier's caller-ID policy does not let the tenant present that `from` (docs/API.md "Caller IDs"). */
+  | { error: 'caller_id_not_allowed' }
   /** The carrier has no outbound target, or its address cannot be resolved. */
   | { error: 'carrier_unavailable'; detail: string }
+  /** The call's agent side cannot send digits toward the remote party (a sip_trunk agent sends its own). */
+  | { error: 'digits_not_supported' }
   /** The gateway is draining or out of media ports. */
   | { error: 'unavailable'; detail: string };
 
@@ -33,6 +37,8 @@ export interface PlaceCallRequest {
   carrier: string;
   agentUrl: string;
   record: boolean;
+  /** docs/API.md "Answering-machine detection"; `off` when absent. */
+  machineDetection?: 'off' | 'async';
 }
 
 export interface CallControl {
@@ -41,6 +47,11 @@ export interface CallControl {
   /** Both legs muted, recording and transcription paused; idempotent. */
   hold(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
   unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
+  /**
+   * Queues digits toward the remote party (docs/API.md "Digits toward the callee"): RFC 4733,
+   * tones or SIP INFO as the carrier leg allows; answers once queued.
+   */
+  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult>;
   /** CANCEL or BYE as the state requires; the record once ended. */
   hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult>;
   /** Blind transfer of the remote party to `to` over the call's carrier. */

@@ -21,6 +21,17 @@ export interface CallRecord {
   from_number: string;
   /** Inbound: the caller asked for privacy (docs/DECISIONS.md "Caller identity and privacy"). */
   caller_privacy: boolean;
+  /**
+   * Inbound: the STIR/SHAKEN verification status the carrier put in P-Asserted-Identity or From
+   * (`verstat`, e.g. `TN-Validation-Passed`), or null (docs/API.md "Caller verification").
+   */
+  caller_verstat: string | null;
+  /** Inbound: the INVITE carried an RFC 8224 Identity header. */
+  caller_identity_header: boolean;
+  /** Outbound with machine_detection: what answered (docs/API.md "Answering-machine detection"); null until decided. */
+  amd_result: 'human' | 'machine' | 'fax' | 'unknown' | null;
+  amd_decided_after_ms: number | null;
+  amd_beep_at_ms: number | null;
   to_number: string;
   carrier: string;
   record: boolean;

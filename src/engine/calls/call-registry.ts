@@ -13,6 +13,8 @@ export interface LiveCall {
   /** Mutes both legs, pauses recording; null when done (or already held). */
   hold(): CallCommandFailure | null;
   unhold(): CallCommandFailure | null;
+  /** Queues digits toward the remote party; null once queued. */
+  sendDigits(digits: string): CallCommandFailure | null;
   /** CANCEL or BYE as the state requires; resolves once the call has ended. */
   hangup(): Promise<void>;
   /** The same for a gateway shutdown (`gateway_shutdown`). */

@@ -5,7 +5,7 @@
  * "Call commands").
  */
 import t from 'tap';
-import { answeredCall, callRig, dialGateway, finalRecord, OTHER_TENANT, placeCall, recordOf, TENANT, until } from '../../../test/support/call-engine-rig.js';
+import { answeredCall, callRig, dialGateway, finalRecord, HELD_NUMBERS, OTHER_TENANT, placeCall, recordOf, TENANT, until } from '../../../test/support/call-engine-rig.js';
 
 const request = { tenantId: TENANT, carrier: 'unit', from: '+15550100', to: '+15550199', record: false, agentUrl: 'wss://agent.example/stream' };
 
@@ -25,7 +25,7 @@ t.test('docs/API.md "Call commands": a tenant over its limit gets concurrency_li
   (await rig.phone.invite()).progress(180);
   await until(() => recordOf(rig, first).state === 'ringing', 'ringing');
   t.same(await rig.service.place(request), { error: 'concurrency_limit', retryAfterSeconds: 5 });
-  const other = await rig.service.place({ ...request, tenantId: OTHER_TENANT });
+  const other = await rig.service.place({ ...request, tenantId: OTHER_TENANT, from: HELD_NUMBERS[OTHER_TENANT]! });
   t.match(other, { call: { state: 'initiated' } }, 'another tenant has its own limit');
   await rig.service.hangup(TENANT, first);
   await finalRecord(rig, first);

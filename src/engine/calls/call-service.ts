@@ -12,7 +12,8 @@ import type { CarrierProfile } from './setup/carrier-profile.js';
 import type { LegMedia } from './setup/leg-media.js';
 import { OutboundCallFlow, type OutboundFlowDeps } from './setup/outbound-call-flow.js';
 import { InboundCallFlow, type InboundFlowDeps } from './setup/inbound-call-flow.js';
-import type { InboundRoute } from './ports.js';
+import type { CallerIdDirectory, InboundRoute } from './ports.js';
+import { isCallerIdAllowed } from './setup/caller-id-policy.js';
 import { callerIdentity } from './setup/caller-identity.js';
 import { toE164, uriUser } from './setup/dialled-number.js';
 import type { InboundCall, SipRequest, SipSource } from '../sip/index.js';
@@ -30,6 +31,8 @@ export interface CallServiceDeps {
   carrierForSource(source: SipSource, request: SipRequest): CarrierProfile | undefined;
   /** The live route of a DID on a carrier, or undefined (unrouted or released). */
   routeFor(did: string, carrier: string): InboundRoute | undefined;
+  /** The tenants' held numbers and verified caller IDs, for the carriers' caller-ID policy. */
+  callerIds: CallerIdDirectory;
   /** Whether inbound calls are recorded (media_bridge and sip_trunk alike). */
   recordInbound: boolean;
   media: LegMedia;
@@ -70,6 +73,7 @@ export class CallService implements CallControl {
   async place(request: PlaceCallRequest): Promise<CallCommandResult> {
     const carrier = this.#deps.carriers.get(request.carrier);
     if (!carrier) return { error: 'unknown_carrier' };
+    if (!isCallerIdAllowed(carrier, request.tenantId, request.from, this.#deps.callerIds)) return { error: 'caller_id_not_allowed' };
     if (this.#o.isDraining()) return { error: 'unavailable', detail: 'The gateway is shutting down.' };
     if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
     const full = this.#admissionRefused(request.tenantId, carrier.name, carrier.maxConcurrentCalls);
@@ -86,7 +90,7 @@ export class CallService implements CallControl {
     try {
       call = new Call({
         tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
-        record: request.record, agent: { type: 'websocket', url: request.agentUrl },
+        record: request.record, agent: { type: 'websocket', url: request.agentUrl }, machineDetection: request.machineDetection,
       }, this.#deps.calls);
     } catch (err) {
       // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.
@@ -140,7 +144,7 @@ export class CallService implements CallControl {
     let call: Call;
     try {
       call = new Call({
-        tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, to: did,
+        tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, verification: caller.verification, to: did,
         carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
       }, this.#deps.calls);
     } catch (err) {
@@ -162,6 +166,10 @@ export class CallService implements CallControl {
 
   unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
     return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.unhold()));
+  }
+
+  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
+    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.sendDigits(digits)));
   }
 
   async hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {

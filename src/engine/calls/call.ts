@@ -22,6 +22,10 @@ export interface NewCall {
   record: boolean;
   /** Inbound: the caller asked for privacy (see caller-identity.ts); false when absent. */
   callerPrivacy?: boolean;
+  /** Inbound: what the carrier said of the caller's STIR/SHAKEN verification (see caller-identity.ts). */
+  verification?: { verstat: string | null; identityHeader: boolean };
+  /** Outbound: answering-machine detection asked for (docs/API.md "Answering-machine detection"); `off` when absent. */
+  machineDetection?: 'off' | 'async';
   agent: { type: 'websocket'; url: string } | { type: 'imported'; agentId: string };
 }
 
@@ -39,13 +43,18 @@ export class Call {
   readonly #ctx: CallContext;
   readonly #onEnd: ((call: Call) => void)[] = [];
   readonly log: Logger;
+  /** Answering-machine detection asked for when the call was placed. */
+  readonly machineDetection: 'off' | 'async';
   #finished = false;
 
   constructor(init: NewCall, ctx: CallContext) {
     this.#ctx = ctx;
+    this.machineDetection = init.machineDetection ?? 'off';
     this.#record = {
       id: newCallId(), tenant_id: init.tenantId, call_control_id: newCallControlId(), direction: init.direction,
-      state: 'initiated', on_hold: false, from_number: init.from, caller_privacy: init.callerPrivacy ?? false, to_number: init.to, carrier: init.carrier,
+      state: 'initiated', on_hold: false, from_number: init.from, caller_privacy: init.callerPrivacy ?? false,
+      caller_verstat: init.verification?.verstat ?? null, caller_identity_header: init.verification?.identityHeader ?? false,
+      amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null, to_number: init.to, carrier: init.carrier,
       record: init.record, agent_type: init.agent.type, agent_url: init.agent.type === 'websocket' ? init.agent.url : null,
       agent_id: init.agent.type === 'imported' ? init.agent.agentId : null, created_at: isoNow(ctx.clock),
       ringing_at: null, answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null,
@@ -99,6 +108,17 @@ export class Call {
     this.#record.transfer_state = state;
     // One line per step: dialing, then connected or failed (docs/API.md "Calls").
     this.log.info({ transfer_to: to, transfer_state: state }, `transfer ${state}`);
+    this.#save();
+  }
+
+  /** The answering-machine detection result; the first decision stands, a later beep only dates itself. */
+  setAmd(amd: { result: 'human' | 'machine' | 'fax' | 'unknown'; decidedAfterMs: number; beepAtMs: number | null }): void {
+    if (this.isEnded) return;
+    if (this.#record.amd_result === null) {
+      this.#record.amd_result = amd.result;
+      this.#record.amd_decided_after_ms = amd.decidedAfterMs;
+    }
+    this.#record.amd_beep_at_ms = amd.beepAtMs;
     this.#save();
   }
 

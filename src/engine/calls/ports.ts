@@ -21,6 +21,8 @@ export interface AgentCallInfo {
   from: string;
   to: string;
   direction: 'inbound' | 'outbound';
+  /** Inbound: the carrier's STIR/SHAKEN report (docs/API.md "Caller verification"). */
+  verification?: { verstat: string | null; identityHeader: boolean };
 }
 
 /** How an agent link ended: the agent hung up, the gateway closed it, or it failed. */
@@ -41,6 +43,8 @@ export interface AgentLinkHandlers {
   onTranscript?(transcript: { role: 'caller' | 'agent'; text: string; final: boolean }): void;
   onConversationId?(id: string): void;
   onClose?(info: AgentLinkClose): void;
+  /** The agent asked for digits toward the remote party (docs/API.md "Digits toward the callee"). */
+  onSendDigits?(digits: string): void;
 }
 
 /** Who put a call on hold: the tenant through the API, or the remote party with a re-offer. */
@@ -64,6 +68,8 @@ export interface AgentLink {
   hold(source?: HoldSource): void;
   unhold(source?: HoldSource): void;
   markPlayed(name: string): void;
+  /** An extension event of the gateway's own protocol (`dtmf_sent`, `amd`); links without one ignore it. */
+  notify?(event: string, body: Record<string, unknown>): void;
   close(reason: string): void;
   /**
    * Who stops the agent's audio when the caller talks over it. 'platform' (the default): the
@@ -119,6 +125,14 @@ export type CallLegName = 'carrier' | 'agent' | 'transfer_target';
 export interface CallSipTrace {
   attach(call: { tenantId: TenantId; id: string }, sipCallId: string, leg: CallLegName): void;
   finish(call: { tenantId: TenantId; id: string }): void;
+}
+
+/** What the caller-ID policy reads of a tenant's numbers (docs/API.md "Caller IDs"). */
+export interface CallerIdDirectory {
+  /** The tenant holds the number on that carrier now. */
+  holds(tenantId: TenantId, phoneNumber: string, carrier: string): boolean;
+  /** The operator verified the number for the tenant (`vgw caller-id add`). */
+  isVerified(tenantId: TenantId, phoneNumber: string): boolean;
 }
 
 /** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */

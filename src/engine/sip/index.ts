@@ -20,6 +20,7 @@ export { DigestServer, type DigestServerOptions, type DigestVerdict } from './au
 export type { DigestCredentials } from './auth/digest-client.js';
 export { DEFAULT_TIMER_SETTINGS, type TimerSettings } from './transactions/timers.js';
 export type { SipRequest, SipResponse, SipMessage } from './messages/sip-message.js';
+export { parseMessage, type ParseOutcome } from './messages/message-parser.js';
 export { TransportLayer, type TransportLayerOptions, type TransportLayerDelegate, type ListenOptions } from './transport/transport-layer.js';
 export { ServerLocator, type ServerLocatorOptions, type ResolvedTarget, type DnsLookup } from './resolver/server-locator.js';
 export { resolveNextHop, hopUri, locateAddresses } from './resolver/next-hop.js';

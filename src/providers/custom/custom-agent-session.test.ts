@@ -26,6 +26,17 @@ t.test('docs/API.md "Agent WebSocket protocol": connected, then start with the c
   t.match(session.streamSid, /^MZ[0-9a-f]{32}$/);
 });
 
+t.test('docs/API.md "Caller verification": an inbound call\'s STIR/SHAKEN report is in start.customParameters, as strings', async (t) => {
+  const { fake } = await started(t, { verification: { verstat: 'TN-Validation-Passed', identityHeader: true } });
+  const start = fake.core.jsonMessages()[1] as { start: { customParameters: Record<string, unknown> } };
+  t.match(start.start.customParameters, { verstat: 'TN-Validation-Passed', identity_header: 'true' });
+  const none = await started(t, { verification: { verstat: null, identityHeader: false } });
+  t.match((none.fake.core.jsonMessages()[1] as typeof start).start.customParameters, { verstat: '', identity_header: 'false' }, 'none reported: empty and false');
+  const outbound = await started(t, { direction: 'outbound' });
+  const params = (outbound.fake.core.jsonMessages()[1] as typeof start).start.customParameters;
+  t.notOk('verstat' in params || 'identity_header' in params, 'an outbound call has no caller verification to report');
+});
+
 t.test('Twilio media: track inbound, chunk, timestamp and sequenceNumber are strings counting up', async (t) => {
   const { fake, session } = await started(t);
   session.sendAudio(Buffer.alloc(160, 0xff));

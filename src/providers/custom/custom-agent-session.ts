@@ -10,6 +10,8 @@ import { recordField, stringField } from '../wire-json.js';
 
 /** DTMF digits a Twilio `dtmf` event may carry (RFC 4733 §3.2 events 0-15). */
 const DTMF_DIGITS = /^[0-9*#A-D]$/;
+/** What an agent's `dtmf` may ask for (docs/API.md "Digits toward the callee"): keys and `w` pauses, 1 to 64. */
+const CALLEE_DIGITS = /^[0-9A-Da-d*#wW]{1,64}$/;
 
 /** A Twilio-style stream id: "MZ" and 32 hex digits. */
 function newStreamSid(): string {
@@ -49,6 +51,8 @@ export class CustomAgentSession extends SocketAgentSession {
           from: call.from,
           to: call.to,
           direction: call.direction,
+          // Inbound only (docs/API.md "Caller verification"); values are strings, as Twilio's are.
+          ...(call.verification ? { verstat: call.verification.verstat ?? '', identity_header: String(call.verification.identityHeader) } : {}),
         },
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },
@@ -74,6 +78,13 @@ export class CustomAgentSession extends SocketAgentSession {
       case 'clear':
         this.handlers.onClearAudio?.();
         return;
+      case 'dtmf': {
+        // docs/API.md "Digits toward the callee": keys, `w` pauses, at most 64.
+        const digits = stringField(message, 'digits');
+        if (digits !== undefined && CALLEE_DIGITS.test(digits)) this.handlers.onSendDigits?.(digits);
+        else this.log('warn', 'dtmf event without valid digits; ignored');
+        return;
+      }
       default:
         this.log('debug', 'unexpected event ignored', { event: event ?? '(none)' });
     }
@@ -97,6 +108,11 @@ export class CustomAgentSession extends SocketAgentSession {
   override sendDtmf(digit: string): boolean {
     if (this.state !== 'ready' || !DTMF_DIGITS.test(digit)) return false;
     return this.#send('dtmf', { dtmf: { track: 'inbound_track', digit } });
+  }
+
+  /** Extension events (docs/API.md "Agent WebSocket protocol"): `dtmf_sent`, `amd`. */
+  notify(event: string, body: Record<string, unknown>): void {
+    if (this.state === 'ready') this.#send(event, body);
   }
 
   /** Echoes the agent's mark: the audio queued before it has played (Twilio `mark`). */

@@ -6,6 +6,7 @@
 import type { Test } from 'tap';
 import { openFor, type AgentSessionSubject, type SessionRecorder } from '../../../src/providers/agent-session-contract.js';
 import { openCustomAgentSession, type CustomAgentSession } from '../../../src/providers/custom/custom-agent-session.js';
+import type { AgentCallInfo } from '../../../src/providers/agent-session.js';
 import { FakeWsCore, type FakeAgentServer } from './fake-ws-server.js';
 
 export class FakeCustomAgent implements FakeAgentServer {
@@ -44,6 +45,11 @@ export class FakeCustomAgent implements FakeAgentServer {
     this.core.send({ event: 'media', streamSid: this.streamSid(), media: { payload: audio.toString('base64') } });
   }
 
+  /** Digits toward the remote party (docs/API.md "Digits toward the callee"). */
+  sendDigits(digits: string): void {
+    this.core.send({ event: 'dtmf', streamSid: this.streamSid(), digits });
+  }
+
   sendMark(name: string): void {
     this.core.send({ event: 'mark', streamSid: this.streamSid(), mark: { name } });
   }
@@ -62,10 +68,10 @@ export const customSubject: AgentSessionSubject = {
 };
 
 /** A fake, and a custom session started against it that has sent its `start`; both closed at teardown. */
-export async function startedCustomSession(t: Test): Promise<{ fake: FakeCustomAgent; session: CustomAgentSession; recorder: SessionRecorder }> {
+export async function startedCustomSession(t: Test, call?: Partial<AgentCallInfo>): Promise<{ fake: FakeCustomAgent; session: CustomAgentSession; recorder: SessionRecorder }> {
   const fake = await FakeCustomAgent.start();
   t.teardown(() => fake.core.close());
-  const { session, recorder } = openFor(t, customSubject, fake, { apiKey: undefined });
+  const { session, recorder } = openFor(t, customSubject, fake, { apiKey: undefined, call });
   await session.start();
   await fake.core.until(() => fake.events().includes('start'));
   return { fake, session: session as CustomAgentSession, recorder };

@@ -11,7 +11,7 @@ import { defineRoute, type AnyRoute, type RouteResult } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { engineUnavailable, failureError } from '../../use-cases/call-rules.js';
 import { admitCall, type AdmittedCall, type PlaceCallDeps } from '../../use-cases/place-call.js';
-import { CallSchema, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
+import { CallSchema, DtmfBody, NoBody, PlaceCallBody, TransferBody, presentCall } from './calls.schemas.js';
 import { callInScope } from './key-scope.js';
 
 export interface CallCommandDeps extends PlaceCallDeps {
@@ -37,7 +37,7 @@ function answer(result: CallCommandResult): RouteResult {
 
 /** The body an Idempotency-Key is bound to, in the API's names (as stored since keys were introduced). */
 function idempotencyBody({ request }: AdmittedCall) {
-  return { from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, record: request.record };
+  return { from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, record: request.record, machine_detection: request.machineDetection };
 }
 
 function engine(deps: CallCommandDeps): CallControl {
@@ -127,6 +127,23 @@ function transferRoute(deps: CallCommandDeps): AnyRoute {
   });
 }
 
+function dtmfRoute(deps: CallCommandDeps): AnyRoute {
+  return defineRoute({
+    method: 'POST', path: '/v1/calls/{id}/dtmf', operationId: 'sendCallDtmf', tags: ['calls'], auth: 'tenant',
+    summary: 'Send digits toward the remote party of an active call',
+    description: 'Queued after digits sent before: RFC 4733 events when the carrier leg negotiated telephone-event, in-band tones otherwise, SIP INFO where the carrier is configured for it (docs/API.md, "Digits toward the callee"). Answers once queued.',
+    params: IdParams,
+    body: DtmfBody,
+    responses: CALL_RESPONSE,
+    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`), or its sip_trunk agent sends its own digits (`digits_not_supported`).' },
+    async handle({ params, principal, body }) {
+      const calls = engine(deps);
+      callInScope(principal, deps.records.get(principal.tenantId, params.id));
+      return answer(await calls.sendDigits(principal.tenantId, params.id, body.digits));
+    },
+  });
+}
+
 export function callCommandRoutes(deps: CallCommandDeps): AnyRoute[] {
-  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), commandRoute(deps, 'hangup')];
+  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), commandRoute(deps, 'hangup'), dtmfRoute(deps)];
 }

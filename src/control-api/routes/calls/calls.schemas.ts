@@ -22,6 +22,21 @@ export const CallSchema = Type.Object(
     on_hold: Type.Boolean({ description: 'Hold is a flag of an active call, not a state.' }),
     from: Type.String(), to: Type.String(), carrier: Type.String(), record: Type.Boolean(),
     caller_privacy: Type.Boolean({ description: 'Inbound: the caller asked that its identity not be shown (SIP Privacy, or an anonymous From); `from` may still hold the number its carrier asserted. Do not show it to third parties.' }),
+    caller_verification: Type.Union([
+      Type.Object({
+        verstat: Type.Union([Type.String(), Type.Null()], { description: 'The `verstat` the carrier put in P-Asserted-Identity or From (`TN-Validation-Passed`, `TN-Validation-Failed`, `No-TN-Validation`), as sent; null when none.' }),
+        identity_header: Type.Boolean({ description: 'The INVITE carried an RFC 8224 Identity header (a signed PASSporT).' }),
+      }),
+      Type.Null(),
+    ], { description: 'Inbound: STIR/SHAKEN as the carrier reported it (docs/API.md "Caller verification"); null on outbound calls.' }),
+    amd: Type.Union([
+      Type.Object({
+        result: StringEnum(['human', 'machine', 'fax', 'unknown']),
+        decided_after_ms: Type.Integer({ description: 'From the answer to the decision.' }),
+        beep_at_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'When the greeting\'s beep was heard, from the answer; null when none was.' }),
+      }),
+      Type.Null(),
+    ], { description: 'Answering-machine detection (docs/API.md "Answering-machine detection"); null until decided or when not asked for.' }),
     agent: Type.Union([
       Type.Object({ type: Type.Literal('websocket'), url: Type.String() }),
       Type.Object({ type: Type.Literal('imported'), agent_id: Type.String() }),
@@ -76,6 +91,9 @@ export const PlaceCallBody = Type.Object(
       description: '`ws://` or `wss://` address of the agent. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast or unspecified addresses are refused unless the gateway allows private agent URLs.',
     }),
     record: Type.Optional(Type.Boolean({ default: false, description: 'Record the call (default false).' })),
+    machine_detection: Type.Optional(StringEnum(['off', 'async'], {
+      default: 'off', description: '`async`: the agent is connected at the answer and the answering-machine detection result follows (`amd` on the call, an `amd` event to the agent). docs/API.md "Answering-machine detection".',
+    })),
   },
   { additionalProperties: false },
 );
@@ -88,6 +106,14 @@ export const TransferBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** docs/API.md "Digits toward the callee": keys 0-9, *, #, A-D and `w` (a 500 ms pause), 1 to 64 of them. */
+export const DtmfBody = Type.Object(
+  {
+    digits: Type.String({ pattern: '^[0-9A-Da-d*#wW]{1,64}$', description: 'Keys 0-9, `*`, `#`, A-D, and `w` for a 500 ms pause; 1 to 64 characters.', examples: ['1w2#'] }),
+  },
+  { additionalProperties: false },
+);
+
 /** Commands that take no input: an empty body, or `{}`, and nothing else. */
 export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body is needed; an empty body or `{}` is accepted.' });
 
@@ -95,6 +121,8 @@ export function presentCall(c: CallListItem) {
   return {
     id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
     from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
+    amd: c.amd_result !== null ? { result: c.amd_result, decided_after_ms: c.amd_decided_after_ms ?? 0, beep_at_ms: c.amd_beep_at_ms } : null,
+    caller_verification: c.direction === 'inbound' ? { verstat: c.caller_verstat, identity_header: c.caller_identity_header } : null,
     agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
     created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
     transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,

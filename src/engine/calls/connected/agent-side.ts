@@ -12,6 +12,9 @@ import type { AudioSource } from '../../media/index.js';
 import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../ports.js';
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
+import { DigitsByInfo } from './digits-by-info.js';
+import { CallAmd } from './agent-media/call-amd.js';
+import type { AmdDecision, AmdThresholds } from '../../media/index.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
 import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
 import { agentStreamQuality, type CallQuality } from '../quality/call-quality.js';
@@ -29,6 +32,8 @@ export interface AgentSide {
   receiveDigit(digit: string): void;
   /** The transfers the agent may ask for (transfer-policy.ts). */
   readonly transferPolicy: TransferPolicy;
+  /** Digits toward the remote party (docs/API.md "Digits toward the callee"); false where this side cannot send them. */
+  sendDigits(digits: string): boolean;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
@@ -52,6 +57,8 @@ export interface AgentSideDeps {
   connectAgent: AgentConnector;
   /** The source played to a held party, or null for silence. A new source per hold. */
   holdMusic(): AudioSource | null;
+  /** Answering-machine detection thresholds (`amd.*`, docs/CONFIGURATION.md); the detector's defaults when absent. */
+  amd?: Partial<AmdThresholds>;
 }
 
 /** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
@@ -67,9 +74,17 @@ export class StreamingAgentSide implements AgentSide {
   #released = false;
   /** A streaming agent asks for no transfer yet: its protocol has no message for it. */
   readonly transferPolicy = NO_AGENT_TRANSFERS;
+  /** Digits go by SIP INFO on the remote dialog where the carrier is configured for it (`dtmf: info`). */
+  readonly #byInfo: DigitsByInfo | null;
+  /** Answering-machine detection, for calls placed with `machine_detection: async`. */
+  #amd: CallAmd | null = null;
 
-  constructor(deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded) {
+  constructor(
+    deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded,
+    dtmf: 'auto' | 'info' = 'auto',
+  ) {
     this.#deps = deps;
+    this.#byInfo = dtmf === 'info' ? new DigitsByInfo(deps.clock, remote.dialog, call.log) : null;
     this.#call = call;
     this.#target = target;
     this.#ended = ended;
@@ -78,6 +93,7 @@ export class StreamingAgentSide implements AgentSide {
       clock: deps.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: deps.holdMusic(),
       onDigit: (digit) => call.log.debug({ digit }, 'DTMF from the remote party'),
       onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
+      onRemoteAudio: (pcm) => this.#amd?.write(pcm),
     });
   }
 
@@ -87,9 +103,13 @@ export class StreamingAgentSide implements AgentSide {
   }
 
   async start(): Promise<void> {
+    if (this.#call.machineDetection === 'async') void this.#startAmd();
     const record = this.#call.snapshot();
     const link = this.#deps.connectAgent({
-      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
+      call: {
+        callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction,
+        ...(record.direction === 'inbound' ? { verification: { verstat: record.caller_verstat, identityHeader: record.caller_identity_header } } : {}),
+      },
       tenantId: record.tenant_id,
       agent: this.#target,
       handlers: {
@@ -99,6 +119,7 @@ export class StreamingAgentSide implements AgentSide {
           if (t.final && t.text.trim() !== '') this.#turns.push({ role: t.role, text: t.text, offset_s: (this.#deps.clock.now() - this.#answeredAt) / 1000 });
         },
         onClose: (info) => this.#closed(info),
+        onSendDigits: (digits) => this.#send(digits, () => this.#link?.notify?.('dtmf_sent', { dtmf_sent: { digits } })),
       },
     });
     this.#link = link;
@@ -121,12 +142,39 @@ export class StreamingAgentSide implements AgentSide {
     this.#leg.hold();
   }
 
+  /** docs/API.md "Answering-machine detection": the result on the call and to the agent; a beep heard later is sent again with it. */
+  async #startAmd(): Promise<void> {
+    const report = (d: AmdDecision) => {
+      this.#call.setAmd(d);
+      this.#call.log.info({ amd: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs }, 'answering-machine detection');
+      this.#link?.notify?.('amd', { amd: { result: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs } });
+    };
+    try {
+      const amd = await CallAmd.start(this.#deps.amd ?? {}, report, report);
+      if (this.#released) amd.close();
+      else this.#amd = amd;
+    } catch (err) {
+      this.#call.log.warn({ err }, 'answering-machine detection could not start');
+    }
+  }
+
   receiveDigit(digit: string): void {
     this.#leg.receiveDigit(digit);
   }
 
   unhold(): void {
     this.#leg.unhold();
+  }
+
+  sendDigits(digits: string): boolean {
+    this.#send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the remote party'));
+    return true;
+  }
+
+  #send(digits: string, onSent: () => void): void {
+    if (this.#released) return;
+    if (this.#byInfo) this.#byInfo.send(digits, onSent);
+    else this.#leg.sendDigits(digits, onSent);
   }
 
   remoteHold(held: boolean): void {
@@ -141,6 +189,9 @@ export class StreamingAgentSide implements AgentSide {
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
+    this.#byInfo?.stop();
+    this.#amd?.close();
+    this.#amd = null;
     this.#call.log.info({ reason }, 'agent released');
     const link = this.#link;
     this.#link = null;

@@ -174,6 +174,13 @@ export class ConnectedCall {
     return null;
   }
 
+  /** docs/API.md "Digits toward the callee": to the remote party, while the agent side has it (not once a transfer took it). */
+  sendDigits(digits: string): CallCommandFailure | null {
+    if (this.#call.isEnded || !this.#agent || this.#transfer?.bridged) return { error: 'call_not_active' };
+    return this.#agent.sendDigits(digits) ? null : { error: 'digits_not_supported' };
+  }
+
+
   /** Blind transfer of the remote party, asked for by the API or by the agent (agent-transfer.ts). */
   transfer(to: string, requestedBy: 'api' | 'agent' = 'api', progress: TransferProgress | null = null): CallCommandFailure | null {
     if (this.#call.isEnded) return { error: 'call_not_active' };

@@ -289,6 +289,11 @@ export class SipTrunkSide implements AgentSide {
       .catch((err: unknown) => this.#call.log.warn({ err }, 'DTMF by SIP INFO to the agent edge could not be sent'));
   }
 
+  /** A sip_trunk agent edge sends its own digits (RFC 4733 or INFO, passed on to the caller); none are made here. */
+  sendDigits(_digits: string): boolean {
+    return false;
+  }
+
   unhold(): void {
     this.#heldBy.api = false;
     this.#applyHold();

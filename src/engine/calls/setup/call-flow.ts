@@ -46,6 +46,10 @@ export abstract class CallFlow implements LiveCall {
     return this.connected ? this.connected.transfer(to) : NOT_ACTIVE;
   }
 
+  sendDigits(digits: string): CallCommandFailure | null {
+    return this.connected ? this.connected.sendDigits(digits) : NOT_ACTIVE;
+  }
+
   hangup(): Promise<void> {
     return this.#stop({ reason: 'completed', sipStatus: null, hangupBy: 'api' });
   }

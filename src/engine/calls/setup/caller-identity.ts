@@ -19,6 +19,23 @@ export interface CallerIdentity {
   asserted: string | null;
   /** The request's Diversion values (RFC 5806), in order. */
   diversion: string[];
+  /** What the carrier's STIR/SHAKEN verification service said (docs/API.md "Caller verification"). */
+  verification: { verstat: string | null; identityHeader: boolean };
+}
+
+/**
+ * The `verstat` parameter (3GPP TS 24.229 §7.2A.20, ATIS-1000074 §5.3.1) of the first
+ * P-Asserted-Identity, else of From: a tel URI parameter, so in a sip URI with user=phone it sits
+ * in the user part (`sip:+15550100;verstat=TN-Validation-Passed@host`), though some carriers put it
+ * among the URI parameters. Its value is a token (RFC 3261 25.1), kept as sent.
+ */
+export function verstatOf(request: SipRequest): string | null {
+  for (const value of [...request.headers.getAll('P-Asserted-Identity'), request.headers.get('From') ?? '']) {
+    const uri = /<([^>]*)>/.exec(value)?.[1] ?? value.split(';tag=')[0] ?? '';
+    const verstat = /;verstat=([A-Za-z0-9\-.!%*_+`'~]{1,64})/i.exec(uri)?.[1];
+    if (verstat) return verstat;
+  }
+  return null;
 }
 
 /** The first tel: or sip: number among the P-Asserted-Identity values (RFC 3325 §9.1 allows one of each). */
@@ -48,6 +65,8 @@ export function callerIdentity(request: SipRequest, carrier: Pick<CarrierProfile
     private: anonymous || privacy.some((v) => HIDING.has(v)),
     asserted,
     diversion: request.headers.getAll('Diversion'),
+    // RFC 8224 §4: the Identity header's presence, whether or not the carrier verified it.
+    verification: { verstat: verstatOf(request), identityHeader: request.headers.get('Identity') !== undefined },
   };
 }
 

@@ -4,6 +4,7 @@
  * carriers file by the composition root; the built-in sandbox is one more profile.
  */
 import { CODECS, type CodecDescription, type MediaEncryption } from '../../media/index.js';
+import type { CallerIdPolicy } from './caller-id-policy.js';
 
 export type NumberFormat = 'e164' | 'e164_no_plus' | 'national';
 export type CodecName = 'PCMU' | 'PCMA' | 'G722' | 'telephone-event';
@@ -29,6 +30,10 @@ export interface CarrierProfile {
   mediaNetworks?: readonly string[];
   /** Calls over it are sandbox calls (only sandbox keys may place them). */
   sandbox: boolean;
+  /** How digits toward the remote party go (docs/API.md "Digits toward the callee"); `auto` when absent. */
+  dtmf?: 'auto' | 'info';
+  /** Which calling numbers a tenant may present on it (docs/API.md "Caller IDs"); `owned` when absent. */
+  callerIdPolicy?: CallerIdPolicy;
   /** Its P-Asserted-Identity is believed (RFC 3325 §5: it is in the gateway's trust domain). */
   trustAssertedIdentity?: boolean;
 }

@@ -12,6 +12,7 @@ import { AgentAudioTiming, agentMediaLegStats, type AgentMediaLegCounts } from '
 import { AgentEventBacklog } from './agent-event-backlog.js';
 import { CallerKeys } from './caller-keys.js';
 import { CarrierPlayout } from './carrier-playout.js';
+import { CalleeDigits } from './callee-digits.js';
 import type { CallerSpeechDetector, CallerSpeechEvent, CallerSpeechOptions } from './caller-speech-detector.js';
 import { RecordingFeed, type RecordingPort } from '../recording-port.js';
 import { isAgentMediaLegStopped, nextAgentMediaLegState, type AgentMediaLegEvent, type AgentMediaLegState } from './agent-media-leg-state.js';
@@ -34,6 +35,8 @@ export interface AgentMediaLegOptions {
   onCallerSpeech?: (event: CallerSpeechEvent) => void;
   /** VAD and echo guard tuning; defaults suit a telephone line. */
   callerSpeech?: CallerSpeechOptions;
+  /** The carrier party's decoded audio, every packet while not held (answering-machine detection). */
+  onRemoteAudio?: (pcm: Int16Array) => void;
 }
 
 /** Largest carrier payload taken: 120 ms of G.711, far above any ptime a carrier uses. */
@@ -59,8 +62,10 @@ export class AgentMediaLeg {
   readonly #onDigit: (digit: string) => void;
   #keys: CallerKeys;
   readonly #onCallerSpeech: (event: CallerSpeechEvent) => void;
+  readonly #onRemoteAudio: ((pcm: Int16Array) => void) | null;
   readonly #speechOptions: CallerSpeechOptions;
   readonly #playout: CarrierPlayout;
+  readonly #digits = new CalleeDigits();
   readonly #pcm = new Int16Array(MAX_PAYLOAD_SAMPLES);
   readonly #clock: Clock;
   /** What the agent sent before {@link attach}; null once attached or stopped. */
@@ -90,6 +95,7 @@ export class AgentMediaLeg {
     this.#onDigit = options.onDigit ?? (() => undefined);
     this.#keys = new CallerKeys(options.audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
     this.#onCallerSpeech = options.onCallerSpeech ?? (() => undefined);
+    this.#onRemoteAudio = options.onRemoteAudio ?? null;
     this.#speechOptions = options.callerSpeech ?? {};
     this.#playout = new CarrierPlayout({
       clock: options.clock, rtp: options.rtp, codec: encoding, payloadType: options.audio.codec.payloadType, holdMusic: options.holdMusic ?? null,
@@ -97,7 +103,9 @@ export class AgentMediaLeg {
       onAgentFrame: (pcm, timestamp) => this.#recording?.write('agent', pcm, timestamp),
       onHeard: (pcm) => this.#speech?.notePlayout(pcm),
       isHeld: () => this.#held,
+      digits: this.#digits,
     });
+    this.#playout.setFormat(encoding, options.audio.codec.payloadType, options.audio.telephoneEvent?.payloadType ?? null);
     this.handlers = {
       onAudio: (chunk) => this.#onAgentAudio(chunk),
       onClearAudio: () => this.#onClear(),
@@ -195,7 +203,7 @@ export class AgentMediaLeg {
     this.#codec = encoding;
     this.#audio = audio;
     this.#keys = new CallerKeys(audio.telephoneEvent !== null, (digit) => this.receiveDigit(digit));
-    this.#playout.setFormat(encoding, audio.codec.payloadType);
+    this.#playout.setFormat(encoding, audio.codec.payloadType, audio.telephoneEvent?.payloadType ?? null);
   }
 
   /**
@@ -207,6 +215,7 @@ export class AgentMediaLeg {
     if (this.#stopped) return;
     this.#transition('detach');
     this.#playout.stop();
+    this.#digits.clear();
     this.#link = null;
     this.#backlog = null;
     this.#playout.flush();
@@ -263,6 +272,7 @@ export class AgentMediaLeg {
     const pcm = this.#pcm.subarray(0, decodeG711(this.#codec, payload, this.#pcm));
     this.#recording?.write('remote', pcm, rtpTimestamp(packet));
     this.#keys.listen(pcm);
+    this.#onRemoteAudio?.(pcm);
     if (encoder.takesG711) encoder.pushPayload(this.#codec, payload);
     else encoder.pushPcm(pcm);
     // After the agent got the frame: a barge-in this packet causes must not delay the caller's audio.
@@ -293,6 +303,16 @@ export class AgentMediaLeg {
   }
 
   // Agent -> carrier.
+
+  /**
+   * Plays `digits` (docs/API.md "Digits toward the callee") to the carrier party after those
+   * queued before: RFC 4733 events when the leg negotiated telephone-event, else tones. Agent audio
+   * waits meanwhile; `onSent` runs once the last frame is out. Nothing plays while held.
+   */
+  sendDigits(digits: string, onSent: () => void = () => undefined): void {
+    if (this.#stopped) return;
+    this.#digits.enqueue(digits, this.#audio.telephoneEvent !== null, onSent);
+  }
 
   #onAgentAudio(chunk: Buffer): void {
     if (this.#stopped) return;

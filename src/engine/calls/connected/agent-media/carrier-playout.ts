@@ -4,6 +4,7 @@ import {
   encodeG711, FramePacer, PlayoutBuffer, RTP_HEADER_SIZE, writeRtpHeader, type AudioSource, type RtpSession,
 } from '../../../media/index.js';
 import { CARRIER_RATE, FRAME_MS, type CarrierCodec } from './agent-audio-format.js';
+import type { CalleeDigits } from './callee-digits.js';
 
 const FRAME_SAMPLES = (CARRIER_RATE * FRAME_MS) / 1000;
 /** Sequencer source key of everything the agent leg sends (media's hold music and DTMF use -1 and below -2). */
@@ -26,6 +27,8 @@ export interface CarrierPlayoutOptions {
   onHeard: (pcm: Int16Array) => void;
   /** While true, the carrier party hears hold music (or silence), never agent audio. */
   isHeld: () => boolean;
+  /** Digits toward the carrier party: while some wait, they are played instead of agent audio, which waits. */
+  digits?: CalleeDigits;
 }
 
 /**
@@ -40,12 +43,17 @@ export class CarrierPlayout {
   readonly #playout: PlayoutBuffer;
   readonly #pacer: FramePacer;
   readonly #framePcm = new Int16Array(FRAME_SAMPLES);
+  readonly #silence = new Int16Array(FRAME_SAMPLES);
   /** Whether the last packet sent carried agent audio (the agent is talking even if nothing is queued). */
   #agentAudible = false;
   #codec: CarrierCodec;
   #payloadType: number;
   #seq = 0;
   #ts = 0;
+  /** The negotiated telephone-event payload type toward the carrier, null without one. */
+  #eventPayloadType: number | null = null;
+  /** RFC 4733 §2.5.1.1: every packet of an event carries the timestamp of its start. */
+  #eventTs = 0;
 
   constructor(options: CarrierPlayoutOptions) {
     this.#o = options;
@@ -81,9 +89,10 @@ export class CarrierPlayout {
   }
 
   /** The carrier leg moved to another codec (a re-offer): packets from the next one on are in it. */
-  setFormat(codec: CarrierCodec, payloadType: number): void {
+  setFormat(codec: CarrierCodec, payloadType: number, eventPayloadType: number | null = this.#eventPayloadType): void {
     this.#codec = codec;
     this.#payloadType = payloadType;
+    this.#eventPayloadType = eventPayloadType;
   }
 
   /** Frame 0 goes out now, then one every 20 ms. */
@@ -98,7 +107,13 @@ export class CarrierPlayout {
   /** Every 20 ms: one packet of agent audio, hold music or silence. */
   #onFrame(): void {
     const pcm = this.#framePcm;
-    if (this.#o.isHeld()) {
+    const digits = this.#o.digits;
+    if (digits?.active && !this.#o.isHeld()) {
+      this.#agentAudible = false;
+      const frame = digits.next(pcm);
+      if (frame.kind === 'event') return this.#sendEvent(frame.payload, frame.marker, frame.first);
+      this.#o.onAgentFrame(pcm, this.#ts);
+    } else if (this.#o.isHeld()) {
       this.#agentAudible = false;
       const n = this.#o.holdMusic?.read(pcm) ?? 0;
       if (n < pcm.length) pcm.fill(0, n);
@@ -119,5 +134,18 @@ export class CarrierPlayout {
     this.#ts = (this.#ts + FRAME_SAMPLES) >>> 0;
     this.framesToCarrier++;
     this.#o.rtp.send(packet, LEG_SOURCE);
+  }
+
+  /** One RFC 4733 packet in the audio's place: the stream's sequence, the event's start timestamp (§2.5.1.1). */
+  #sendEvent(payload: Buffer, marker: boolean, first: boolean): void {
+    if (first) this.#eventTs = this.#ts;
+    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + payload.length);
+    writeRtpHeader(packet, this.#eventPayloadType ?? 101, this.#seq, this.#eventTs, 0, marker);
+    payload.copy(packet, RTP_HEADER_SIZE);
+    this.#seq = (this.#seq + 1) & 0xffff;
+    this.#ts = (this.#ts + FRAME_SAMPLES) >>> 0;
+    this.#o.onHeard(this.#silence);
+    // Only the start moves the stream's clock: the updates repeat the start's timestamp.
+    this.#o.rtp.send(packet, LEG_SOURCE, first);
   }
 }
