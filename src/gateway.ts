@@ -36,7 +36,7 @@ export function startProcess(options: GatewayOptions): Promise<RoleProcess> {
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // One process owns the data folder: its calls carry its node id, and recovery ends every
-  // unfinished call, whatever node wrote it (docs/DECISIONS.md "Process roles").
+  // unfinished call, whatever node wrote it (docs/DECISIONS.md "Process roles: choosing the engine, and the internal endpoint").
   const base = openProcessBase(options, { nodeId: options.config.node_id });
   const { config, logger, store } = base;
   let draining = false;
