@@ -104,6 +104,8 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
     ...(overrides.callControl ? { calls: overrides.callControl({ store, clock }) } : {}),
     ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
     locateSip: (uri) => locateAddresses(sipLocator, uri),
+    // As an API process reads them: the traces the engines stored (docs/API.md "SIP trace of a call").
+    sipTraces: { read: (tenantId, callId) => store.sipTraces.get(tenantId, callId) },
     webhooks: { ports: webhookPorts, options: webhookOptions },
   });
   const callback = api.app.callback();

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp, type AppHarness, type TestTenant } from '../../support/build-app.js';
 import { FakeCallControl } from '../../support/fake-call-control.js';
@@ -106,7 +106,10 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
   await placeActiveCall(world, tenant.tenant.id, n + 5);
   h.store.transcripts.save(call.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 0.5 }]);
   const recording = `recording-${n}.wav`;
-  writeFileSync(join(h.dataDir, recording), Buffer.alloc(64));
+  // Stored paths are relative to the recordings folder (docs/ARCHITECTURE.md "Process roles").
+  mkdirSync(join(h.dataDir, 'recordings'), { recursive: true });
+  writeFileSync(join(h.dataDir, 'recordings', recording), Buffer.alloc(64));
+  h.store.sipTraces.save(tenant.tenant.id, call.id, new Date(0).toISOString(), { legs: [{ leg: 'carrier', sip_call_id: `seed-${n}` }], messages: [], dropped_messages: 0 });
   const stored = h.store.calls.get(tenant.tenant.id, call.id);
   if (stored) h.store.calls.save({ ...stored, recording_path: recording });
   return {

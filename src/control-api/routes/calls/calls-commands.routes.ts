@@ -145,5 +145,6 @@ function dtmfRoute(deps: CallCommandDeps): AnyRoute {
 }
 
 export function callCommandRoutes(deps: CallCommandDeps): AnyRoute[] {
-  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), commandRoute(deps, 'hangup'), dtmfRoute(deps)];
+  // Hang-up last: it ends the call that the commands before it act on.
+  return [placeRoute(deps), transferRoute(deps), commandRoute(deps, 'hold'), commandRoute(deps, 'unhold'), dtmfRoute(deps), commandRoute(deps, 'hangup')];
 }
