@@ -126,7 +126,8 @@ export async function showCdr(ctx: DemoContext, call: PlacedCall): Promise<void>
 export async function showRecording(ctx: DemoContext, call: PlacedCall, kept: boolean): Promise<void> {
   ctx.narrator.step('The recording', 'A stereo WAV in the data folder: the far end on the left channel, the agent on the right.\nHold is left out of it.');
   const tenant = (await ctx.api.request('GET', '/v1/tenant')).body;
-  const path = join(ctx.gateway.dataDir, recordingPathOf({ tenant_id: String(tenant.id) as TenantId, id: call.id as CallId }));
+  // `recordings.dir` is `<data_dir>/recordings` unless configured (docs/CONFIGURATION.md).
+  const path = join(ctx.gateway.dataDir, 'recordings', recordingPathOf({ tenant_id: String(tenant.id) as TenantId, id: call.id as CallId }));
   const info = readWavInfo(path);
   ctx.narrator.say(`recording path: ${path}`);
   ctx.narrator.say(`size: ${info.bytes} bytes; ${info.channels} channels, ${info.sampleRate} Hz, ${info.bitsPerSample}-bit; duration ${info.durationS.toFixed(2)} s`);
