@@ -6,6 +6,9 @@
  */
 
 /** One call the benchmark placed. Times are Date.now() ms. */
+/** The calling number of every benchmark call; the benchmark's tenant holds it on each carrier. */
+export const CALLER_NUMBER = '+15550100';
+
 export interface PlacedCall {
   id: string | null;
   carrier: string;
@@ -64,7 +67,7 @@ export class CallDriver {
     const to = `+1555${String(1_000_000 + (this.#number % 9_000_000)).padStart(7, '0')}`;
     const call: PlacedCall = { id: null, carrier, postedAt: Date.now() };
     try {
-      const r = await this.#api<{ id: string; code?: string }>('POST', '/v1/calls', { from: '+15550100', to, carrier, agent_ws_url: this.#agentUrl });
+      const r = await this.#api<{ id: string; code?: string }>('POST', '/v1/calls', { from: CALLER_NUMBER, to, carrier, agent_ws_url: this.#agentUrl });
       if (r.status !== 200) call.failure = `HTTP ${r.status} ${r.body.code ?? ''}`.trim();
       else {
         call.id = r.body.id;

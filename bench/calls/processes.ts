@@ -7,6 +7,7 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { createWriteStream, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildProduct, REPO } from '../compiled.js';
+import { CALLER_NUMBER } from './call-driver.js';
 import type { AgentCallCounts, AgentReply, AgentRequest } from './protocol.js';
 
 /** Linux reports utime and stime in clock ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
@@ -101,17 +102,24 @@ function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: str
     `rtp:\n  port_min: ${o.rtp.min}\n  port_max: ${o.rtp.max}`,
     'calls:\n  max_concurrent_per_tenant: 10000\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 600',
     'sandbox:\n  announcement: ""',
-    `observability:\n  sip_trace:\n    enabled: ${o.sipTrace ?? true}`,
+    // Only when turned off: a gateway from before SIP traces (--gateway-rev) knows no such key.
+    ...(o.sipTrace === false ? ['observability:\n  sip_trace:\n    enabled: false'] : []),
     '',
   ].join('\n');
 }
 
-/** A live key for a new tenant, made with the operator CLI on the gateway's fresh data folder (`--init`: the CLI makes no database unasked). */
-function createTenant(root: string, configFile: string): string {
-  const out = execFileSync(process.execPath, ['dist/cli/vgw.js', 'tenant', 'create', 'bench', '--init'], {
+/**
+ * A live key for a new tenant, made with the operator CLI on the gateway's fresh data folder
+ * (`--init`: the CLI makes no database unasked). The tenant holds the calling number on every
+ * carrier, as the default caller-ID policy (`owned`) asks.
+ */
+function createTenant(root: string, configFile: string, carriers: readonly string[]): string {
+  const vgw = (...args: string[]): string => execFileSync(process.execPath, ['dist/cli/vgw.js', ...args], {
     cwd: root, env: { ...process.env, VGW_CONFIG: configFile }, encoding: 'utf8',
   });
-  return (JSON.parse(out) as { api_key: string }).api_key;
+  const created = JSON.parse(vgw('tenant', 'create', 'bench', '--init')) as { api_key: string; tenant: { id: string } };
+  for (const carrier of carriers) vgw('number', 'add', created.tenant.id, CALLER_NUMBER, '--carrier', carrier);
+  return created.api_key;
 }
 
 async function waitHealthy(base: string, child: ChildProcess, logTail: () => string): Promise<void> {
@@ -131,7 +139,7 @@ export async function startGatewayProcess(o: GatewayProcessOptions): Promise<Gat
   const configFile = join(o.dir, 'config.yaml');
   writeFileSync(carriersFile, o.carriersYaml);
   writeFileSync(configFile, configYaml(o, dataDir, carriersFile));
-  const apiKey = createTenant(o.root, configFile);
+  const apiKey = createTenant(o.root, configFile, [...o.carriersYaml.matchAll(/- name: (\S+)/g)].map((m) => m[1]!));
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), 'dist/main.js'], {
     cwd: o.root, env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
   });
