@@ -12,7 +12,7 @@ import type { HostResolver, OutboundAddressPolicy } from '../common/outbound-pol
 import type { AgentCallInfo, AgentLink, AgentLinkHandlers, SipTrunkResolver, SipTrunkTarget } from '../engine/calls/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
-import { CheckedAgentLink } from './checked-agent-link.js';
+import { CheckedAgentLink, type AgentConnectObserver } from './checked-agent-link.js';
 
 export interface AgentTargetOptions {
   store: Store;
@@ -26,6 +26,8 @@ export interface AgentTargetOptions {
   resolve?: HostResolver;
   /** Media encryption of sip_trunk legs, by provider (config `providers.<name>.media_encryption`). */
   sipTrunkEncryption?: Readonly<Record<string, SipTrunkTarget['mediaEncryption']>>;
+  /** Told of each media_bridge connection's outcome, for the metrics. */
+  observeConnect?: AgentConnectObserver;
 }
 
 export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver {
@@ -73,7 +75,7 @@ export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: Te
   if (!agent || !platform || !factory || !url) throw new Error('the agent has no streaming endpoint');
   const log = o.logger.child({ call_id: request.call.callId, tenant_id: request.tenantId, provider: agent.provider });
   return new CheckedAgentLink({
-    provider: agent.provider, url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}),
+    provider: agent.provider, url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}), ...(o.observeConnect ? { observe: o.observeConnect } : {}),
     open: (lookup) => factory({
       call: request.call,
       endpoint: { url, externalAgentId: agent.external_agent_id, apiBaseUrl: platform.endpoints(agent.region).apiBaseUrl },

@@ -92,7 +92,9 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
   const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
   const policies = outboundPolicies(config);
-  const targets = { store: w.store, platforms: w.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
+  const targets = {
+    store: w.store, platforms: w.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls, observeConnect: w.metrics.agentConnect,
+  };
   const a = config.amd;
   const agent = {
     clock, holdMusic,
@@ -103,7 +105,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => w.platforms.streaming(OWN_PROTOCOL_VENDOR.name)!(options),
       importedAgent: (request) => openImportedAgent(targets, request),
-      agentUrls: policies.agentUrls, connectTimeoutMs,
+      agentUrls: policies.agentUrls, connectTimeoutMs, observe: w.metrics.agentConnect,
     }),
   };
   const connected = {

@@ -20,7 +20,12 @@ export interface CheckedAgentLinkOptions {
   resolve?: HostResolver;
   /** Builds the session with the lookup its sockets must use; opens nothing. */
   open(lookup: LookupFunction): AgentSession;
+  /** Told how {@link CheckedAgentLink.start} ended, for the connect metrics (docs/API.md "Operational endpoints"). */
+  observe?: AgentConnectObserver;
 }
+
+/** How an agent connection ended: connected after `seconds`, or failed for a ProviderError kind (`other` when not one). */
+export type AgentConnectObserver = (provider: string, outcome: { connected: true; seconds: number } | { connected: false; reason: string }) => void;
 
 export class CheckedAgentLink implements AgentLink {
   readonly #o: CheckedAgentLinkOptions;
@@ -46,6 +51,17 @@ export class CheckedAgentLink implements AgentLink {
 
   /** Checks the URL's host (a literal address too: sockets skip `lookup` for those), then starts the session. */
   async start(): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.#start();
+      this.#o.observe?.(this.#o.provider, { connected: true, seconds: (performance.now() - started) / 1000 });
+    } catch (err) {
+      this.#o.observe?.(this.#o.provider, { connected: false, reason: err instanceof ProviderError ? err.kind : 'other' });
+      throw err;
+    }
+  }
+
+  async #start(): Promise<void> {
     const { provider } = this.#o;
     let host: string;
     try {
