@@ -38,8 +38,15 @@ export interface PlaceCallRequest {
   agentUrl: string;
   record: boolean;
   /** docs/API.md "Answering-machine detection"; `off` when absent. */
-  machineDetection?: 'off' | 'async';
+  machineDetection?: MachineDetection;
+  /** With `hold_until_result`: what a machine gets; `hangup` when absent. */
+  onMachine?: 'hangup' | 'connect';
+  /** With `hold_until_result` and `onMachine: connect`: connect after the beep or the greeting's end. */
+  waitForBeep?: boolean;
 }
+
+/** docs/API.md "Answering-machine detection". */
+export type MachineDetection = 'off' | 'async' | 'hold_until_result';
 
 export interface CallControl {
   /** Starts the call and answers at once with its record (state `initiated`). */
