@@ -33,8 +33,6 @@ export function failureError(failure: CallCommandFailure): ApiError {
       return new ApiError(400, 'caller_id_not_allowed', 'The tenant may not present that calling number on this carrier.', {
         errors: [{ path: '/from', message: 'is not a number the tenant may present on this carrier (its caller_id_policy: a number held there, or a verified caller ID)' }],
       });
-    case 'digits_not_supported':
-      return new ApiError(409, 'digits_not_supported', 'This call\'s agent side sends its own digits (a sip_trunk agent); none can be sent from here.');
     case 'carrier_unavailable': return new ApiError(502, 'carrier_unavailable', 'The carrier cannot be reached.', { cause: failure.detail });
     case 'unavailable': return new ApiError(503, 'unavailable', 'The gateway is unavailable.', { cause: failure.detail });
     default: return assertNever(failure, 'call command failure');

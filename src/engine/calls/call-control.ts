@@ -22,8 +22,6 @@ export type CallCommandFailure =
   | { error: 'caller_id_not_allowed' }
   /** The carrier has no outbound target, or its address cannot be resolved. */
   | { error: 'carrier_unavailable'; detail: string }
-  /** The call's agent side cannot send digits toward the remote party (a sip_trunk agent sends its own). */
-  | { error: 'digits_not_supported' }
   /** The gateway is draining or out of media ports. */
   | { error: 'unavailable'; detail: string };
 

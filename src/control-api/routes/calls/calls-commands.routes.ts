@@ -136,7 +136,7 @@ function dtmfRoute(deps: CallCommandDeps): AnyRoute {
     params: IdParams,
     body: DtmfBody,
     responses: CALL_RESPONSE,
-    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`), or its sip_trunk agent sends its own digits (`digits_not_supported`).' },
+    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`).' },
     async handle({ params, principal, body }) {
       const calls = engine(deps);
       callInScope(principal, deps.records.get(principal.tenantId, params.id));

@@ -33,8 +33,8 @@ export interface AgentSide {
   receiveDigit(digit: string): void;
   /** The transfers the agent may ask for (transfer-policy.ts). */
   readonly transferPolicy: TransferPolicy;
-  /** Digits toward the remote party (docs/API.md "Digits toward the callee"); false where this side cannot send them. */
-  sendDigits(digits: string): boolean;
+  /** Digits toward the remote party (docs/API.md "Digits toward the callee"), after those asked for before. */
+  sendDigits(digits: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
@@ -222,9 +222,8 @@ export class StreamingAgentSide implements AgentSide {
     this.#leg.unhold();
   }
 
-  sendDigits(digits: string): boolean {
+  sendDigits(digits: string): void {
     this.#send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the remote party'));
-    return true;
   }
 
   #send(digits: string, onSent: () => void): void {

@@ -5,7 +5,7 @@
  * agent answers; the agent's 18x and early media reach the caller before that.
  */
 import {
-  bridgeLegOf, CODECS, createOffer, isSdpRejection, MediaBridge, processAnswer, SrtpKeyring,
+  bridgeLegOf, CODECS, createOffer, dtmfFromInfo, isSdpRejection, MediaBridge, processAnswer, SrtpKeyring,
   type AudioSource, type CodecDescription, type LocalCapabilities, type NegotiatedAudio, type RtpSession,
 } from '../../media/index.js';
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../../sip/index.js';
@@ -27,6 +27,7 @@ import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
 import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import { TrunkDigits } from './trunk-digits.js';
 
 /** Longest the agent leg's BYE waits for the answer to the NOTIFY reporting its transfer. */
 const REFER_REPORT_WAIT_MS = 2_000;
@@ -88,6 +89,8 @@ export class SipTrunkSide implements AgentSide {
   readonly #heldBy = { api: false, remote: false };
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
   #holdApplied: 'api' | 'remote' | null = null;
+  /** Digits toward the caller that do not pass through the bridge as they came (trunk-digits.ts); set once connected. */
+  #digits: TrunkDigits | null = null;
 
   constructor(deps: SipTrunkDeps, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
     this.#deps = deps;
@@ -192,10 +195,19 @@ export class SipTrunkSide implements AgentSide {
     return this.#transferPolicy;
   }
 
-  /** Once the caller's leg is answered: the recording taps, the agent's BYE and the agent's REFER. */
-  connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks): AgentSide {
+  /**
+   * Once the caller's leg is answered: the recording taps, the agent's BYE, REFER and INFO digits,
+   * and digits toward the caller as the carrier takes them (`dtmf`, docs/CONFIGURATION.md).
+   */
+  connected(remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks, dtmf: 'auto' | 'info' = 'auto'): AgentSide {
     // A transfer that came first released the leg already: nothing is left to tap or watch.
     if (this.#released) return this;
+    this.#digits = new TrunkDigits({
+      clock: this.#deps.clock, log: this.#call.log, rtp: this.#callerRtp, dialog: remote.dialog, dtmf,
+      audio: () => this.#callerAudio ?? remote.audio,
+      muteAgent: (muted) => this.#bridge?.setMute('b', muted),
+      isHeld: () => this.#heldBy.api || this.#heldBy.remote,
+    });
     this.#recorder = recorder;
     const bridge = this.#bridge;
     if (bridge && recorder) {
@@ -207,6 +219,13 @@ export class SipTrunkSide implements AgentSide {
     // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
     this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
+    // The agent's own keys by SIP INFO (the dialog answered 200 already): on to the caller.
+    this.#dialog?.events.on('info', (info) => {
+      const digit = dtmfFromInfo(info.headers.get('Content-Type'), info.body);
+      if (digit === null) return;
+      this.#call.log.debug({ digit }, 'DTMF from the agent edge by SIP INFO');
+      this.#digits?.send(digit);
+    });
     this.#acceptRefer(asks);
     return this;
   }
@@ -289,9 +308,19 @@ export class SipTrunkSide implements AgentSide {
       .catch((err: unknown) => this.#call.log.warn({ err }, 'DTMF by SIP INFO to the agent edge could not be sent'));
   }
 
-  /** A sip_trunk agent edge sends its own digits (RFC 4733 or INFO, passed on to the caller); none are made here. */
-  sendDigits(_digits: string): boolean {
-    return false;
+  /** docs/API.md "Digits toward the callee": toward the caller, between the agent edge's own. */
+  sendDigits(digits: string): void {
+    this.#digits?.send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the caller'));
+  }
+
+  /**
+   * An RFC 4733 key the agent edge sent: the bridge relays it as an event where the caller's leg
+   * negotiated telephone-event; otherwise it is played to the caller as the carrier takes digits.
+   */
+  #agentEvent(digit: string): void {
+    if ((this.#callerAudio?.telephoneEvent ?? null) !== null) return;
+    this.#call.log.debug({ digit }, 'DTMF from the agent edge by RFC 4733, regenerated toward the caller');
+    this.#digits?.send(digit);
   }
 
   unhold(): void {
@@ -303,6 +332,7 @@ export class SipTrunkSide implements AgentSide {
     if (this.#released) return;
     this.#released = true;
     this.#call.log.info({ reason }, 'agent released');
+    this.#digits?.stop();
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
@@ -356,7 +386,10 @@ export class SipTrunkSide implements AgentSide {
     if (!this.#callerAudio) return;
     const b = bridgeLegOf(rtp, audio);
     if (this.#bridge) return this.#bridge.replaceLeg('b', b);
-    this.#bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+    this.#bridge = new MediaBridge({
+      clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b,
+      delegate: { onDtmf: (leg, digit, via) => { if (leg === 'b' && via === 'rfc4733') this.#agentEvent(digit); } },
+    });
     // A hold that came before the bridge (a late offer's ACK) applies now.
     this.#applyHold();
   }
