@@ -8,7 +8,7 @@
  */
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
-import { encodeG711, FramePacer, RTP_HEADER_SIZE, writeRtpHeader, type NegotiatedAudio, type RtpSession } from '../../media/index.js';
+import { dtmfFromInfo, encodeG711, FramePacer, RTP_HEADER_SIZE, writeRtpHeader, type NegotiatedAudio, type RtpSession } from '../../media/index.js';
 import type { SessionDialog } from '../../sip/index.js';
 import { CalleeDigits } from './agent-media/callee-digits.js';
 import { DigitsByInfo } from './digits-by-info.js';
@@ -24,6 +24,8 @@ export interface TrunkDigitsOptions {
   /** The caller's leg: its RTP, its dialog, and its audio now (a re-offer may change it). */
   rtp: RtpSession;
   dialog: Pick<SessionDialog, 'info'>;
+  /** The agent edge's dialog, whose INFO keys (answered 200 by the dialog) go on to the caller. */
+  agentDialog: SessionDialog | null;
   audio: () => NegotiatedAudio;
   /** Mutes the agent's audio and events toward the caller while digits play, so they do not interleave. */
   muteAgent: (muted: boolean) => void;
@@ -49,6 +51,22 @@ export class TrunkDigits {
     this.#o = options;
     this.#byInfo = options.dtmf === 'info' ? new DigitsByInfo(options.clock, options.dialog, options.log) : null;
     this.#pacer = new FramePacer(options.clock, FRAME_MS, () => this.#onFrame());
+    options.agentDialog?.events.on('info', (info) => {
+      const digit = dtmfFromInfo(info.headers.get('Content-Type'), info.body);
+      if (digit === null) return;
+      options.log.debug({ digit }, 'DTMF from the agent edge by SIP INFO');
+      this.send(digit);
+    });
+  }
+
+  /**
+   * An RFC 4733 key the agent edge sent: the bridge relays it as an event where the caller's leg
+   * negotiated telephone-event; otherwise it is played to the caller as the carrier takes digits.
+   */
+  agentEvent(digit: string): void {
+    if (this.#o.audio().telephoneEvent !== null) return;
+    this.#o.log.debug({ digit }, 'DTMF from the agent edge by RFC 4733, made again toward the caller');
+    this.send(digit);
   }
 
   /** Plays `digits` (keys and `w` pauses) after those queued before; `onSent` once the last is out. */
