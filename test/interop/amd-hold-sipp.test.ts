@@ -114,3 +114,21 @@ t.test('docs/API.md "Answering-machine detection": hold_until_result, on_machine
     `agent connected ${c.connectedAt()! - Date.parse(call.answered_at)} ms after the answer, the beep at ${call.amd.beep_at_ms} ms`);
   await c.gw.api('POST', `/v1/calls/${c.id}/hangup`, undefined, { key: c.gw.liveKey });
 });
+
+t.test('docs/API.md "Answering-machine detection": a hang-up while the agent is held back ends the call and no agent is ever reached', async (t) => {
+  if (!needPeer(t, 'sipp', 'flite', 'sox')) return;
+  // Three seconds of silence before the greeting: the detector is still listening at the hang-up.
+  const file = await clip(tempWorkdir(t), GREETING, { leadS: 3, tailS: 2 });
+  const c = await holdCall(t, file, { on_machine: 'connect' });
+  await waitFor('the call answered', async () => (await getCall(c)).state === 'active', 10_000);
+  const hung = await c.gw.api('POST', `/v1/calls/${c.id}/hangup`, undefined, { key: c.gw.liveKey });
+  t.equal(hung.status, 200, JSON.stringify(hung.body));
+  const call = await waitFor('the call ended', async () => {
+    const body = await getCall(c);
+    return body.state === 'ended' && body.cdr ? body : undefined;
+  }, 10_000);
+  t.match(call, { cdr: { hangup_by: 'api' }, amd: null }, 'ended by the API before any decision');
+  // Past the time the greeting would have been decided on: the detection went with the call.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  t.equal(c.connectedAt(), null, 'the agent WebSocket was never opened');
+});
