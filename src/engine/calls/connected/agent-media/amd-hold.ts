@@ -83,7 +83,10 @@ export class AmdHold {
     this.#beepTimer?.cancel();
     this.#releaseRtp?.();
     this.#releaseRtp = null;
-    if (outcome.action !== 'connect') this.#amd?.close();
+    if (outcome.action !== 'connect') {
+      this.#amd?.close();
+      this.#amd = null;
+    }
     settle(outcome);
   }
 
