@@ -37,6 +37,8 @@ t.test('docs/API.md "Answering-machine detection": on_machine and wait_for_beep 
     t.equal(problem.code, 'machine_detection_mismatch');
     t.same(problem.errors.map((e) => e.path), [path]);
   }
+  const first = JSON.parse((await place({ carrier: 'nowhere', on_machine: 'connect' })).body) as { code: string };
+  t.equal(first.code, 'machine_detection_mismatch', 'docs/API.md "Call commands": a body check, before the carrier is looked up');
   t.same(fake.placed, [], 'nothing placed');
 });
 

@@ -37,12 +37,14 @@ export interface AdmittedCall {
 
 /** Checks a call against the placement rules; throws the problem of the first one it breaks. */
 export async function admitCall(deps: PlaceCallDeps, calls: CallControl, principal: Principal, input: PlaceCallInput): Promise<AdmittedCall> {
+  // Part of the body's own checks: before anything is looked up.
+  const amdHold = amdHoldOptions(input);
   if (!(await calls.carrierNames()).includes(input.carrier)) throw unknownCarrier();
   checkSandboxRule(principal, input.carrier);
   await checkAgentUrl(input.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
   const request = {
     from: input.from, to: input.to, carrier: input.carrier, agentUrl: input.agent_ws_url, record: input.record ?? false,
-    machineDetection: input.machine_detection ?? 'off', ...amdHoldOptions(input),
+    machineDetection: input.machine_detection ?? 'off', ...amdHold,
   };
   return { request, place: () => calls.place({ tenantId: principal.tenantId, ...request }) };
 }
