@@ -102,6 +102,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       initialSilenceMs: a.initial_silence_ms, maxHumanGreetingMs: a.max_human_greeting_ms, afterGreetingSilenceMs: a.after_greeting_silence_ms,
       minWordMs: a.min_word_ms, beepMs: a.beep_ms, faxToneMs: a.fax_tone_ms,
     },
+    beepWait: { greetingEndSilenceMs: a.greeting_end_silence_ms, maxBeepWaitMs: a.max_beep_wait_ms },
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => w.platforms.streaming(OWN_PROTOCOL_VENDOR.name)!(options),
       importedAgent: (request) => openImportedAgent(targets, request),

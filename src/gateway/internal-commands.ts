@@ -14,7 +14,9 @@ const CallRef = Type.Object({ ...Ids, callId: Type.String({ minLength: 1, maxLen
 export const COMMAND_ARGS = {
   place: Type.Object({
     ...Ids, from: Type.String(), to: Type.String(), carrier: Type.String(), agentUrl: Type.String(), record: Type.Boolean(),
-    machineDetection: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('async')])),
+    machineDetection: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('async'), Type.Literal('hold_until_result')])),
+    onMachine: Type.Optional(Type.Union([Type.Literal('hangup'), Type.Literal('connect')])),
+    waitForBeep: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false }),
   hold: CallRef,
   unhold: CallRef,

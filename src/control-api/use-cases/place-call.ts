@@ -8,7 +8,7 @@ import type { OutboundAddressPolicy } from '../../common/outbound-policy.js';
 import type { CallControl, CallCommandResult, PlaceCallRequest } from '../../engine/calls/call-control.js';
 import type { Principal } from '../api-state.js';
 import type { HostResolver } from '../ports.js';
-import { checkAgentUrl, checkSandboxRule, unknownCarrier } from './call-rules.js';
+import { amdHoldOptions, checkAgentUrl, checkSandboxRule, unknownCarrier } from './call-rules.js';
 
 export interface PlaceCallDeps {
   resolveHost: HostResolver;
@@ -24,6 +24,8 @@ export interface PlaceCallInput {
   agent_ws_url: string;
   record?: boolean;
   machine_detection?: PlaceCallRequest['machineDetection'];
+  on_machine?: PlaceCallRequest['onMachine'];
+  wait_for_beep?: boolean;
 }
 
 /** A call that passed every rule: what identifies it for idempotency, and the command that places it. */
@@ -35,9 +37,14 @@ export interface AdmittedCall {
 
 /** Checks a call against the placement rules; throws the problem of the first one it breaks. */
 export async function admitCall(deps: PlaceCallDeps, calls: CallControl, principal: Principal, input: PlaceCallInput): Promise<AdmittedCall> {
+  // Part of the body's own checks: before anything is looked up.
+  const amdHold = amdHoldOptions(input);
   if (!(await calls.carrierNames()).includes(input.carrier)) throw unknownCarrier();
   checkSandboxRule(principal, input.carrier);
   await checkAgentUrl(input.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
-  const request = { from: input.from, to: input.to, carrier: input.carrier, agentUrl: input.agent_ws_url, record: input.record ?? false, machineDetection: input.machine_detection ?? 'off' };
+  const request = {
+    from: input.from, to: input.to, carrier: input.carrier, agentUrl: input.agent_ws_url, record: input.record ?? false,
+    machineDetection: input.machine_detection ?? 'off', ...amdHold,
+  };
   return { request, place: () => calls.place({ tenantId: principal.tenantId, ...request }) };
 }

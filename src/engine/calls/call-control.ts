@@ -22,8 +22,6 @@ export type CallCommandFailure =
   | { error: 'caller_id_not_allowed' }
   /** The carrier has no outbound target, or its address cannot be resolved. */
   | { error: 'carrier_unavailable'; detail: string }
-  /** The call's agent side cannot send digits toward the remote party (a sip_trunk agent sends its own). */
-  | { error: 'digits_not_supported' }
   /** The gateway is draining or out of media ports. */
   | { error: 'unavailable'; detail: string };
 
@@ -38,8 +36,15 @@ export interface PlaceCallRequest {
   agentUrl: string;
   record: boolean;
   /** docs/API.md "Answering-machine detection"; `off` when absent. */
-  machineDetection?: 'off' | 'async';
+  machineDetection?: MachineDetection;
+  /** With `hold_until_result`: what a machine gets; `hangup` when absent. */
+  onMachine?: 'hangup' | 'connect';
+  /** With `hold_until_result` and `onMachine: connect`: connect after the beep or the greeting's end. */
+  waitForBeep?: boolean;
 }
+
+/** docs/API.md "Answering-machine detection". */
+export type MachineDetection = 'off' | 'async' | 'hold_until_result';
 
 export interface CallControl {
   /** Starts the call and answers at once with its record (state `initiated`). */

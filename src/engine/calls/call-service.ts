@@ -91,6 +91,7 @@ export class CallService implements CallControl {
       call = new Call({
         tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
         record: request.record, agent: { type: 'websocket', url: request.agentUrl }, machineDetection: request.machineDetection,
+        onMachine: request.onMachine, waitForBeep: request.waitForBeep,
       }, this.#deps.calls);
     } catch (err) {
       // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.

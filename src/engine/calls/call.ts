@@ -7,6 +7,7 @@ import type { Clock } from '../../common/clock.js';
 import { newCallControlId, newCallId, type TenantId } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { isoNow } from '../../common/time.js';
+import type { MachineDetection } from './call-control.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './ending/end-reason.js';
@@ -25,7 +26,10 @@ export interface NewCall {
   /** Inbound: what the carrier said of the caller's STIR/SHAKEN verification (see caller-identity.ts). */
   verification?: { verstat: string | null; identityHeader: boolean };
   /** Outbound: answering-machine detection asked for (docs/API.md "Answering-machine detection"); `off` when absent. */
-  machineDetection?: 'off' | 'async';
+  machineDetection?: MachineDetection;
+  /** With `hold_until_result`: what a machine gets (`hangup` when absent), and whether it is connected after its beep. */
+  onMachine?: 'hangup' | 'connect';
+  waitForBeep?: boolean;
   agent: { type: 'websocket'; url: string } | { type: 'imported'; agentId: string };
 }
 
@@ -44,12 +48,15 @@ export class Call {
   readonly #onEnd: ((call: Call) => void)[] = [];
   readonly log: Logger;
   /** Answering-machine detection asked for when the call was placed. */
-  readonly machineDetection: 'off' | 'async';
+  readonly machineDetection: MachineDetection;
+  /** What `hold_until_result` does with a machine (docs/API.md "Answering-machine detection"). */
+  readonly onMachine: { action: 'hangup' | 'connect'; waitForBeep: boolean };
   #finished = false;
 
   constructor(init: NewCall, ctx: CallContext) {
     this.#ctx = ctx;
     this.machineDetection = init.machineDetection ?? 'off';
+    this.onMachine = { action: init.onMachine ?? 'hangup', waitForBeep: init.waitForBeep ?? false };
     this.#record = {
       id: newCallId(), tenant_id: init.tenantId, call_control_id: newCallControlId(), direction: init.direction,
       state: 'initiated', on_hold: false, from_number: init.from, caller_privacy: init.callerPrivacy ?? false,

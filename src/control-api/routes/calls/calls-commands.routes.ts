@@ -37,7 +37,8 @@ function answer(result: CallCommandResult): RouteResult {
 
 /** The body an Idempotency-Key is bound to, in the API's names (as stored since keys were introduced). */
 function idempotencyBody({ request }: AdmittedCall) {
-  return { from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, record: request.record, machine_detection: request.machineDetection };
+  const hold = request.onMachine !== undefined ? { on_machine: request.onMachine, wait_for_beep: request.waitForBeep } : {};
+  return { from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, record: request.record, machine_detection: request.machineDetection, ...hold };
 }
 
 function engine(deps: CallCommandDeps): CallControl {
@@ -93,7 +94,7 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
       },
     },
     errors: {
-      400: 'Validation (`validation_failed`, also for a refused `agent_ws_url` or a malformed Idempotency-Key), or `unknown_carrier`.',
+      400: 'Validation (`validation_failed`, also for a refused `agent_ws_url` or a malformed Idempotency-Key), `unknown_carrier`, `caller_id_not_allowed`, or `machine_detection_mismatch` (`on_machine` or `wait_for_beep` without `machine_detection: hold_until_result`, or `wait_for_beep` without `on_machine: connect`).',
       403: 'CSRF check failed (`csrf_rejected`), or a sandbox key on a live carrier or a live key on the sandbox carrier (`sandbox_mismatch`).',
       409: 'The Idempotency-Key was used with another body, or its first request is still running (`idempotency_conflict`).',
       429: 'Rate limited (`rate_limited`) or at the concurrent-call limit (`concurrency_limit`); see Retry-After.',
@@ -135,7 +136,7 @@ function dtmfRoute(deps: CallCommandDeps): AnyRoute {
     params: IdParams,
     body: DtmfBody,
     responses: CALL_RESPONSE,
-    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`), or its sip_trunk agent sends its own digits (`digits_not_supported`).' },
+    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`).' },
     async handle({ params, principal, body }) {
       const calls = engine(deps);
       callInScope(principal, deps.records.get(principal.tenantId, params.id));

@@ -91,8 +91,14 @@ export const PlaceCallBody = Type.Object(
       description: '`ws://` or `wss://` address of the agent. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast or unspecified addresses are refused unless the gateway allows private agent URLs.',
     }),
     record: Type.Optional(Type.Boolean({ default: false, description: 'Record the call (default false).' })),
-    machine_detection: Type.Optional(StringEnum(['off', 'async'], {
-      default: 'off', description: '`async`: the agent is connected at the answer and the answering-machine detection result follows (`amd` on the call, an `amd` event to the agent). docs/API.md "Answering-machine detection".',
+    machine_detection: Type.Optional(StringEnum(['off', 'async', 'hold_until_result'], {
+      default: 'off', description: '`async`: the agent is connected at the answer and the answering-machine detection result follows (`amd` on the call, an `amd` event to the agent). `hold_until_result`: the agent is connected only once a person answers; a machine follows `on_machine`. docs/API.md "Answering-machine detection".',
+    })),
+    on_machine: Type.Optional(StringEnum(['hangup', 'connect'], {
+      description: 'With `machine_detection: hold_until_result` only: a machine (or fax) is hung up (`hangup`, the default) or connected to the agent (`connect`).',
+    })),
+    wait_for_beep: Type.Optional(Type.Boolean({
+      description: 'With `machine_detection: hold_until_result` and `on_machine: connect` only: a machine is connected after its beep or the end of its greeting (default false).',
     })),
   },
   { additionalProperties: false },

@@ -15,6 +15,7 @@ import type { RemoteLeg } from './remote-leg.js';
 import { DigitsByInfo } from './digits-by-info.js';
 import { CallAmd } from './agent-media/call-amd.js';
 import type { AmdDecision, AmdThresholds } from '../../media/index.js';
+import { AmdHold, type BeepWait } from './agent-media/amd-hold.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
 import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
 import { agentStreamQuality, type CallQuality } from '../quality/call-quality.js';
@@ -32,8 +33,8 @@ export interface AgentSide {
   receiveDigit(digit: string): void;
   /** The transfers the agent may ask for (transfer-policy.ts). */
   readonly transferPolicy: TransferPolicy;
-  /** Digits toward the remote party (docs/API.md "Digits toward the callee"); false where this side cannot send them. */
-  sendDigits(digits: string): boolean;
+  /** Digits toward the remote party (docs/API.md "Digits toward the callee"), after those asked for before. */
+  sendDigits(digits: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
   release(reason: string): void;
   describe(): AgentSideSnapshot;
@@ -59,7 +60,12 @@ export interface AgentSideDeps {
   holdMusic(): AudioSource | null;
   /** Answering-machine detection thresholds (`amd.*`, docs/CONFIGURATION.md); the detector's defaults when absent. */
   amd?: Partial<AmdThresholds>;
+  /** `hold_until_result` with `wait_for_beep`: how long a machine is listened to; {@link DEFAULT_BEEP_WAIT} when absent. */
+  beepWait?: BeepWait;
 }
+
+/** The defaults of `amd.greeting_end_silence_ms` and `amd.max_beep_wait_ms`. */
+export const DEFAULT_BEEP_WAIT: Readonly<BeepWait> = { greetingEndSilenceMs: 1500, maxBeepWaitMs: 20_000 };
 
 /** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
 export class StreamingAgentSide implements AgentSide {
@@ -76,14 +82,19 @@ export class StreamingAgentSide implements AgentSide {
   readonly transferPolicy = NO_AGENT_TRANSFERS;
   /** Digits go by SIP INFO on the remote dialog where the carrier is configured for it (`dtmf: info`). */
   readonly #byInfo: DigitsByInfo | null;
-  /** Answering-machine detection, for calls placed with `machine_detection: async`. */
+  /** Answering-machine detection, for calls placed with `machine_detection: async` (or `hold_until_result`, once connected). */
   #amd: CallAmd | null = null;
+  /** `hold_until_result`: the detection the agent waits for; null once it ended. */
+  #hold: AmdHold | null = null;
+  #heldDecisionSent = false;
+  readonly #remote: RemoteLeg;
 
   constructor(
     deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded,
     dtmf: 'auto' | 'info' = 'auto',
   ) {
     this.#deps = deps;
+    this.#remote = remote;
     this.#byInfo = dtmf === 'info' ? new DigitsByInfo(deps.clock, remote.dialog, call.log) : null;
     this.#call = call;
     this.#target = target;
@@ -104,6 +115,8 @@ export class StreamingAgentSide implements AgentSide {
 
   async start(): Promise<void> {
     if (this.#call.machineDetection === 'async') void this.#startAmd();
+    const held = this.#call.machineDetection === 'hold_until_result' ? await this.#holdUntilResult() : null;
+    if (held === 'released') return;
     const record = this.#call.snapshot();
     const link = this.#deps.connectAgent({
       call: {
@@ -136,6 +149,49 @@ export class StreamingAgentSide implements AgentSide {
       return;
     }
     await this.#leg.attach(link);
+    if (held && !this.#released) {
+      this.#link?.notify?.('amd', amdEvent(held));
+      this.#heldDecisionSent = true;
+    }
+  }
+
+  /**
+   * docs/API.md "Answering-machine detection", `hold_until_result`: no agent until the detector
+   * decided. A machine hung up ends the call `machine_detected` (hangup_by `gateway`); otherwise
+   * the decision to send the agent once it is connected. `released` when the call went meanwhile.
+   */
+  async #holdUntilResult(): Promise<AmdDecision | 'released'> {
+    const hold = new AmdHold({
+      clock: this.#deps.clock, rtp: this.#remote.rtp, audio: this.#remote.audio, thresholds: this.#deps.amd ?? {},
+      beepWait: this.#deps.beepWait ?? DEFAULT_BEEP_WAIT, onMachine: this.#call.onMachine,
+      onResult: (d) => {
+        this.#call.setAmd(d);
+        this.#call.log.info({ amd: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs }, 'answering-machine detection');
+        // A beep after the agent got the decision; before that the decision it gets has it.
+        if (this.#heldDecisionSent) this.#link?.notify?.('amd', amdEvent(d));
+      },
+    });
+    this.#hold = hold;
+    try {
+      await hold.start();
+    } catch (err) {
+      // Without a detector nothing can be held back on: the agent is connected, as for `unknown`.
+      this.#call.log.warn({ err }, 'answering-machine detection could not start');
+      this.#hold = null;
+      return { result: 'unknown', decidedAfterMs: 0, beepAtMs: null };
+    }
+    const outcome = await hold.outcome;
+    this.#hold = null;
+    if (outcome.action === 'released' || this.#released) {
+      hold.takeDetector()?.close();
+      return 'released';
+    }
+    if (outcome.action === 'hangup') {
+      this.#ended({ reason: 'machine_detected', sipStatus: null, hangupBy: 'gateway' });
+      return 'released';
+    }
+    this.#amd = hold.takeDetector();
+    return outcome.decision;
   }
 
   hold(): void {
@@ -147,7 +203,7 @@ export class StreamingAgentSide implements AgentSide {
     const report = (d: AmdDecision) => {
       this.#call.setAmd(d);
       this.#call.log.info({ amd: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs }, 'answering-machine detection');
-      this.#link?.notify?.('amd', { amd: { result: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs } });
+      this.#link?.notify?.('amd', amdEvent(d));
     };
     try {
       const amd = await CallAmd.start(this.#deps.amd ?? {}, report, report);
@@ -166,9 +222,8 @@ export class StreamingAgentSide implements AgentSide {
     this.#leg.unhold();
   }
 
-  sendDigits(digits: string): boolean {
+  sendDigits(digits: string): void {
     this.#send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the remote party'));
-    return true;
   }
 
   #send(digits: string, onSent: () => void): void {
@@ -190,6 +245,7 @@ export class StreamingAgentSide implements AgentSide {
     if (this.#released) return;
     this.#released = true;
     this.#byInfo?.stop();
+    this.#hold?.cancel();
     this.#amd?.close();
     this.#amd = null;
     this.#call.log.info({ reason }, 'agent released');
@@ -218,3 +274,6 @@ export class StreamingAgentSide implements AgentSide {
       : { reason: 'completed', sipStatus: null, hangupBy: 'agent' });
   }
 }
+
+/** The agent's `amd` extension event (docs/API.md "Agent WebSocket protocol"). */
+const amdEvent = (d: AmdDecision) => ({ amd: { result: d.result, decided_after_ms: d.decidedAfterMs, beep_at_ms: d.beepAtMs } });

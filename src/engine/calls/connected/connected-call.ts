@@ -177,7 +177,8 @@ export class ConnectedCall {
   /** docs/API.md "Digits toward the callee": to the remote party, while the agent side has it (not once a transfer took it). */
   sendDigits(digits: string): CallCommandFailure | null {
     if (this.#call.isEnded || !this.#agent || this.#transfer?.bridged) return { error: 'call_not_active' };
-    return this.#agent.sendDigits(digits) ? null : { error: 'digits_not_supported' };
+    this.#agent.sendDigits(digits);
+    return null;
   }
 
 

@@ -27,28 +27,11 @@ import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
 import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import { TrunkDigits } from './trunk-digits.js';
+import { AgentEdgeRefer } from './agent-edge-refer.js';
+import { callerStatusFor, type TrunkDialOutcome, type TrunkHooks } from './sip-trunk-outcome.js';
 
-/** Longest the agent leg's BYE waits for the answer to the NOTIFY reporting its transfer. */
-const REFER_REPORT_WAIT_MS = 2_000;
-
-export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
-
-export interface TrunkHooks {
-  /** The agent's leg is alerting (180), or sent early media (183 with SDP, already bridged). */
-  onRinging(earlyMedia: boolean): void;
-}
-
-/**
- * What the caller is told when the agent's leg fails (RFC 3261 16.7 style: the best final
- * response, not every internal detail). Busy, not found, no answer and decline pass through; no
- * answer at all or a server error at the platform is our 503, so the carrier may try elsewhere.
- */
-function callerStatusFor(status: number, answered: boolean): number {
-  if (!answered) return 503;
-  if ([404, 480, 486, 487, 600, 603, 604].includes(status)) return status;
-  if (status === 408) return 480;
-  return status >= 500 ? 503 : 480;
-}
+export type { TrunkDialOutcome, TrunkHooks } from './sip-trunk-outcome.js';
 
 /** What a sip_trunk agent edge uses: its target's resolution and address check, the leg's SIP and media, hold music. */
 export interface SipTrunkDeps {
@@ -80,14 +63,16 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
-  /** The NOTIFY telling the agent how its REFER went, which its leg's BYE waits for (RFC 5589 6). */
-  #referReported: Promise<void> = Promise.resolve();
+  /** The agent's REFERs, whose last NOTIFY its leg's BYE waits for (RFC 5589 6). */
+  #refer: AgentEdgeRefer | null = null;
   /** What the agent may ask for by REFER: its resolved target's policy, none before. */
   #transferPolicy: TransferPolicy = NO_AGENT_TRANSFERS;
   /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
   readonly #heldBy = { api: false, remote: false };
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
   #holdApplied: 'api' | 'remote' | null = null;
+  /** Digits toward the caller that do not pass through the bridge as they came (trunk-digits.ts); set once connected. */
+  #digits: TrunkDigits | null = null;
 
   constructor(deps: SipTrunkDeps, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
     this.#deps = deps;
@@ -192,10 +177,19 @@ export class SipTrunkSide implements AgentSide {
     return this.#transferPolicy;
   }
 
-  /** Once the caller's leg is answered: the recording taps, the agent's BYE and the agent's REFER. */
-  connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks): AgentSide {
+  /**
+   * Once the caller's leg is answered: the recording taps, the agent's BYE, REFER and INFO digits,
+   * and digits toward the caller as the carrier takes them (`dtmf`, docs/CONFIGURATION.md).
+   */
+  connected(remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks, dtmf: 'auto' | 'info' = 'auto'): AgentSide {
     // A transfer that came first released the leg already: nothing is left to tap or watch.
     if (this.#released) return this;
+    this.#digits = new TrunkDigits({
+      clock: this.#deps.clock, log: this.#call.log, rtp: this.#callerRtp, dialog: remote.dialog, agentDialog: this.#dialog, dtmf,
+      audio: () => this.#callerAudio ?? remote.audio,
+      muteAgent: (muted) => this.#bridge?.setMute('b', muted),
+      isHeld: () => this.#heldBy.api || this.#heldBy.remote,
+    });
     this.#recorder = recorder;
     const bridge = this.#bridge;
     if (bridge && recorder) {
@@ -207,37 +201,12 @@ export class SipTrunkSide implements AgentSide {
     // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
     this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
-    this.#acceptRefer(asks);
+    if (this.#dialog) this.#refer = new AgentEdgeRefer(this.#deps.clock, this.#dialog, asks);
     return this;
   }
 
   start(): Promise<void> {
     return Promise.resolve();
-  }
-
-  /**
-   * RFC 3515: a REFER on the agent's leg asks for the caller to be transferred (the platforms'
-   * "transfer to a human"). It is screened before the 202 (a refusal sends no NOTIFY), then runs
-   * as the call's transfer, its outcome reported in the NOTIFY sipfrag; the transfer releases this leg.
-   */
-  #acceptRefer(asks: AgentAsks): void {
-    const dialog = this.#dialog;
-    if (!dialog) return;
-    dialog.referScreen = (referTo) => asks.screenTransfer(referTo);
-    dialog.events.on('refer', (referTo, notifier) => asks.transfer(referTo, (status, reason) => {
-      this.#referReported = notifier.notify(status, reason);
-    }));
-  }
-
-  /** The REFER's final NOTIFY answered, or a short while passed: the agent hears the outcome before the BYE. */
-  #afterReferReport(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.#deps.clock.setTimeout(resolve, REFER_REPORT_WAIT_MS);
-      void this.#referReported.then(() => {
-        timer.cancel();
-        resolve();
-      });
-    });
   }
 
   hold(): void {
@@ -289,10 +258,11 @@ export class SipTrunkSide implements AgentSide {
       .catch((err: unknown) => this.#call.log.warn({ err }, 'DTMF by SIP INFO to the agent edge could not be sent'));
   }
 
-  /** A sip_trunk agent edge sends its own digits (RFC 4733 or INFO, passed on to the caller); none are made here. */
-  sendDigits(_digits: string): boolean {
-    return false;
+  /** docs/API.md "Digits toward the callee": toward the caller, between the agent edge's own. */
+  sendDigits(digits: string): void {
+    this.#digits?.send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the caller'));
   }
+
 
   unhold(): void {
     this.#heldBy.api = false;
@@ -303,11 +273,13 @@ export class SipTrunkSide implements AgentSide {
     if (this.#released) return;
     this.#released = true;
     this.#call.log.info({ reason }, 'agent released');
+    this.#digits?.stop();
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
     const dialog = this.#dialog;
-    if (dialog) void this.#afterReferReport().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
+    const reported = this.#refer?.reported() ?? Promise.resolve();
+    if (dialog) void reported.then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
   }
@@ -356,7 +328,10 @@ export class SipTrunkSide implements AgentSide {
     if (!this.#callerAudio) return;
     const b = bridgeLegOf(rtp, audio);
     if (this.#bridge) return this.#bridge.replaceLeg('b', b);
-    this.#bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+    this.#bridge = new MediaBridge({
+      clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b,
+      delegate: { onDtmf: (leg, digit, via) => { if (leg === 'b' && via === 'rfc4733') this.#digits?.agentEvent(digit); } },
+    });
     // A hold that came before the bridge (a late offer's ACK) applies now.
     this.#applyHold();
   }

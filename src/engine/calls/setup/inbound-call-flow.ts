@@ -172,7 +172,7 @@ export class InboundCallFlow extends CallFlow {
     }
     this.call.advance('answered');
     const remote = this.#earlyLeg?.dialog === caller.dialog ? this.#earlyLeg : new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
-    this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended, asks) => trunk.connected(remote, recorder, ended, asks), trunk);
+    this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended, asks) => trunk.connected(remote, recorder, ended, asks, this.#carrier.dtmf), trunk);
     await this.connected.start();
   }
 
