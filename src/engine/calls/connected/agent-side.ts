@@ -16,7 +16,9 @@ import { DigitsByInfo } from './digits-by-info.js';
 import { CallAmd } from './agent-media/call-amd.js';
 import type { AmdDecision, AmdThresholds } from '../../media/index.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
-import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import type { TransferPolicy } from './transfer-policy.js';
+import type { AgentAsks } from './agent-transfer.js';
+import type { TenantId } from '../../../common/ids.js';
 import { agentStreamQuality, type CallQuality } from '../quality/call-quality.js';
 
 export interface AgentSide {
@@ -30,8 +32,8 @@ export interface AgentSide {
   updateAudio(audio: NegotiatedAudio): void;
   /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
   receiveDigit(digit: string): void;
-  /** The transfers the agent may ask for (transfer-policy.ts). */
-  readonly transferPolicy: TransferPolicy;
+  /** The transfers the agent may ask for (transfer-policy.ts); null when the agent has no policy of its own (the tenant's default applies). */
+  readonly transferPolicy: TransferPolicy | null;
   /** Digits toward the remote party (docs/API.md "Digits toward the callee"); false where this side cannot send them. */
   sendDigits(digits: string): boolean;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
@@ -59,7 +61,12 @@ export interface AgentSideDeps {
   holdMusic(): AudioSource | null;
   /** Answering-machine detection thresholds (`amd.*`, docs/CONFIGURATION.md); the detector's defaults when absent. */
   amd?: Partial<AmdThresholds>;
+  /** An imported agent's own `transfer_policy`, read when the agent asks; null when it has none. */
+  transferPolicyOf?(tenantId: TenantId, agentId: string): TransferPolicy | null;
 }
+
+/** docs/API.md "Agent WebSocket protocol": the stable `code` of a `transfer_refused` event, by the status the screen gave. */
+const REFUSAL_CODES: Readonly<Record<number, string>> = { 400: 'invalid_target', 403: 'not_allowed' };
 
 /** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
 export class StreamingAgentSide implements AgentSide {
@@ -72,8 +79,7 @@ export class StreamingAgentSide implements AgentSide {
   readonly #answeredAt: number;
   #link: AgentLink | null = null;
   #released = false;
-  /** A streaming agent asks for no transfer yet: its protocol has no message for it. */
-  readonly transferPolicy = NO_AGENT_TRANSFERS;
+  readonly #asks: AgentAsks;
   /** Digits go by SIP INFO on the remote dialog where the carrier is configured for it (`dtmf: info`). */
   readonly #byInfo: DigitsByInfo | null;
   /** Answering-machine detection, for calls placed with `machine_detection: async`. */
@@ -81,9 +87,10 @@ export class StreamingAgentSide implements AgentSide {
 
   constructor(
     deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded,
-    dtmf: 'auto' | 'info' = 'auto',
+    asks: AgentAsks, dtmf: 'auto' | 'info' = 'auto',
   ) {
     this.#deps = deps;
+    this.#asks = asks;
     this.#byInfo = dtmf === 'info' ? new DigitsByInfo(deps.clock, remote.dialog, call.log) : null;
     this.#call = call;
     this.#target = target;
@@ -95,6 +102,12 @@ export class StreamingAgentSide implements AgentSide {
       onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
       onRemoteAudio: (pcm) => this.#amd?.write(pcm),
     });
+  }
+
+  /** An imported agent's own policy; a bare `agent_ws_url` has none (the tenant's default applies). */
+  get transferPolicy(): TransferPolicy | null {
+    const target = this.#target;
+    return target.kind === 'imported' ? this.#deps.transferPolicyOf?.(this.#call.snapshot().tenant_id, target.agentId) ?? null : null;
   }
 
   /** Final transcript turns the agent's platform reported, in order. */
@@ -120,6 +133,11 @@ export class StreamingAgentSide implements AgentSide {
         },
         onClose: (info) => this.#closed(info),
         onSendDigits: (digits) => this.#send(digits, () => this.#link?.notify?.('dtmf_sent', { dtmf_sent: { digits } })),
+        onTransfer: (to) => this.#askTransfer(to),
+        // docs/API.md "Agent WebSocket protocol": `hangup` ends the call as the agent's, like closing its socket.
+        onHangup: () => {
+          if (!this.#released) this.#ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' });
+        },
       },
     });
     this.#link = link;
@@ -140,6 +158,24 @@ export class StreamingAgentSide implements AgentSide {
 
   hold(): void {
     this.#leg.hold();
+  }
+
+  /**
+   * docs/API.md "Transfers asked by the agent": a `transfer` event is screened as a REFER is; a
+   * refusal leaves the call as it was and tells the agent (`transfer_refused`), a target that
+   * could not be reached tells it too (`transfer_failed`). Once the target answers, the agent is
+   * released (its socket gets `stop`).
+   */
+  #askTransfer(to: string): void {
+    if (this.#released) return;
+    const refused = this.#asks.screenTransfer(to);
+    if (refused !== null) {
+      this.#link?.notify?.('transfer_refused', { transfer_refused: { to, code: REFUSAL_CODES[refused] ?? 'not_allowed' } });
+      return;
+    }
+    this.#asks.transfer(to, (status, reason) => {
+      if (status >= 300) this.#link?.notify?.('transfer_failed', { transfer_failed: { to, sip_status: status, reason } });
+    });
   }
 
   /** docs/API.md "Answering-machine detection": the result on the call and to the agent; a beep heard later is sent again with it. */

@@ -26,7 +26,7 @@ import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
-import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import type { TransferPolicy } from './transfer-policy.js';
 
 /** Longest the agent leg's BYE waits for the answer to the NOTIFY reporting its transfer. */
 const REFER_REPORT_WAIT_MS = 2_000;
@@ -82,8 +82,8 @@ export class SipTrunkSide implements AgentSide {
   #released = false;
   /** The NOTIFY telling the agent how its REFER went, which its leg's BYE waits for (RFC 5589 6). */
   #referReported: Promise<void> = Promise.resolve();
-  /** What the agent may ask for by REFER: its resolved target's policy, none before. */
-  #transferPolicy: TransferPolicy = NO_AGENT_TRANSFERS;
+  /** What the agent may ask for by REFER: its resolved target's policy; null without one (the tenant's default applies). */
+  #transferPolicy: TransferPolicy | null = null;
   /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
   readonly #heldBy = { api: false, remote: false };
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
@@ -188,7 +188,7 @@ export class SipTrunkSide implements AgentSide {
     this.release('caller went away');
   }
 
-  get transferPolicy(): TransferPolicy {
+  get transferPolicy(): TransferPolicy | null {
     return this.#transferPolicy;
   }
 
