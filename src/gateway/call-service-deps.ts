@@ -112,7 +112,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   };
   const connected = {
     clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
-    transfer: { clock, dialling, media, holdMusic },
+    transfer: { clock, dialling, media, holdMusic, sipTargets: policies.sipTargets },
     deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
     tenantTransferPolicy: (tenantId: TenantId) => transferPolicyOf(w.store.tenants.transferPolicy(tenantId)),
   };

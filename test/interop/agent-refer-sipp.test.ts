@@ -7,7 +7,7 @@
  * NOTIFY, and nothing is dialled.
  */
 import t from 'tap';
-import { detailWhen, ended, inboundCall, requestsIn, sippMessages, sippPassed, startInboundRig } from '../support/inbound-sipp-rig.js';
+import { detailWhen, ended, inboundCall, requestsIn, sippMessages, sippPassed, sippPeer, startInboundRig } from '../support/inbound-sipp-rig.js';
 import type { ApiBody } from '../support/gateway-harness.js';
 import { needPeer } from '../support/peers.js';
 
@@ -90,4 +90,26 @@ t.test('docs/DECISIONS.md "Transfer policy defaults": an agent\'s own policy rep
   const done = await ended(rig.gw, live.id);
   t.equal(done.transfer ?? null, null, 'no transfer on the record');
   t.equal(received(sippMessages(rig.target!), 'INVITE').length, 0, 'the target got no INVITE');
+});
+
+t.test('docs/API.md "Transfers asked by the agent": a REFER to a SIP address the policy allows dials it directly, not through the carrier; the caller is bridged to it with audio both ways', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const pbx = await sippPeer(t, ['-sn', 'uas', '-rtp_echo']);
+  const desk = `sip:desk@127.0.0.1:${pbx.port}`;
+  const rig = await startInboundRig(t, {
+    edgeScenario: 'inbound-edge-refer.xml', edgeArgs: ['-d', '1500', '-key', 'refer_to', `${desk};transport=udp`],
+    transferPolicy: { allow: [desk], max_per_call: 1 },
+  });
+  const carrier = await rig.call('inbound-uac-wait-bye.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  const connected = await detailWhen(rig.gw, live.id, 'transfer connected', (d) => d.transfer?.state === 'connected');
+  t.match(connected.transfer, { to: `${desk};transport=udp`, state: 'connected' }, 'the call carries the SIP address as its transfer target');
+  await sippPassed(t, rig.edge, 'the edge (202, NOTIFY 100 Trying, NOTIFY 200 OK terminated, then BYE)');
+  t.match(received(sippMessages(pbx), 'INVITE')[0] ?? '', new RegExp(`^INVITE sip:desk@127\\.0\\.0\\.1:${pbx.port};transport=udp SIP/2\\.0`, 'm'), 'the PBX got the INVITE for its address');
+  const sent = (d: ApiBody): number => ((d.session as { remote?: { packets_sent?: number } } | undefined)?.remote?.packets_sent ?? 0);
+  const atConnect = sent(connected);
+  await detailWhen(rig.gw, live.id, 'the PBX\'s audio at the caller', (d) => sent(d) >= atConnect + 25);
+  await rig.gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, { key: rig.gw.liveKey });
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+  await sippPassed(t, pbx, 'the PBX (BYE from the gateway)');
 });

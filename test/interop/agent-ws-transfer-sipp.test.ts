@@ -98,3 +98,19 @@ t.test('docs/API.md "Agent WebSocket protocol": a hangup event ends the call wit
   await r.bot.core.until(() => r.bot.core.closedWith !== undefined, 'the agent socket closed');
   t.equal(r.bot.core.closedWith, 1000, 'the gateway closed the agent socket normally');
 });
+
+t.test('docs/SECURITY.md "Outbound addresses": a SIP address the transfer policy allows but that resolves to a private address is not dialled; the agent gets transfer_failed 403 and keeps the call', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const r = await rig(t, 'calls-uas-tap.xml', { tap: true, calls: 1 });
+  await setTenantPolicy(r, { allow: ['sip:desk@127.0.0.1:5999'], max_per_call: 1 });
+  const { id } = await activeCall(r);
+  r.bot.transfer('sip:desk@127.0.0.1:5999');
+  await r.bot.core.until(() => eventsNamed(r, 'transfer_failed').length === 1, 'the transfer_failed event');
+  t.match(eventsNamed(r, 'transfer_failed')[0], { transfer_failed: { to: 'sip:desk@127.0.0.1:5999', sip_status: 403 } }, 'refused by the outbound-address policy');
+  t.ok(r.gw.logs.some((l) => l.msg === 'transfer target refused by the outbound-address policy' && l.call_id === id), 'logged with the call id');
+  const still = await r.gw.api('GET', `/v1/calls/${id}`, undefined, { key: r.gw.liveKey });
+  t.match(still.body, { state: 'active', transfer: { to: 'sip:desk@127.0.0.1:5999', state: 'failed' } }, 'the call goes on, its transfer failed');
+  t.equal(r.bot.core.closedWith, undefined, 'the agent keeps its socket');
+  await r.gw.api('POST', `/v1/calls/${id}/hangup`, undefined, { key: r.gw.liveKey });
+  t.equal((await r.sipp.done).code, 0, 'the far end got its BYE');
+});

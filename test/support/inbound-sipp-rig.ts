@@ -33,7 +33,7 @@ export interface InboundRig {
 }
 
 /** Starts sipp in its own folder (with `pcap` linked to the Debian captures) on a free SIP and media port. */
-async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
+export async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
   const cwd = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
   const [port, media] = [await freePort(), await freeMediaPort()];
