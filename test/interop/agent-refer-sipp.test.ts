@@ -113,3 +113,18 @@ t.test('docs/API.md "Transfers asked by the agent": a REFER to a SIP address the
   await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
   await sippPassed(t, pbx, 'the PBX (BYE from the gateway)');
 });
+
+t.test('RFC 3515 2.4.5, RFC 5589 6: a carrier set for REFER gets the agent\'s REFER; its NOTIFYs reach the agent before its BYE', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, {
+    edgeScenario: 'inbound-edge-refer-relayed.xml', edgeArgs: ['-d', '1500', '-key', 'refer_to', 'tel:+15559990001'],
+    carrierTransfer: 'refer', transferPolicy: { allow: ['+1555999*'], max_per_call: 1 },
+  });
+  const carrier = await rig.call('inbound-uac-accepts-refer.xml');
+  const live = await inboundCall(rig.gw, rig.did);
+  await sippPassed(t, carrier, 'the carrier (REFER naming the target, 202, NOTIFY 180 and 200, then BYE from the gateway)');
+  await sippPassed(t, rig.edge, 'the edge (202, NOTIFY 100, 180 relayed, 200 terminated, then BYE)');
+  const done = await ended(rig.gw, live.id);
+  t.match(done.cdr, { end_reason: 'transferred', hangup_by: 'agent' }, 'the carrier completed the transfer the agent asked for');
+  t.match(done.transfer, { to: '+15559990001', state: 'connected' }, 'the same transfer field as an API transfer');
+});

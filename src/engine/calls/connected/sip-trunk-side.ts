@@ -26,10 +26,8 @@ import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
+import { AgentReferReports } from './agent-refer-reports.js';
 import type { TransferPolicy } from './transfer-policy.js';
-
-/** Longest the agent leg's BYE waits for the answer to the NOTIFY reporting its transfer. */
-const REFER_REPORT_WAIT_MS = 2_000;
 
 export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
 
@@ -80,8 +78,8 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
-  /** The NOTIFY telling the agent how its REFER went, which its leg's BYE waits for (RFC 5589 6). */
-  #referReported: Promise<void> = Promise.resolve();
+  /** The agent's REFERs and the NOTIFYs reporting them, which the leg's BYE waits for (RFC 5589 6). */
+  readonly #refers: AgentReferReports;
   /** What the agent may ask for by REFER: its resolved target's policy; null without one (the tenant's default applies). */
   #transferPolicy: TransferPolicy | null = null;
   /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
@@ -97,6 +95,7 @@ export class SipTrunkSide implements AgentSide {
     this.#callerRtp = callerRtp;
     this.#callerAudio = callerAudio;
     this.#hooks = hooks;
+    this.#refers = new AgentReferReports(deps.clock, deps.dialling.ringTimeoutMs);
   }
 
   /** Places the agent's leg; resolves when it answered (and is bridged) or failed. */
@@ -207,37 +206,12 @@ export class SipTrunkSide implements AgentSide {
     // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
     this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
-    this.#acceptRefer(asks);
+    if (this.#dialog) this.#refers.accept(this.#dialog, asks);
     return this;
   }
 
   start(): Promise<void> {
     return Promise.resolve();
-  }
-
-  /**
-   * RFC 3515: a REFER on the agent's leg asks for the caller to be transferred (the platforms'
-   * "transfer to a human"). It is screened before the 202 (a refusal sends no NOTIFY), then runs
-   * as the call's transfer, its outcome reported in the NOTIFY sipfrag; the transfer releases this leg.
-   */
-  #acceptRefer(asks: AgentAsks): void {
-    const dialog = this.#dialog;
-    if (!dialog) return;
-    dialog.referScreen = (referTo) => asks.screenTransfer(referTo);
-    dialog.events.on('refer', (referTo, notifier) => asks.transfer(referTo, (status, reason) => {
-      this.#referReported = notifier.notify(status, reason);
-    }));
-  }
-
-  /** The REFER's final NOTIFY answered, or a short while passed: the agent hears the outcome before the BYE. */
-  #afterReferReport(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.#deps.clock.setTimeout(resolve, REFER_REPORT_WAIT_MS);
-      void this.#referReported.then(() => {
-        timer.cancel();
-        resolve();
-      });
-    });
   }
 
   hold(): void {
@@ -307,7 +281,7 @@ export class SipTrunkSide implements AgentSide {
     this.#bridge?.close();
     this.#bridge = null;
     const dialog = this.#dialog;
-    if (dialog) void this.#afterReferReport().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
+    if (dialog) void this.#refers.reported().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
   }

@@ -19,7 +19,10 @@ import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferP
 import type { TransferSnapshot } from '../session-snapshot.js';
 import { legQuality, type LegQuality } from '../quality/call-quality.js';
 
-/** Hears how a transfer goes, as SIP statuses: 200 once the target is connected, the failure's status otherwise. */
+/**
+ * Hears how a transfer goes, as SIP statuses: 200 once the target is connected, the failure's
+ * status otherwise; before that, a carrier's provisional progress of a REFER transfer (180).
+ */
 export type TransferProgress = (status: number, reason: string) => void;
 
 export interface TransferHooks {
@@ -194,8 +197,15 @@ export class Transfer {
 
   /** RFC 3515 2.4.5: the NOTIFY body is a sipfrag whose status line tells how the transfer went. */
   #onNotify(sipfrag: string): void {
-    const status = Number(/^SIP\/2\.0 (\d{3})/.exec(sipfrag.trimStart())?.[1] ?? 0);
-    if (status < 200) return;
+    const line = /^SIP\/2\.0 (\d{3}) ?([^\r\n]*)/.exec(sipfrag.trimStart());
+    const status = Number(line?.[1] ?? 0);
+    const reason = (line?.[2] ?? '').slice(0, 100);
+    if (status < 200) {
+      // Provisional progress (180 Ringing) reaches an agent that asked by REFER too (RFC 3515 2.4.5).
+      if (status > 100) this.#progress?.(status, reason);
+      return;
+    }
+    if (status >= 300) this.#failure = { status, reason };
     if (this.#transition(status < 300 ? 'notify-2xx' : 'notify-failure') === 'stay') return;
     if (status < 300) void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: this.#requestedBy }, true);
     // The agent is gone and the carrier could not move the party: nobody is left to talk to.
