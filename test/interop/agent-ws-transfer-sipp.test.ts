@@ -7,7 +7,9 @@
  * `hangup` event ends the call with `hangup_by: agent`.
  */
 import t from 'tap';
-import { waitFor } from '../support/gateway-harness.js';
+import { startTestGateway, waitFor } from '../support/gateway-harness.js';
+import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
+import { detailWhen, inboundCall, requestsIn as requestBlocks, sippMessages as sippLog, sippPassed, sippPeer, startCarrier } from '../support/inbound-sipp-rig.js';
 import { needPeer } from '../support/peers.js';
 import { mulawTone, toneLevel } from '../support/audio-probe.js';
 import { callState, gatewayRtpPort, placeCall, requestsIn, rig, sippMessages, sleep, type Rig } from '../support/calls-sipp-rig.js';
@@ -113,4 +115,39 @@ t.test('docs/SECURITY.md "Outbound addresses": a SIP address the transfer policy
   t.equal(r.bot.core.closedWith, undefined, 'the agent keeps its socket');
   await r.gw.api('POST', `/v1/calls/${id}/hangup`, undefined, { key: r.gw.liveKey });
   t.equal((await r.sipp.done).code, 0, 'the far end got its BYE');
+});
+
+t.test('docs/DECISIONS.md "Transfer policy defaults": an imported WebSocket agent (custom, media_bridge) transfers under its own policy, which replaces the tenant default', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const target = await sippPeer(t, ['-sn', 'uas', '-rtp_echo']);
+  const bot = await FakeCustomAgent.start();
+  t.teardown(() => bot.core.close());
+  const gw = await startTestGateway(t, {
+    carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n    outbound:\n      uri: "sip:127.0.0.1:${target.port};transport=udp"\n    options_ping_s: 0\n`,
+    yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10',
+  });
+  const did = '+15550121';
+  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  const imported = await gw.api('POST', '/v1/agents/import', {
+    provider: 'custom', external_agent_id: 'ws-bot', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: did,
+    transfer_policy: { allow: ['+1555999*'], max_per_call: 1 },
+  }, { key: gw.liveKey });
+  t.equal(imported.status, 200, JSON.stringify(imported.body));
+  await gw.api('PUT', '/v1/tenant/transfer-policy', { transfer_policy: { allow: ['+1*'], max_per_call: 3 } }, { key: gw.liveKey });
+  const carrier = await startCarrier(t, gw, did, 'inbound-uac-wait-bye.xml');
+  await bot.core.until(() => bot.events().includes('start'), 'the agent started');
+  const live = await inboundCall(gw, did);
+
+  bot.transfer('+15550142');
+  await bot.core.until(() => bot.core.jsonMessages().some((m) => m.event === 'transfer_refused'), 'the transfer_refused event');
+  t.match(bot.core.jsonMessages().find((m) => m.event === 'transfer_refused'), { transfer_refused: { to: '+15550142', code: 'not_allowed' } }, 'a number only the tenant default allows is refused');
+
+  bot.transfer('tel:+15559990001');
+  const connected = await detailWhen(gw, live.id, 'transfer connected', (d) => d.transfer?.state === 'connected');
+  t.match(connected.transfer, { to: '+15559990001', state: 'connected' }, 'a number the agent\'s own policy allows is dialled and bridged');
+  t.match(requestBlocks(sippLog(target), 'INVITE').find((b) => /message received/.test(b)) ?? '', /^INVITE sip:\+15559990001@/m, 'the target was dialled over the carrier');
+  await bot.core.until(() => bot.core.closedWith !== undefined, 'the agent socket closed');
+  await gw.api('POST', `/v1/calls/${live.id}/hangup`, undefined, { key: gw.liveKey });
+  await sippPassed(t, carrier, 'the carrier (BYE from the gateway)');
+  await sippPassed(t, target, 'the target (BYE from the gateway)');
 });
