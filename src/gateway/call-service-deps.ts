@@ -12,19 +12,23 @@ import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
-  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type CallServiceDeps, type CarrierProfile, type SipDialling, type TranscriptionSettings,
+  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type CallServiceDeps, type CarrierProfile, type TransferPolicy, type SipDialling, type TranscriptionSettings,
 } from '../engine/calls/index.js';
 import { LoopingPcmSource, type AudioSource } from '../engine/media/index.js';
 import type { ServerLocator, SipUserAgent } from '../engine/sip/index.js';
 import { OWN_PROTOCOL_VENDOR, type ProviderRegistry } from '../providers/index.js';
 import { PocketsphinxRecognizer } from '../providers/speech/index.js';
-import type { Store } from '../storage/index.js';
+import type { AgentTransferPolicy, Store } from '../storage/index.js';
+import type { TenantId } from '../common/ids.js';
 import { createAgentConnector } from './agent-connector.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
 import type { CallMetrics } from './call-metrics.js';
 import type { MediaPorts } from './media-ports.js';
 import { outboundPolicies } from './outbound-policies.js';
 import type { CarrierMatcher } from './sip-stack.js';
+
+/** A stored `transfer_policy` as the call layer reads it. */
+const transferPolicyOf = (stored: AgentTransferPolicy | null): TransferPolicy | null => (stored ? { allow: stored.allow, maxPerCall: stored.max_per_call } : null);
 
 /** The hold music, decoded once; a file that cannot be read stops the start (exit 78), naming the key. */
 export async function loadHoldMusic(file: string): Promise<Int16Array> {
@@ -97,7 +101,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   };
   const a = config.amd;
   const agent = {
-    clock, holdMusic,
+    clock, holdMusic, transferPolicyOf: (tenantId: TenantId, agentId: string) => transferPolicyOf(w.store.agents.get(tenantId, agentId)?.transfer_policy ?? null),
     amd: {
       initialSilenceMs: a.initial_silence_ms, maxHumanGreetingMs: a.max_human_greeting_ms, afterGreetingSilenceMs: a.after_greeting_silence_ms,
       minWordMs: a.min_word_ms, beepMs: a.beep_ms, faxToneMs: a.fax_tone_ms,
@@ -111,8 +115,9 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   };
   const connected = {
     clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
-    transfer: { clock, dialling, media, holdMusic },
+    transfer: { clock, dialling, media, holdMusic, sipTargets: policies.sipTargets },
     deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
+    tenantTransferPolicy: (tenantId: TenantId) => transferPolicyOf(w.store.tenants.transferPolicy(tenantId)),
   };
   return {
     calls: { clock, logger, store: w.callStore, ...(w.sipTrace ? { sipTrace: w.sipTrace } : {}) },

@@ -102,6 +102,10 @@ export interface AgentSessionHandlers {
   onClose?(info: AgentCloseInfo): void;
   /** The agent asked to send digits toward the remote party (docs/API.md "Digits toward the callee"), already checked. */
   onSendDigits?(digits: string): void;
+  /** The agent asked for the remote party to be transferred to `to` (docs/API.md "Transfers asked by the agent"), not yet screened. */
+  onTransfer?(to: string): void;
+  /** The agent asked for the call to end (docs/API.md "Agent WebSocket protocol", `hangup`). */
+  onHangup?(): void;
 }
 
 /** Inputs of an {@link AgentSessionFactory}. */

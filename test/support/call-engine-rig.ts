@@ -150,7 +150,8 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const dialling = { ua, locator: new ServerLocator(), sipHost: '127.0.0.1', ringTimeoutMs: timings.ringTimeoutMs };
   const holdMusic = (): null => null;
   const agent = { clock, connectAgent: agents.connect, holdMusic };
-  const connected = { clock, outputs: { clock, recordings: new FolderRecordingFiles(join(o.dataDir ?? '/nonexistent', 'recordings')) }, transfer: { clock, dialling, media, holdMusic }, deniedTransferPrefixes: ['+1900'] };
+  const sipTargets = new OutboundAddressPolicy({ allowPrivate: o.allowLoopbackTargets ?? true });
+  const connected = { clock, outputs: { clock, recordings: new FolderRecordingFiles(join(o.dataDir ?? '/nonexistent', 'recordings')) }, transfer: { clock, dialling, media, holdMusic, sipTargets }, deniedTransferPrefixes: ['+1900'] };
   const deps: CallServiceDeps = {
     calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,
@@ -164,7 +165,7 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
       trunk: {
         clock, dialling, media, holdMusic,
         resolveSipTrunk: o.resolveSipTrunk ?? (() => Promise.resolve({ error: 'no sip_trunk target in this test' })),
-        sipTargets: new OutboundAddressPolicy({ allowPrivate: o.allowLoopbackTargets ?? true }),
+        sipTargets,
       },
     },
   };

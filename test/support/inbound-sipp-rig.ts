@@ -33,7 +33,7 @@ export interface InboundRig {
 }
 
 /** Starts sipp in its own folder (with `pcap` linked to the Debian captures) on a free SIP and media port. */
-async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
+export async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
   const cwd = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
   const [port, media] = [await freePort(), await freeMediaPort()];
@@ -56,11 +56,13 @@ export async function startInboundRig(t: Test, options: {
   carrierDtmf?: 'auto' | 'info';
   /** The agent's `transfer_policy` (docs/API.md "Transfers asked by the agent"). */
   transferPolicy?: { allow: string[]; max_per_call: number };
+  /** The carrier's `transfer` (docs/CONFIGURATION.md): `refer` asks the carrier to transfer. */
+  carrierTransfer?: 'bridge' | 'refer';
 }): Promise<InboundRig> {
   const edge = await sippPeer(t, [...scenario(options.edgeScenario), '-rtp_echo', ...(options.edgeArgs ?? [])]);
   const target = options.transferTarget ? await sippPeer(t, [...scenario('uas'), '-rtp_echo']) : null;
   const outbound = target ? `\n    outbound:\n      uri: "sip:127.0.0.1:${target.port};transport=udp"\n    options_ping_s: 0` : '';
-  const codecs = `${options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : ''}${options.mediaEncryption ? `\n    media_encryption: ${options.mediaEncryption}` : ''}${options.trustAssertedIdentity ? '\n    calls:\n      trust_asserted_identity: true' : ''}${options.carrierDtmf ? `\n    dtmf: ${options.carrierDtmf}` : ''}`;
+  const codecs = `${options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : ''}${options.mediaEncryption ? `\n    media_encryption: ${options.mediaEncryption}` : ''}${options.trustAssertedIdentity ? '\n    calls:\n      trust_asserted_identity: true' : ''}${options.carrierDtmf ? `\n    dtmf: ${options.carrierDtmf}` : ''}${options.carrierTransfer ? `\n    transfer: ${options.carrierTransfer}` : ''}`;
   const gw = await startTestGateway(t, {
     carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${codecs}${outbound}\n`,
     yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 10',

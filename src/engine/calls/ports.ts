@@ -45,6 +45,10 @@ export interface AgentLinkHandlers {
   onClose?(info: AgentLinkClose): void;
   /** The agent asked for digits toward the remote party (docs/API.md "Digits toward the callee"). */
   onSendDigits?(digits: string): void;
+  /** The agent asked for the remote party to be transferred to `to` (docs/API.md "Transfers asked by the agent"), not yet screened. */
+  onTransfer?(to: string): void;
+  /** The agent asked for the call to end (`hangup_by: agent`). */
+  onHangup?(): void;
 }
 
 /** Who put a call on hold: the tenant through the API, or the remote party with a re-offer. */

@@ -130,3 +130,19 @@ t.test('a text frame that is not JSON is logged and ignored; the session stays u
   t.ok(recorder.logs.some((l) => l.startsWith('warn') && l.includes('not a JSON object')));
   t.equal(session.sendDtmf('5'), true);
 });
+
+t.test('docs/API.md "Agent WebSocket protocol": transfer and hangup events reach the call; a transfer without a usable to is still asked for, as an empty target the call refuses', async (t) => {
+  const { fake, recorder } = await started(t);
+  const asked: string[] = [];
+  let hangups = 0;
+  recorder.handlers.onTransfer = (to) => asked.push(to);
+  recorder.handlers.onHangup = () => (hangups += 1);
+  fake.transfer('+15550142');
+  fake.transfer('sip:desk@pbx.example.com');
+  fake.transfer(42);
+  fake.transfer('x'.repeat(600));
+  fake.hangup();
+  await new Promise<void>((resolve) => { const check = setInterval(() => { if (hangups > 0) { clearInterval(check); resolve(); } }, 10); });
+  t.same(asked, ['+15550142', 'sip:desk@pbx.example.com', '', ''], 'each transfer in order, unusable targets as empty');
+  t.equal(hangups, 1, 'one hangup');
+});

@@ -17,7 +17,9 @@ import { CallAmd } from './agent-media/call-amd.js';
 import type { AmdDecision, AmdThresholds } from '../../media/index.js';
 import { AmdHold, type BeepWait } from './agent-media/amd-hold.js';
 import type { AgentSideSnapshot, StreamAgentSnapshot } from '../session-snapshot.js';
-import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import type { TransferPolicy } from './transfer-policy.js';
+import type { AgentAsks } from './agent-transfer.js';
+import type { TenantId } from '../../../common/ids.js';
 import { agentStreamQuality, type CallQuality } from '../quality/call-quality.js';
 
 export interface AgentSide {
@@ -31,8 +33,8 @@ export interface AgentSide {
   updateAudio(audio: NegotiatedAudio): void;
   /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
   receiveDigit(digit: string): void;
-  /** The transfers the agent may ask for (transfer-policy.ts). */
-  readonly transferPolicy: TransferPolicy;
+  /** The transfers the agent may ask for (transfer-policy.ts); null when the agent has no policy of its own (the tenant's default applies). */
+  readonly transferPolicy: TransferPolicy | null;
   /** Digits toward the remote party (docs/API.md "Digits toward the callee"), after those asked for before. */
   sendDigits(digits: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
@@ -62,10 +64,15 @@ export interface AgentSideDeps {
   amd?: Partial<AmdThresholds>;
   /** `hold_until_result` with `wait_for_beep`: how long a machine is listened to; {@link DEFAULT_BEEP_WAIT} when absent. */
   beepWait?: BeepWait;
+  /** An imported agent's own `transfer_policy`, read when the agent asks; null when it has none. */
+  transferPolicyOf?(tenantId: TenantId, agentId: string): TransferPolicy | null;
 }
 
 /** The defaults of `amd.greeting_end_silence_ms` and `amd.max_beep_wait_ms`. */
 export const DEFAULT_BEEP_WAIT: Readonly<BeepWait> = { greetingEndSilenceMs: 1500, maxBeepWaitMs: 20_000 };
+
+/** docs/API.md "Agent WebSocket protocol": the stable `code` of a `transfer_refused` event, by the status the screen gave. */
+const REFUSAL_CODES: Readonly<Record<number, string>> = { 400: 'invalid_target', 403: 'not_allowed' };
 
 /** A streaming agent (docs/API.md "Agent WebSocket protocol", or a provider's protocol) on the remote leg's RTP. */
 export class StreamingAgentSide implements AgentSide {
@@ -78,8 +85,7 @@ export class StreamingAgentSide implements AgentSide {
   readonly #answeredAt: number;
   #link: AgentLink | null = null;
   #released = false;
-  /** A streaming agent asks for no transfer yet: its protocol has no message for it. */
-  readonly transferPolicy = NO_AGENT_TRANSFERS;
+  readonly #asks: AgentAsks;
   /** Digits go by SIP INFO on the remote dialog where the carrier is configured for it (`dtmf: info`). */
   readonly #byInfo: DigitsByInfo | null;
   /** Answering-machine detection, for calls placed with `machine_detection: async` (or `hold_until_result`, once connected). */
@@ -91,10 +97,11 @@ export class StreamingAgentSide implements AgentSide {
 
   constructor(
     deps: AgentSideDeps, call: Call, remote: RemoteLeg, target: AgentTarget, recorder: RecordingPort | null, ended: AgentEnded,
-    dtmf: 'auto' | 'info' = 'auto',
+    asks: AgentAsks, dtmf: 'auto' | 'info' = 'auto',
   ) {
     this.#deps = deps;
     this.#remote = remote;
+    this.#asks = asks;
     this.#byInfo = dtmf === 'info' ? new DigitsByInfo(deps.clock, remote.dialog, call.log) : null;
     this.#call = call;
     this.#target = target;
@@ -106,6 +113,12 @@ export class StreamingAgentSide implements AgentSide {
       onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
       onRemoteAudio: (pcm) => this.#amd?.write(pcm),
     });
+  }
+
+  /** An imported agent's own policy; a bare `agent_ws_url` has none (the tenant's default applies). */
+  get transferPolicy(): TransferPolicy | null {
+    const target = this.#target;
+    return target.kind === 'imported' ? this.#deps.transferPolicyOf?.(this.#call.snapshot().tenant_id, target.agentId) ?? null : null;
   }
 
   /** Final transcript turns the agent's platform reported, in order. */
@@ -133,6 +146,11 @@ export class StreamingAgentSide implements AgentSide {
         },
         onClose: (info) => this.#closed(info),
         onSendDigits: (digits) => this.#send(digits, () => this.#link?.notify?.('dtmf_sent', { dtmf_sent: { digits } })),
+        onTransfer: (to) => this.#askTransfer(to),
+        // docs/API.md "Agent WebSocket protocol": `hangup` ends the call as the agent's, like closing its socket.
+        onHangup: () => {
+          if (!this.#released) this.#ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' });
+        },
       },
     });
     this.#link = link;
@@ -196,6 +214,24 @@ export class StreamingAgentSide implements AgentSide {
 
   hold(): void {
     this.#leg.hold();
+  }
+
+  /**
+   * docs/API.md "Transfers asked by the agent": a `transfer` event is screened as a REFER is; a
+   * refusal leaves the call as it was and tells the agent (`transfer_refused`), a target that
+   * could not be reached tells it too (`transfer_failed`). Once the target answers, the agent is
+   * released (its socket gets `stop`).
+   */
+  #askTransfer(to: string): void {
+    if (this.#released) return;
+    const refused = this.#asks.screenTransfer(to);
+    if (refused !== null) {
+      this.#link?.notify?.('transfer_refused', { transfer_refused: { to, code: REFUSAL_CODES[refused] ?? 'not_allowed' } });
+      return;
+    }
+    this.#asks.transfer(to, (status, reason) => {
+      if (status >= 300) this.#link?.notify?.('transfer_failed', { transfer_failed: { to, sip_status: status, reason } });
+    });
   }
 
   /** docs/API.md "Answering-machine detection": the result on the call and to the agent; a beep heard later is sent again with it. */

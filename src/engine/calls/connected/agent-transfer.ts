@@ -25,21 +25,20 @@ export interface AgentTransferDeps {
   deniedPrefixes: readonly string[];
   /** The agent's policy: read when asked, since the agent side is made after the asks. */
   policy(): TransferPolicy;
-  /** The call's own transfer (the API's), asked for by the agent. */
-  start(number: string, progress: TransferProgress): CallCommandFailure | null;
+  /** The call's own transfer (the API's), asked for by the agent: to `+E164` or to a SIP URI. */
+  start(target: string, progress: TransferProgress): CallCommandFailure | null;
 }
 
 /** The asks of one call's agent, counting its transfers against the policy's per-call cap. */
 export function agentAsks(call: Call, deps: AgentTransferDeps): AgentAsks {
   let started = 0;
-  const screen = (to: string): { number: string } | { refused: number; why: string } => {
+  const screen = (to: string): { target: string } | { refused: number; why: string } => {
     const target = parseTransferTarget(to);
     if (target === null) return { refused: 400, why: 'not a phone number or SIP address' };
     const verdict = checkTransfer(target, deps.policy(), deps.deniedPrefixes, started);
     if (!verdict.allowed) return { refused: 403, why: verdict.why };
-    // A SIP address the policy allows is not dialled directly yet: only numbers, over the call's carrier.
-    if (target.kind !== 'number') return { refused: 603, why: 'only phone numbers can be transferred to' };
-    return { number: target.number };
+    // A number goes over the call's carrier; a SIP address the policy allows is dialled directly (transfer-dial.ts).
+    return { target: target.kind === 'number' ? target.number : target.uri };
   };
   return {
     screenTransfer(to) {
@@ -51,10 +50,10 @@ export function agentAsks(call: Call, deps: AgentTransferDeps): AgentAsks {
     transfer(to, progress) {
       const outcome = screen(to);
       if ('refused' in outcome) return progress(outcome.refused, 'Forbidden');
-      const failure = deps.start(outcome.number, progress);
+      const failure = deps.start(outcome.target, progress);
       if (failure !== null) return progress(failure.error === 'transfer_in_progress' ? 491 : 481, failure.error);
       started += 1;
-      call.log.info({ to: outcome.number }, 'agent transfer started');
+      call.log.info({ to: outcome.target }, 'agent transfer started');
     },
   };
 }

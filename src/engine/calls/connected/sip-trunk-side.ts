@@ -26,9 +26,9 @@ import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
-import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
 import { TrunkDigits } from './trunk-digits.js';
-import { AgentEdgeRefer } from './agent-edge-refer.js';
+import { AgentReferReports } from './agent-refer-reports.js';
+import type { TransferPolicy } from './transfer-policy.js';
 import { callerStatusFor, type TrunkDialOutcome, type TrunkHooks } from './sip-trunk-outcome.js';
 
 export type { TrunkDialOutcome, TrunkHooks } from './sip-trunk-outcome.js';
@@ -63,10 +63,10 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
-  /** The agent's REFERs, whose last NOTIFY its leg's BYE waits for (RFC 5589 6). */
-  #refer: AgentEdgeRefer | null = null;
-  /** What the agent may ask for by REFER: its resolved target's policy, none before. */
-  #transferPolicy: TransferPolicy = NO_AGENT_TRANSFERS;
+  /** The agent's REFERs and the NOTIFYs reporting them, which the leg's BYE waits for (RFC 5589 6). */
+  readonly #refers: AgentReferReports;
+  /** What the agent may ask for by REFER: its resolved target's policy; null without one (the tenant's default applies). */
+  #transferPolicy: TransferPolicy | null = null;
   /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
   readonly #heldBy = { api: false, remote: false };
   /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
@@ -82,6 +82,7 @@ export class SipTrunkSide implements AgentSide {
     this.#callerRtp = callerRtp;
     this.#callerAudio = callerAudio;
     this.#hooks = hooks;
+    this.#refers = new AgentReferReports(deps.clock, deps.dialling.ringTimeoutMs);
   }
 
   /** Places the agent's leg; resolves when it answered (and is bridged) or failed. */
@@ -173,7 +174,7 @@ export class SipTrunkSide implements AgentSide {
     this.release('caller went away');
   }
 
-  get transferPolicy(): TransferPolicy {
+  get transferPolicy(): TransferPolicy | null {
     return this.#transferPolicy;
   }
 
@@ -201,7 +202,7 @@ export class SipTrunkSide implements AgentSide {
     // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
     this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
-    if (this.#dialog) this.#refer = new AgentEdgeRefer(this.#deps.clock, this.#dialog, asks);
+    if (this.#dialog) this.#refers.accept(this.#dialog, asks);
     return this;
   }
 
@@ -278,8 +279,7 @@ export class SipTrunkSide implements AgentSide {
     this.#bridge?.close();
     this.#bridge = null;
     const dialog = this.#dialog;
-    const reported = this.#refer?.reported() ?? Promise.resolve();
-    if (dialog) void reported.then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
+    if (dialog) void this.#refers.reported().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
   }

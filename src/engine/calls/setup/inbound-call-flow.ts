@@ -126,7 +126,7 @@ export class InboundCallFlow extends CallFlow {
     const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
     this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
-      (recorder, ended) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, this.#carrier.dtmf));
+      (recorder, ended, asks) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, asks, this.#carrier.dtmf));
     await this.connected.start();
   }
 

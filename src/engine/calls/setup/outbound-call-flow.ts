@@ -111,7 +111,7 @@ export class OutboundCallFlow extends CallFlow {
     const remote = new RemoteLeg(outcome.session, this.#rtp, answer, caps);
     const agent = { kind: 'websocket', url: this.#agentUrl } as const;
     const connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
-      (recorder, ended) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, this.#carrier.dtmf));
+      (recorder, ended, asks) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, asks, this.#carrier.dtmf));
     this.connected = connected;
     await connected.start();
   }
