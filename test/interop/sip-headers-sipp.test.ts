@@ -80,6 +80,19 @@ t.test('docs/CONFIGURATION.md carriers calls.carry_headers: a carrier that carri
   await sippPassed(t, carrier, 'the carrier');
 });
 
+t.test('docs/CONFIGURATION.md carriers calls.carry_headers: a carrier that carries X- headers only keeps Diversion and User-to-User from the edge too', async (t) => {
+  if (!needPeer(t, 'sipp')) return;
+  const rig = await startInboundRig(t, { edgeScenario: 'inbound-edge-auth.xml', carryHeaders: ['X-*'] });
+  const carrier = await rig.call('inbound-uac-headers-bye.xml', ['-d', '1000']);
+  await sippPassed(t, carrier, 'the carrier');
+  await sippPassed(t, rig.edge, 'the edge');
+  const invite = requestsIn(sippMessages(rig.edge), 'INVITE').at(-1) ?? '';
+  t.match(invite, /^X-Campaign: spring-42\r?$/m, 'the X- header is carried');
+  t.notMatch(invite, /^(Diversion|User-to-User):/im, 'Diversion and User-to-User are not');
+  const live = await inboundCall(rig.gw, rig.did);
+  t.same((await ended(rig.gw, live.id)).sip_headers, { 'X-Campaign': 'spring-42', 'x-customer-id': 'C-7788' }, 'nor kept with the call');
+});
+
 t.test('docs/API.md "SIP headers carried through": POST /v1/calls sip_headers reach the carrier\'s INVITE; injection attempts are 400 and place no call', async (t) => {
   if (!needPeer(t, 'sipp')) return;
   const r = await rig(t, 'calls-uas-headers.xml');

@@ -5,6 +5,7 @@
  * agent in `start.customParameters.sip_headers`.
  */
 import type { SipRequest } from '../../sip/index.js';
+import type { CallerIdentity } from './caller-identity.js';
 
 /** Header name (as first received) to its value; repeated fields joined with `, ` (RFC 3261 7.3.1). */
 export type SipHeaderMap = Record<string, string>;
@@ -83,4 +84,18 @@ export function edgeHeaders(
 ): (readonly [string, string])[] {
   const written = [...platform, ...identity];
   return [...written, ...headersTowardEdge(headersForAgent(record.sip_headers, record.caller_privacy), written)];
+}
+
+/**
+ * What the caller-identity rules may write on the edge's INVITE under the carrier's allow list: a
+ * carrier that does not carry Diversion or P-Asserted-Identity keeps them from the edge too (the
+ * record's `from` is unchanged). No list (a profile without the setting): the rules alone decide.
+ */
+export function identityTowardEdge(identity: CallerIdentity, allow: readonly string[] | undefined): CallerIdentity {
+  if (!allow) return identity;
+  return {
+    ...identity,
+    diversion: allowedBy(allow, 'Diversion') ? identity.diversion : [],
+    asserted: allowedBy(allow, 'P-Asserted-Identity') ? identity.asserted : null,
+  };
 }
