@@ -153,8 +153,10 @@ t.test('docs/API.md "Calls": exactly one of agent_ws_url and agent_id (400), and
   const theirs = await gw.api('POST', '/v1/agents/import', { provider: 'custom', external_agent_id: 'theirs', connection_mode: 'media_bridge', websocket_url: 'ws://127.0.0.1:9/agent' }, { key: otherKey });
   t.equal(theirs.status, 200, JSON.stringify(theirs.body));
   const base = { from: FROM, to: TO, carrier: 'far' };
+  const edge = await importEdge(gw, callee);
   const cases: [string, Record<string, unknown>, number, string][] = [
     ['neither agent', base, 400, 'validation_failed'],
+    ['machine detection with a sip_trunk agent', { ...base, agent_id: edge, machine_detection: 'async' }, 400, 'validation_failed'],
     ['both agents', { ...base, agent_id: ours.body.id, agent_ws_url: 'ws://127.0.0.1:9/agent' }, 400, 'validation_failed'],
     ['another tenant\'s agent', { ...base, agent_id: theirs.body.id }, 404, 'not_found'],
     ['an unknown agent', { ...base, agent_id: 'agt_nope' }, 404, 'not_found'],

@@ -70,5 +70,9 @@ async function admitAgent(deps: PlaceCallDeps, principal: Principal, input: Plac
   }
   const agent = deps.agents.get(principal.tenantId, input.agent_id!);
   if (!agent) throw problems.notFound('agent');
+  // docs/API.md "Outbound calls to imported agents": the detector listens on a streaming agent's media leg; a sip_trunk edge bridges it instead.
+  if (agent.connection_mode === 'sip_trunk' && input.machine_detection === 'async') {
+    throw problems.validation([{ path: '/machine_detection', message: 'answering-machine detection runs for streaming agents only, not sip_trunk agents' }]);
+  }
   return { agentId: agent.id, agentMode: agent.connection_mode };
 }
