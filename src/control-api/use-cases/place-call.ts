@@ -62,7 +62,7 @@ export async function admitCall(deps: PlaceCallDeps, calls: CallControl, princip
  */
 async function admitAgent(deps: PlaceCallDeps, principal: Principal, input: PlaceCallInput): Promise<Pick<PlaceCallRequest, 'agentUrl' | 'agentId' | 'agentMode'>> {
   if ((input.agent_ws_url === undefined) === (input.agent_id === undefined)) {
-    throw problems.validation([{ path: input.agent_id === undefined ? '' : '/agent_id', message: 'give exactly one of agent_ws_url and agent_id' }], 'Say which agent takes the call.');
+    throw problems.validation([{ path: input.agent_id === undefined ? '/agent_ws_url' : '/agent_id', message: 'give exactly one of agent_ws_url and agent_id' }], 'Say which agent takes the call.');
   }
   if (input.agent_ws_url !== undefined) {
     await checkAgentUrl(input.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
