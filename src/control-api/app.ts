@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps): ControlApi {
     }),
     ...sipTraceRoutes({ calls: store.calls, traces: deps.sipTraces }),
     ...callCommandRoutes({
-      calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls,
+      calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls, agents: store.agents,
     }),
     ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger, metrics: deps.metrics }) : []),
     ...(deps.routes ?? []),

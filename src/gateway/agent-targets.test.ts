@@ -51,6 +51,15 @@ t.test('Retell custom telephony: the call is registered with the stored key, the
   t.same(retell.seen[0]?.body, { agent_id: 'agent_rt_1', from_number: '+15557770001', to_number: '+15550100', direction: 'inbound' });
 });
 
+t.test('Retell custom telephony, outbound (docs/API.md "Outbound calls to imported agents"): the registration says direction outbound', async (t) => {
+  const retell = await fakeRetell(t, { status: 201, body: { call_id: 'Kbcs0UYZZKgwm7Tzzqj99seBIZIpnd7r' } });
+  const { store, resolve, tenant, settings } = setUp(retell.url);
+  const agent = store.agents.insert(tenant.id, { provider: 'retell', external_agent_id: 'agent_rt_2', settings, apiKey: 'key_retell_secret', verifiedAt: null });
+  const target = await resolve({ tenantId: tenant.id, agentId: agent.id, call: { ...CALL, from: '+15550100', to: '+15557770001', direction: 'outbound' } });
+  t.match(target, { uri: 'sip:Kbcs0UYZZKgwm7Tzzqj99seBIZIpnd7r@sip.retell.test;transport=tcp' });
+  t.same(retell.seen[0]?.body, { agent_id: 'agent_rt_2', from_number: '+15550100', to_number: '+15557770001', direction: 'outbound' });
+});
+
 t.test('Retell refusing the registration is a value, without the key in it', async (t) => {
   const retell = await fakeRetell(t, { status: 401, body: { error: 'bad key' } });
   const { store, resolve, tenant, settings } = setUp(retell.url);

@@ -113,6 +113,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       agentUrls: policies.agentUrls, connectTimeoutMs, observe: w.metrics.agentConnect,
     }),
   };
+  const trunk = { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets };
   const connected = {
     clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
     transfer: { clock, dialling, media, holdMusic, sipTargets: policies.sipTargets },
@@ -137,10 +138,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     },
     recordInbound: config.calls.record_inbound,
     media,
-    outbound: { clock, dialling, mediaAddress: media.address, connected, agent },
-    inbound: {
-      mediaAddress: media.address, connected, agent,
-      trunk: { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets },
-    },
+    outbound: { clock, dialling, mediaAddress: media.address, connected, agent, trunk },
+    inbound: { mediaAddress: media.address, connected, agent, trunk },
   };
 }

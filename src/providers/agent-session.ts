@@ -36,6 +36,10 @@ export interface AgentCallInfo {
   direction: 'inbound' | 'outbound';
   /** Inbound: the carrier's STIR/SHAKEN report, passed in `start.customParameters` (docs/API.md "Caller verification"). */
   verification?: { verstat: string | null; identityHeader: boolean };
+  /** Inbound: the carrier's headers carried through, in `start.customParameters.sip_headers` (docs/API.md "SIP headers carried through"). */
+  sipHeaders?: Readonly<Record<string, string>>;
+  /** Outbound: the tenant's `custom_parameters`, in `start.customParameters` (docs/API.md "Calls"). */
+  customParameters?: Readonly<Record<string, string>>;
 }
 
 /** Where the agent is. */

@@ -74,7 +74,10 @@ t.test('Process roles: an api process and an engine process over one data folder
   t.notMatch(apiProcess.output(), /SIP and media listening/);
   t.match(engine.output(), /SIP and media listening/);
 
-  const placed = await api(apiProcess.base, key, 'POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url, record: true });
+  const placed = await api(apiProcess.base, key, 'POST', '/v1/calls', {
+    from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url, record: true,
+    sip_headers: { 'X-Campaign': 'spring-42' }, custom_parameters: { customer_tier: 'gold' },
+  });
   t.equal(placed.status, 200, JSON.stringify(placed.body));
   const id = placed.body.id;
   await waitFor('the call rings on the engine, then is answered', async () => (await api(apiProcess.base, key, 'GET', `/v1/calls/${id}`)).body.state === 'active', 20_000);
@@ -85,6 +88,8 @@ t.test('Process roles: an api process and an engine process over one data folder
   t.same(listed.body.data?.map((c) => c.id), [id], 'the live list of the api process shows the call the engine carries');
   t.ok((await api(apiProcess.base, key, 'GET', `/v1/calls/${id}`)).body.session, 'the detail carries the live session, asked of the engine');
   await bot.core.until(() => bot.receivedAudio().length >= 8000);
+  const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, unknown> } };
+  t.equal(start.start.customParameters.customer_tier, 'gold', 'custom_parameters cross the internal endpoint to the engine (docs/API.md "SIP headers carried through")');
 
   const held = await api(apiProcess.base, key, 'POST', `/v1/calls/${id}/hold`);
   t.equal(held.status, 200, JSON.stringify(held.body));

@@ -27,14 +27,24 @@ export type CallCommandFailure =
 
 export type CallCommandResult = { call: CallRecord } | CallCommandFailure;
 
-/** An outbound call to place: the carrier's callee is connected to the agent's WebSocket. */
+/**
+ * An outbound call to place: the carrier's callee is connected to the agent, a WebSocket
+ * (`agentUrl`) or an imported agent of the tenant (`agentId`, in its connection mode); exactly one.
+ */
 export interface PlaceCallRequest {
   tenantId: TenantId;
   from: string;
   to: string;
   carrier: string;
-  agentUrl: string;
+  agentUrl?: string;
+  agentId?: string;
+  /** The imported agent's connection mode (docs/API.md "Calls"); with `agentId`. */
+  agentMode?: 'sip_trunk' | 'media_bridge';
   record: boolean;
+  /** X- headers for the carrier's INVITE (docs/API.md "SIP headers carried through"), already checked. */
+  sipHeaders?: Record<string, string>;
+  /** Flat strings for a WebSocket agent's `start.customParameters`, already checked. */
+  customParameters?: Record<string, string>;
   /** docs/API.md "Answering-machine detection"; `off` when absent. */
   machineDetection?: MachineDetection;
   /** With `hold_until_result`: what a machine gets; `hangup` when absent. */

@@ -37,6 +37,17 @@ t.test('docs/API.md "Caller verification": an inbound call\'s STIR/SHAKEN report
   t.notOk('verstat' in params || 'identity_header' in params, 'an outbound call has no caller verification to report');
 });
 
+t.test('docs/API.md "SIP headers carried through": carried headers as start.customParameters.sip_headers, the tenant\'s custom_parameters beside the gateway\'s keys, which they cannot replace', async (t) => {
+  const inbound = await started(t, { sipHeaders: { 'X-Campaign': 'spring-42', Diversion: '<sip:+15550111@carrier.example>;reason=unconditional' } });
+  const start = inbound.fake.core.jsonMessages()[1] as { start: { customParameters: Record<string, unknown> } };
+  t.same(start.start.customParameters.sip_headers, { 'X-Campaign': 'spring-42', Diversion: '<sip:+15550111@carrier.example>;reason=unconditional' });
+  const outbound = await started(t, { direction: 'outbound', customParameters: { customer_tier: 'gold', call_id: 'spoofed' } });
+  const params = (outbound.fake.core.jsonMessages()[1] as typeof start).start.customParameters;
+  t.equal(params.customer_tier, 'gold');
+  t.equal(params.call_id, 'call_contract01', 'the gateway\'s own key wins');
+  t.notOk('sip_headers' in params, 'none carried on an outbound call');
+});
+
 t.test('Twilio media: track inbound, chunk, timestamp and sequenceNumber are strings counting up', async (t) => {
   const { fake, session } = await started(t);
   session.sendAudio(Buffer.alloc(160, 0xff));

@@ -49,6 +49,8 @@ export class CustomAgentSession extends SocketAgentSession {
         callSid: call.callId,
         tracks: ['inbound'],
         customParameters: {
+          // The tenant's own first, so they cannot stand in for the gateway's (docs/DECISIONS.md "Headers and parameters carried to agents").
+          ...call.customParameters,
           call_id: call.callId,
           call_control_id: call.callControlId,
           from: call.from,
@@ -56,6 +58,7 @@ export class CustomAgentSession extends SocketAgentSession {
           direction: call.direction,
           // Inbound only (docs/API.md "Caller verification"); values are strings, as Twilio's are.
           ...(call.verification ? { verstat: call.verification.verstat ?? '', identity_header: String(call.verification.identityHeader) } : {}),
+          ...(call.sipHeaders ? { sip_headers: call.sipHeaders } : {}),
         },
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },

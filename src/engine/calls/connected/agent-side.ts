@@ -13,6 +13,7 @@ import type { AgentConnector, AgentLink, AgentLinkClose, AgentTarget } from '../
 import type { RecordingPort } from './recording-port.js';
 import type { RemoteLeg } from './remote-leg.js';
 import { DigitsByInfo } from './digits-by-info.js';
+import { agentHeaders } from '../setup/carried-headers.js';
 import { CallAmd } from './agent-media/call-amd.js';
 import type { AmdDecision, AmdThresholds } from '../../media/index.js';
 import { AmdHold, type BeepWait } from './agent-media/amd-hold.js';
@@ -135,6 +136,8 @@ export class StreamingAgentSide implements AgentSide {
       call: {
         callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction,
         ...(record.direction === 'inbound' ? { verification: { verstat: record.caller_verstat, identityHeader: record.caller_identity_header } } : {}),
+        ...agentHeaders(record),
+        ...(Object.keys(this.#call.customParameters).length > 0 ? { customParameters: this.#call.customParameters } : {}),
       },
       tenantId: record.tenant_id,
       agent: this.#target,

@@ -11,6 +11,7 @@ import {
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
 import type { Call } from '../call.js';
+import { edgeHeaders } from '../setup/carried-headers.js';
 import { sendBye } from './bye.js';
 import { towardAgentEdge, type CallerIdentity } from '../setup/caller-identity.js';
 import { endReasonForFailure, type EndReason } from '../ending/end-reason.js';
@@ -94,7 +95,7 @@ export class SipTrunkSide implements AgentSide {
     const record = this.#call.snapshot();
     const target = await this.#deps.resolveSipTrunk({
       tenantId: record.tenant_id, agentId: this.#route.agentId,
-      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: 'inbound' },
+      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
     });
     if ('error' in target) return unreachable(target.error);
     if (target.transferPolicy) this.#transferPolicy = target.transferPolicy;
@@ -130,7 +131,7 @@ export class SipTrunkSide implements AgentSide {
       to: `sip:${record.to_number}@${this.#deps.dialling.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: target.credentials,
-      headers: [...(target.headers ?? []), ...identity.headers],
+      headers: edgeHeaders(record, target.headers ?? [], identity.headers),
     }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps, early) }).finally(() => ring.cancel());
     this.#attempt = null;
     if (outcome.kind === 'failed') {

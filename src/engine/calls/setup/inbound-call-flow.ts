@@ -13,6 +13,7 @@ import type { InboundCall, SessionDialog } from '../../sip/index.js';
 import { StreamingAgentSide, type AgentSideDeps } from '../connected/agent-side.js';
 import { sendBye } from '../connected/bye.js';
 import { callerIdentity } from './caller-identity.js';
+import { identityTowardEdge } from './carried-headers.js';
 import type { Call } from '../call.js';
 import { CallFlow } from './call-flow.js';
 import { carrierCodecs, preferCodec, type CarrierProfile } from './carrier-profile.js';
@@ -134,7 +135,7 @@ export class InboundCallFlow extends CallFlow {
     // With a late offer the caller's codec is known only from the ACK, after the agent answered.
     const offered = this.#lateOffer ? null : this.#answerOffer();
     if (!this.#lateOffer && !offered) return;
-    const identity = callerIdentity(this.#invite.request, this.#carrier);
+    const identity = identityTowardEdge(callerIdentity(this.#invite.request, this.#carrier), this.#carrier.carryHeaders);
     const trunk = new SipTrunkSide(this.#deps.trunk, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, identity, {
       // The agent's 18x becomes ours; its early media flows through the bridge already. A late
       // offer has no answer to put in a 183 (an offer may not go in an unreliable 18x): 180 only.
