@@ -28,6 +28,7 @@ import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
 import { TrunkDigits } from './trunk-digits.js';
+import { TrunkHold } from './trunk-hold.js';
 import { AgentReferReports } from './agent-refer-reports.js';
 import type { TransferPolicy } from './transfer-policy.js';
 import { callerStatusFor, type TrunkDialOutcome, type TrunkHooks } from './sip-trunk-outcome.js';
@@ -68,10 +69,8 @@ export class SipTrunkSide implements AgentSide {
   readonly #refers: AgentReferReports;
   /** What the agent may ask for by REFER: its resolved target's policy; null without one (the tenant's default applies). */
   #transferPolicy: TransferPolicy | null = null;
-  /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
-  readonly #heldBy = { api: false, remote: false };
-  /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
-  #holdApplied: 'api' | 'remote' | null = null;
+  /** Who holds the call: both may (trunk-hold.ts). */
+  readonly #hold: TrunkHold;
   /** Digits toward the caller that do not pass through the bridge as they came (trunk-digits.ts); set once connected. */
   #digits: TrunkDigits | null = null;
 
@@ -83,6 +82,7 @@ export class SipTrunkSide implements AgentSide {
     this.#callerRtp = callerRtp;
     this.#callerAudio = callerAudio;
     this.#hooks = hooks;
+    this.#hold = new TrunkHold(() => deps.holdMusic());
     this.#refers = new AgentReferReports(deps.clock, deps.dialling.ringTimeoutMs);
   }
 
@@ -190,7 +190,7 @@ export class SipTrunkSide implements AgentSide {
       clock: this.#deps.clock, log: this.#call.log, rtp: this.#callerRtp, dialog: remote.dialog, agentDialog: this.#dialog, dtmf,
       audio: () => this.#callerAudio ?? remote.audio,
       muteAgent: (muted) => this.#bridge?.setMute('b', muted),
-      isHeld: () => this.#heldBy.api || this.#heldBy.remote,
+      isHeld: () => this.#hold.isHeld,
     });
     this.#recorder = recorder;
     const bridge = this.#bridge;
@@ -212,8 +212,7 @@ export class SipTrunkSide implements AgentSide {
   }
 
   hold(): void {
-    this.#heldBy.api = true;
-    this.#applyHold();
+    this.#hold.set('api', true, this.#bridge, this.#recorder);
   }
 
   /**
@@ -221,29 +220,13 @@ export class SipTrunkSide implements AgentSide {
    * on an API hold, and the caller gets nothing the direction forbids (the session drops it).
    */
   remoteHold(held: boolean): void {
-    this.#heldBy.remote = held;
-    this.#applyHold();
+    this.#hold.set('remote', held, this.#bridge, this.#recorder);
   }
 
   /** The caller's leg moved to another codec: the bridge converts to it. */
   updateAudio(audio: NegotiatedAudio): void {
     this.#callerAudio = audio;
     if (this.#bridge && !this.#released) this.#bridge.replaceLeg('a', bridgeLegOf(this.#callerRtp, audio));
-  }
-
-  /**
-   * The bridge held and the recording paused while anyone holds the call; hold music only for an
-   * API hold (the caller's own hold plays its own).
-   */
-  #applyHold(): void {
-    const bridge = this.#bridge;
-    const mode = this.#heldBy.api ? 'api' : this.#heldBy.remote ? 'remote' : null;
-    if (mode === null) this.#recorder?.resume();
-    else this.#recorder?.pause();
-    if (!bridge || mode === this.#holdApplied) return;
-    this.#holdApplied = mode;
-    if (mode === null) bridge.resume();
-    else bridge.hold({ music: mode === 'api' ? (this.#deps.holdMusic() ?? undefined) : undefined });
   }
 
   /**
@@ -265,10 +248,8 @@ export class SipTrunkSide implements AgentSide {
     this.#digits?.send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the caller'));
   }
 
-
   unhold(): void {
-    this.#heldBy.api = false;
-    this.#applyHold();
+    this.#hold.set('api', false, this.#bridge, this.#recorder);
   }
 
   release(reason: string): void {
@@ -334,6 +315,6 @@ export class SipTrunkSide implements AgentSide {
       delegate: { onDtmf: (leg, digit, via) => { if (leg === 'b' && via === 'rfc4733') this.#digits?.agentEvent(digit); } },
     });
     // A hold that came before the bridge (a late offer's ACK) applies now.
-    this.#applyHold();
+    this.#hold.apply(this.#bridge, this.#recorder);
   }
 }
