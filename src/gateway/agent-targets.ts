@@ -44,19 +44,19 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
         endpoints: platform.endpoints(region), apiKey: o.store.agents.apiKey(tenantId, agent.id), externalAgentId: agent.external_agent_id,
         call, transport, timeoutMs: o.connectTimeoutMs,
       });
-      if ('error' in registered) return registered;
+      if ('error' in registered) return { ...registered, provider: agent.provider };
       uri = registered.uri;
     }
     uri ??= platform.defaultSipUri(region, { didNumber: call.to, externalAgentId: agent.external_agent_id, transport });
-    if (!uri) return { error: `no SIP target for ${agent.provider} agent` };
-    const target: SipTrunkTarget = { uri, headers: edge.callHeaders(call) };
+    if (!uri) return { error: `no SIP target for ${agent.provider} agent`, provider: agent.provider };
+    const target: SipTrunkTarget = { uri, provider: agent.provider, headers: edge.callHeaders(call) };
     if (agent.transfer_policy) target.transferPolicy = { allow: agent.transfer_policy.allow, maxPerCall: agent.transfer_policy.max_per_call };
     const encryption = o.sipTrunkEncryption?.[agent.provider];
     if (encryption !== undefined && encryption !== 'disabled') target.mediaEncryption = encryption;
     if (agent.sip_credential_id) {
       const credential = o.store.sipCredentials.get(tenantId, agent.sip_credential_id);
       const password = credential && o.store.sipCredentials.password(tenantId, agent.sip_credential_id);
-      if (!credential || !password) return { error: 'the agent\'s SIP credential is gone' };
+      if (!credential || !password) return { error: 'the agent\'s SIP credential is gone', provider: agent.provider };
       target.credentials = { username: credential.username, password, ...(credential.realm ? { realm: credential.realm } : {}) };
     }
     return target;

@@ -113,7 +113,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       agentUrls: policies.agentUrls, connectTimeoutMs, observe: w.metrics.agentConnect,
     }),
   };
-  const trunk = { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets };
+  const trunk = { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets, observeConnect: w.metrics.agentConnect };
   const connected = {
     clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
     transfer: { clock, dialling, media, holdMusic, sipTargets: policies.sipTargets },

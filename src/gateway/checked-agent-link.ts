@@ -7,7 +7,9 @@
 import type { LookupFunction } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
 import { checkedLookup, pinHost, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
-import type { AgentAudioFormat, AgentLink, HoldSource } from '../engine/calls/index.js';
+import type { AgentAudioFormat, AgentConnectObserver, AgentLink, HoldSource } from '../engine/calls/index.js';
+
+export type { AgentConnectObserver } from '../engine/calls/index.js';
 import { ProviderError, type AgentSession } from '../providers/index.js';
 
 export interface CheckedAgentLinkOptions {
@@ -23,9 +25,6 @@ export interface CheckedAgentLinkOptions {
   /** Told how {@link CheckedAgentLink.start} ended, for the connect metrics (docs/API.md "Operational endpoints"). */
   observe?: AgentConnectObserver;
 }
-
-/** How an agent connection ended: connected after `seconds`, or failed for a ProviderError kind (`other` when not one). */
-export type AgentConnectObserver = (provider: string, outcome: { connected: true; seconds: number } | { connected: false; reason: string }) => void;
 
 export class CheckedAgentLink implements AgentLink {
   readonly #o: CheckedAgentLinkOptions;

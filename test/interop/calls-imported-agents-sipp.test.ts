@@ -15,6 +15,7 @@ import { startTestGateway, waitFor, type ApiBody, type TestGateway } from '../su
 import { detailWhen, EDGE_PASSWORD, EDGE_USER, ended, requestsIn, sippMessages, sippPassed, type SippPeer } from '../support/inbound-sipp-rig.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { freeMediaPort, freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
+import { metric } from '../support/metrics.js';
 
 const FROM = '+15550100';
 const TO = '+15550199';
@@ -90,6 +91,8 @@ t.test('docs/API.md "Calls" agent_id, sip_trunk (RFC 7092 B2BUA): the callee ans
   t.match(authorized, new RegExp(`username="${EDGE_USER}"`), 'the edge is reached with the stored SIP credential');
   t.match(authorized, new RegExp(`^X-Call-Id:\\s*${id}\\s*$`, 'im'), 'and the platform is told which call it is');
   t.match(authorized, new RegExp(`^From:.*sip:\\${FROM}@`, 'im'), 'From is the calling number');
+  // docs/API.md "Operational endpoints": the edge's answer timed under the agent's provider.
+  t.equal(await metric(gw, 'vgw_agent_connect_seconds_count{provider="custom"}'), 1, 'the connection to the edge is timed by provider');
 });
 
 t.test('docs/API.md "Calls" agent_id, sip_trunk: an edge that refuses (486) ends the answered call, the callee hung up with BYE', async (t) => {
@@ -105,6 +108,7 @@ t.test('docs/API.md "Calls" agent_id, sip_trunk: an edge that refuses (486) ends
   const done = await ended(gw, String(placed.body.id));
   t.match(done.cdr, { sip_status: 486, hangup_by: 'agent' }, 'the agent side refused');
   t.ok(done.answered_at, 'after the callee answered');
+  t.equal(await metric(gw, 'vgw_agent_connect_failures_total{provider="custom",reason="rejected"}'), 1, 'the refusal counted by provider and reason');
 });
 
 t.test('docs/API.md "Calls" agent_id, media_bridge: the callee is connected to the platform\'s streaming session, opened with the stored provider key', async (t) => {
@@ -141,6 +145,7 @@ t.test('docs/API.md "Calls" agent_id, media_bridge: the callee is connected to t
   await sippPassed(t, callee, 'the callee (BYE received)');
   const done = await ended(gw, id);
   t.match(done, { agent: { type: 'imported', agent_id: imported.body.id }, cdr: { hangup_by: 'api' } });
+  t.equal(await metric(gw, 'vgw_agent_connect_seconds_count{provider="elevenlabs"}'), 1, 'the platform session timed under its provider');
 });
 
 t.test('docs/API.md "Calls": exactly one of agent_ws_url and agent_id (400), and only the tenant\'s own agent (404); nothing is dialled', async (t) => {

@@ -9,12 +9,7 @@ import t from 'tap';
 import { createServer } from 'node:net';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor, type TestGateway } from '../support/gateway-harness.js';
-
-/** The value of one sample of the exposition text, or undefined when the series is absent. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
+import { sample } from '../support/metrics.js';
 
 const scrape = async (gw: TestGateway): Promise<string> => (await fetch(`${gw.base}/metrics`)).text();
 

@@ -12,7 +12,7 @@ export type { CarrierProfile, NumberFormat, CodecName } from './setup/carrier-pr
 export type { TransferPolicy } from './connected/transfer-policy.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
-  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace,
+  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace, AgentConnectObserver,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './ending/recovery.js';
 export { Heartbeat, HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from './ending/heartbeat.js';

@@ -153,6 +153,8 @@ export interface InboundRoute {
 /** A sip_trunk agent's SIP target for one call: URI, digest credentials, and the headers its platform documents. */
 export interface SipTrunkTarget {
   uri: string;
+  /** The agent's platform, for the connect metrics. */
+  provider?: string;
   /** SRTP on the leg to the edge (the operator's `providers.<name>.media_encryption`); plain RTP when absent. */
   mediaEncryption?: MediaEncryption;
   credentials?: { username: string; password: string; realm?: string };
@@ -165,7 +167,14 @@ export interface SipTrunkTarget {
  * Resolves a sip_trunk agent's target at call time (some platforms first register the call over
  * HTTPS, Retell's `register-phone-call`). A failure is a value: the caller gets 503.
  */
-export type SipTrunkResolver = (request: { tenantId: TenantId; agentId: string; call: AgentCallInfo }) => Promise<SipTrunkTarget | { error: string }>;
+export type SipTrunkResolver = (request: { tenantId: TenantId; agentId: string; call: AgentCallInfo }) => Promise<SipTrunkTarget | { error: string; provider?: string }>;
+
+/**
+ * Told how an agent connection ended, by provider (docs/API.md "Operational endpoints"): connected
+ * after `seconds` (a streaming session started, a sip_trunk edge answered), or failed: `unreachable`,
+ * `rejected`, `protocol` or `other`.
+ */
+export type AgentConnectObserver = (provider: string, outcome: { connected: true; seconds: number } | { connected: false; reason: string }) => void;
 
 /** Which party of a call a recognition stream hears: the remote party on the phone, or the agent. */
 export type SpeakerRole = 'caller' | 'agent';

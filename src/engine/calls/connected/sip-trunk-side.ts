@@ -19,7 +19,7 @@ import { newSdpSessionId, type LegMedia } from '../setup/leg-media.js';
 import type { SipDialling } from '../setup/sip-dialling.js';
 import type { Clock } from '../../../common/clock.js';
 import type { OutboundAddressPolicy } from '../../../common/outbound-policy.js';
-import type { InboundRoute, SipTrunkResolver } from '../ports.js';
+import type { AgentConnectObserver, InboundRoute, SipTrunkResolver } from '../ports.js';
 import type { RecordingPort } from './recording-port.js';
 import { preferCodec } from '../setup/carrier-profile.js';
 import { EarlyOffers } from '../setup/early-offers.js';
@@ -44,6 +44,8 @@ export interface SipTrunkDeps {
   resolveSipTrunk: SipTrunkResolver;
   /** The outbound-address policy of sip_trunk targets (docs/SECURITY.md, "Outbound addresses"). */
   sipTargets: OutboundAddressPolicy;
+  /** Told how each dial to an edge ended, for the connect metrics. */
+  observeConnect?: AgentConnectObserver;
 }
 
 export class SipTrunkSide implements AgentSide {
@@ -65,6 +67,8 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
+  /** The agent's platform, once its target was resolved. */
+  #provider: string | null = null;
   /** The agent's REFERs and the NOTIFYs reporting them, which the leg's BYE waits for (RFC 5589 6). */
   readonly #refers: AgentReferReports;
   /** What the agent may ask for by REFER: its resolved target's policy; null without one (the tenant's default applies). */
@@ -87,7 +91,20 @@ export class SipTrunkSide implements AgentSide {
   }
 
   /** Places the agent's leg; resolves when it answered (and is bridged) or failed. */
+  /** Dials the agent's edge; the outcome, timed, goes to the connect metrics under the agent's provider. */
   async dial(): Promise<TrunkDialOutcome> {
+    const started = performance.now();
+    const outcome = await this.#dial();
+    const provider = this.#provider ?? 'unknown';
+    if (outcome.kind === 'answered') this.#deps.observeConnect?.(provider, { connected: true, seconds: (performance.now() - started) / 1000 });
+    else {
+      const reason = outcome.reason.reason === 'agent_unreachable' ? 'unreachable' : outcome.reason.sipStatus !== null ? 'rejected' : 'other';
+      this.#deps.observeConnect?.(provider, { connected: false, reason });
+    }
+    return outcome;
+  }
+
+  async #dial(): Promise<TrunkDialOutcome> {
     const unreachable = (detail: string): TrunkDialOutcome => {
       this.#call.log.warn({ detail }, 'sip_trunk agent unreachable');
       return { kind: 'failed', callerStatus: 503, reason: { reason: 'agent_unreachable', sipStatus: null, hangupBy: 'gateway' } };
@@ -97,6 +114,7 @@ export class SipTrunkSide implements AgentSide {
       tenantId: record.tenant_id, agentId: this.#route.agentId,
       call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
     });
+    this.#provider = target.provider ?? null;
     if ('error' in target) return unreachable(target.error);
     if (target.transferPolicy) this.#transferPolicy = target.transferPolicy;
     const targets = await resolveNextHop(this.#deps.dialling.locator, target.uri).catch(() => []);
