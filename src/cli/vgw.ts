@@ -27,7 +27,7 @@ const USAGE = `usage:
 The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data);
 vgw names it on stderr. Where it holds no database yet, vgw refuses unless given --init.`;
 
-function run(store: Store, argv: string[], knownCarriers: readonly string[]): unknown {
+function run(store: Store, argv: string[], knownCarriers: readonly string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: { init: { type: 'boolean', default: false }, sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -47,7 +47,7 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): un
   }
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
     process.stdout.write(`${USAGE}\n`);
     return argv.length === 0 ? 2 : 0;
@@ -58,13 +58,13 @@ function main(argv: string[]): number {
     const file = databasePath(config.data_dir);
     process.stderr.write(`vgw: data folder ${resolve(config.data_dir)}\n`);
     // A CLI run from another folder must not quietly make an empty database and answer from it.
-    if (!existsSync(file) && !argv.includes('--init')) {
+    if (config.storage.url === undefined && !existsSync(file) && !argv.includes('--init')) {
       throw new CliError('no_database', `no gateway database in ${resolve(config.data_dir)}; set VGW_DATA_DIR (or VGW_CONFIG) to the gateway's data folder, or pass --init to create one here`);
     }
     // Sessions are not touched by the CLI; the policy only has to be valid.
-    store = openStore(file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
+    store = await openStore(config.storage.url ?? file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
-    process.stdout.write(`${JSON.stringify(run(store, argv, knownCarriers), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await run(store, argv, knownCarriers), null, 2)}\n`);
     return 0;
   } catch (err) {
     const known = err instanceof CliError;
@@ -73,8 +73,8 @@ function main(argv: string[]): number {
     process.stderr.write(`${JSON.stringify({ error: { code, message: (err as Error).message } })}\n`);
     return known ? err.exitCode : usage ? 2 : 1;
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -244,6 +244,11 @@ export const ConfigSchema = Type.Object(
         busy_timeout_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
         /** How often call records waiting in the CDR journal are written again while the database refuses them. */
         retry_seconds: Type.Number({ minimum: 0.1, maximum: 3600, default: 2 }),
+        /**
+         * The shared store (docs/ARCHITECTURE.md "Storage"): a `postgres://` URL for PostgreSQL;
+         * absent, the embedded SQLite file in the data folder. The password is never logged.
+         */
+        url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', minLength: 12 })),
       },
       { ...strict, default: {} },
     ),

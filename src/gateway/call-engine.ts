@@ -80,7 +80,7 @@ async function recoverCalls(o: CallEngineOptions): Promise<DurableCallStore> {
     calls: o.store.calls, transcripts: o.store.transcripts, transaction: (fn) => o.store.transaction(fn),
     journal: new CdrJournal(config.data_dir), clock, logger: logger.child({ component: 'call-store' }), retryMs: config.storage.retry_seconds * 1000,
   });
-  callStore.replayJournal();
+  await callStore.replayJournal();
   await recoverUnfinishedCalls(callStore, config.data_dir, clock, logger, { nodeId: o.recoveryNodeId, recordings: o.recordings });
   return callStore;
 }

@@ -118,9 +118,9 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       const c = w.carrierConfigFor(source, request);
       return c && w.carriers.get(c.name);
     },
-    routeFor: (did, carrier) => {
-      const route = w.store.routes.liveForDid(did, carrier);
-      const found = route && w.store.agents.get(route.tenant_id, route.agent_id);
+    routeFor: async (did, carrier) => {
+      const route = await w.store.routes.liveForDid(did, carrier);
+      const found = route && await w.store.agents.get(route.tenant_id, route.agent_id);
       return route && found ? { tenantId: route.tenant_id, agentId: found.id, connectionMode: found.connection_mode } : undefined;
     },
     callerIds: {

@@ -20,12 +20,12 @@ import { downloadRecording, postCallWebhooks, type ProviderRegistry } from '../p
 import type { Store } from '../storage/index.js';
 
 /** On first start with an empty database: a sandbox tenant, whose key is shown this once. */
-export function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): void {
-  if (store.tenants.count() > 0) return;
-  const tenant = store.tenants.create('sandbox');
+export async function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): Promise<void> {
+  if ((await store.tenants.count()) > 0) return;
+  const tenant = await store.tenants.create('sandbox');
   // The log says that it happened (never the key); the key itself goes to the announcement only.
   logger.info({ tenant_id: tenant.id }, 'first start: sandbox tenant created, its key announced on stderr');
-  const { apiKey } = store.apiKeys.create(tenant.id, 'sandbox');
+  const { apiKey } = await store.apiKeys.create(tenant.id, 'sandbox');
   announce([
     '',
     'First start: created the sandbox tenant.',

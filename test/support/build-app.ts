@@ -1,5 +1,5 @@
 /**
- * @module buildApp(t): the control API over an in-memory store and a fake clock, torn down with
+ * @module await buildApp(t): the control API over an in-memory store and a fake clock, torn down with
  * the test. Requests are injected into app.callback() (light-my-request); no port is opened.
  */
 import { FolderRecordingFiles } from '../../src/common/recording-files.js';
@@ -40,7 +40,7 @@ export interface AppHarness {
   /** Every log line the app wrote, as raw JSON text. */
   logLines: string[];
   request(options: InjectOptions): Promise<Response>;
-  createTenant(name?: string): TestTenant;
+  createTenant(name?: string): Promise<TestTenant>;
   /** The data folder (a temporary directory removed at teardown): archived recordings land here. */
   dataDir: string;
 }
@@ -75,9 +75,9 @@ interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
 }
 
-export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHarness {
+export async function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): Promise<AppHarness> {
   const clock = new FakeClock(Date.now());
-  const store = openStore(overrides.dbFile ?? ':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
+  const store = await openStore(overrides.dbFile ?? ':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
   const logLines: string[] = [];
   const destination = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
   const logger = createLogger({ level: 'debug', destination });
@@ -115,10 +115,10 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
   return {
     api, store, clock, logLines, dataDir,
     request: (options) => inject(dispatch, options),
-    createTenant(name = 'Tenant') {
-      const tenant = store.tenants.create(name);
-      const { apiKey } = store.apiKeys.create(tenant.id, 'live');
-      const { apiKey: sandboxKey } = store.apiKeys.create(tenant.id, 'sandbox');
+    async createTenant(name = 'Tenant') {
+      const tenant = await store.tenants.create(name);
+      const { apiKey } = await store.apiKeys.create(tenant.id, 'live');
+      const { apiKey: sandboxKey } = await store.apiKeys.create(tenant.id, 'sandbox');
       return { tenant, apiKey, sandboxKey, auth: { authorization: `Bearer ${apiKey}` } };
     },
   };

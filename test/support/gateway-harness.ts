@@ -103,9 +103,9 @@ export async function startTestGateway(t: TestContext, options: TestGatewayOptio
   const logger: Logger = createLogger({ level: options.logLevel ?? 'debug', destination: { write: (line: string) => { if (logs.length < keep) logs.push(JSON.parse(line) as Record<string, unknown>); } } });
   const gateway = await startGateway({ config, logger, announce: () => undefined });
   t.teardown(() => gateway.stop('test over'));
-  const tenant = gateway.store.tenants.create('acme');
-  const liveKey = gateway.store.apiKeys.create(tenant.id, 'live').apiKey;
-  const sandboxKey = gateway.store.apiKeys.create(tenant.id, 'sandbox').apiKey;
+  const tenant = await gateway.store.tenants.create('acme');
+  const liveKey = (await gateway.store.apiKeys.create(tenant.id, 'live')).apiKey;
+  const sandboxKey = (await gateway.store.apiKeys.create(tenant.id, 'sandbox')).apiKey;
   const base = `http://127.0.0.1:${gateway.httpPort}`;
   const api: TestGateway['api'] = async (method, path, body, o = {}) => {
     const response = await fetch(`${base}${path}`, {
@@ -130,7 +130,7 @@ export async function routeDidToFakeAgent(
 ): Promise<{ bot: FakeCustomAgent; agentId: string | undefined }> {
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
-  gw.gateway.store.numbers.add(gw.tenantId, route.did, route.carrier);
+  await gw.gateway.store.numbers.add(gw.tenantId, route.did, route.carrier);
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: route.externalAgentId, connection_mode: 'media_bridge', websocket_url: bot.url, did_number: route.did,
   }, { key: gw.liveKey });

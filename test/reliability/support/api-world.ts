@@ -13,6 +13,7 @@ import type { ApiOptions } from '../../../src/control-api/app.js';
 import type { TenantId } from '../../../src/common/ids.js';
 import type { WebhookOptions } from '../../../src/post-call/index.js';
 import { send, type HttpAnswer, type HttpRequest } from './api-http.js';
+import { sqliteOf } from '../../support/sqlite-of.js';
 
 interface TestContext {
   teardown(fn: () => void | Promise<void>): void;
@@ -84,16 +85,16 @@ async function placeActiveCall(world: { h: AppHarness; fake: FakeCallControl }, 
   const placed = await world.fake.place({ tenantId, from: '+15550100', to: `+1555019${n}`, carrier: 'telnyx', agentUrl: 'wss://agent.example.com/s', record: true });
   if (!('call' in placed)) throw new Error('the fake engine refused a call');
   const call = { ...placed.call, state: 'active' as const, answered_at: placed.call.created_at };
-  world.h.store.calls.save(call);
+  await world.h.store.calls.save(call);
   return { id: call.id, controlId: call.call_control_id };
 }
 
 async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: string }, name: string, n: number): Promise<WorldTenant> {
   const { h, base } = world;
-  const tenant = h.createTenant(name);
+  const tenant = await h.createTenant(name);
   const did = `+1555010${n}`;
-  h.store.numbers.add(tenant.tenant.id, did, 'sandbox');
-  h.store.numbers.add(tenant.tenant.id, `+1555011${n}`, 'telnyx');
+  await h.store.numbers.add(tenant.tenant.id, did, 'sandbox');
+  await h.store.numbers.add(tenant.tenant.id, `+1555011${n}`, 'telnyx');
   const json = { 'content-type': 'application/json', ...tenant.auth };
   const imported = await send(base, {
     method: 'POST', path: '/v1/agents/import', headers: json,
@@ -104,14 +105,14 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
   const agent = imported.json as { id: string; route: { id: string } };
   const call = await placeActiveCall(world, tenant.tenant.id, n);
   await placeActiveCall(world, tenant.tenant.id, n + 5);
-  h.store.transcripts.save(call.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 0.5 }]);
+  await h.store.transcripts.save(call.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 0.5 }]);
   const recording = `recording-${n}.wav`;
   // Stored paths are relative to the recordings folder (docs/ARCHITECTURE.md "Process roles").
   mkdirSync(join(h.dataDir, 'recordings'), { recursive: true });
   writeFileSync(join(h.dataDir, 'recordings', recording), Buffer.alloc(64));
-  h.store.sipTraces.save(tenant.tenant.id, call.id, new Date(0).toISOString(), { legs: [{ leg: 'carrier', sip_call_id: `seed-${n}` }], messages: [], dropped_messages: 0 });
-  const stored = h.store.calls.get(tenant.tenant.id, call.id);
-  if (stored) h.store.calls.save({ ...stored, recording_path: recording });
+  await h.store.sipTraces.save(tenant.tenant.id, call.id, new Date(0).toISOString(), { legs: [{ leg: 'carrier', sip_call_id: `seed-${n}` }], messages: [], dropped_messages: 0 });
+  const stored = await h.store.calls.get(tenant.tenant.id, call.id);
+  if (stored) await h.store.calls.save({ ...stored, recording_path: recording });
   return {
     ...tenant,
     ids: { '/v1/agents': agent.id, '/v1/routes': agent.route.id, '/v1/sip-credentials': (cred.json as { id: string }).id, '/v1/calls': call.id },
@@ -126,7 +127,7 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
  */
 export async function startApiWorld(t: TestContext, options: Partial<ApiOptions> = {}, webhookSecrets: WebhookOptions['secrets'] = {}): Promise<ApiWorld> {
   let fake: FakeCallControl | undefined;
-  const h = buildApp(t, {
+  const h = await buildApp(t, {
     webhooks: { secrets: webhookSecrets },
     options: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, ...options },
     callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)),
@@ -137,10 +138,10 @@ export async function startApiWorld(t: TestContext, options: Partial<ApiOptions>
   const world = { h, fake, base };
   const owner = await seedTenant(world, 'Acme', 1);
   const intruder = await seedTenant(world, 'Globex', 2);
-  const revokedKey = h.store.apiKeys.create(owner.tenant.id, 'live').apiKey;
+  const revokedKey = (await h.store.apiKeys.create(owner.tenant.id, 'live')).apiKey;
   const revokedCookie = await login(base, revokedKey);
-  h.store.apiKeys.revoke(revokedKey);
-  const reads = SNAPSHOT_TABLES.map((table) => h.store.db.prepare(`SELECT * FROM ${table} ORDER BY rowid`));
+  await h.store.apiKeys.revoke(revokedKey);
+  const reads = SNAPSHOT_TABLES.map((table) => sqliteOf(h.store).prepare(`SELECT * FROM ${table} ORDER BY rowid`));
   const document = (await send(base, { method: 'GET', path: '/v1/openapi.json' })).json as Record<string, unknown>;
   return {
     h, base, ownOrigin: base, owner, intruder, revokedKey, revokedCookie, fake, document,

@@ -23,8 +23,8 @@ export function tenantRoutes(deps: { tenants: Pick<TenantRepository, 'get'> }): 
       method: 'GET', path: '/v1/tenant', operationId: 'getTenant', tags: ['tenant'], auth: 'tenant',
       summary: 'The authenticated tenant',
       responses: { 200: { description: 'The tenant the credentials belong to.', schema: TenantSchema } },
-      handle({ principal }) {
-        const tenant = deps.tenants.get(principal.tenantId);
+      async handle({ principal }) {
+        const tenant = await deps.tenants.get(principal.tenantId);
         if (!tenant) throw problems.unauthorized();
         return { status: 200, body: { id: tenant.id, name: tenant.name, key_kind: principal.keyKind, auth: principal.via, created_at: tenant.created_at } };
       },

@@ -105,7 +105,7 @@ export class StreamingAgentSide implements AgentSide {
   async start(): Promise<void> {
     if (this.#call.machineDetection === 'async') void this.#startAmd();
     const record = this.#call.snapshot();
-    const link = this.#deps.connectAgent({
+    const link = await this.#deps.connectAgent({
       call: {
         callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction,
         ...(record.direction === 'inbound' ? { verification: { verstat: record.caller_verstat, identityHeader: record.caller_identity_header } } : {}),
