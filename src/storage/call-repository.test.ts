@@ -16,9 +16,9 @@ t.test('docs/API.md "Calls" (GET /v1/calls): the live list reads only live calls
   const at = (s: number): string => new Date(Date.UTC(2026, 10, 22, 8) + s * 1000).toISOString();
   // Three long calls still live, then a busy day of calls that began later and have ended.
   const live = [0, 1, 2].map((s) => callRecord(tenant, at(s), { state: s === 0 ? 'ringing' : 'active' }));
-  await store.transaction(async () => {
-    for (const c of live) await store.calls.insert(c);
-    for (let s = 10; s < 2010; s++) await store.calls.insert(callRecord(tenant, at(s), { state: 'ended', ended_at: at(s + 5), end_reason: 'completed' }));
+  await store.transaction(async (tx) => {
+    for (const c of live) await tx.calls.insert(c);
+    for (let s = 10; s < 2010; s++) await tx.calls.insert(callRecord(tenant, at(s), { state: 'ended', ended_at: at(s + 5), end_reason: 'completed' }));
   });
 
   const page = await store.calls.list(tenant, {}, { limit: 2 });
@@ -77,22 +77,22 @@ t.test('docs/API.md "Calls" (GET /v1/calls): live pages from memory equal the ro
       }
       throw new Error('pages never ended');
     };
-    const check = (): void => {
+    const check = async (): Promise<void> => {
       for (const tenant of tenants) {
         for (const state of [undefined, ...liveStates]) {
           for (const direction of [undefined, 'inbound', 'outbound'] as const) {
-            const got = walk(tenant, state, direction);
+            const got = await walk(tenant, state, direction);
             const want = expected(tenant, state, direction);
             if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`${state ?? 'live'}/${direction ?? 'any'}: ${JSON.stringify(got)} != ${JSON.stringify(want)}`);
           }
         }
       }
     };
-    check();
+    await check();
     await store.close();
     // Reopened: the index starts from what is live in the file.
     store = await openStore(file, new FakeClock(), policy, new SecretBox(randomBytes(32)));
-    check();
+    await check();
     await store.close();
   }), { numRuns: 60 });
   t.pass('every filter and page size, before and after a reopen');

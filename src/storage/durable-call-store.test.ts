@@ -49,13 +49,14 @@ t.test('a final record refused by a locked database goes to the CDR journal and 
   t.teardown(() => other.close());
   other.exec('BEGIN EXCLUSIVE');
   t.doesNotThrow(() => calls.finish({ call: ended(call), transcripts: [{ source: 'provider', turns }] }), 'ending never throws the refusal');
+  await calls.settled();
   t.doesNotThrow(() => calls.save({ ...call, on_hold: true }), 'a change of an ended call is ignored, not thrown');
   await journal.settled();
   const lines = readFileSync(join(dir, CDR_JOURNAL_FILE), 'utf8').trim().split('\n');
   t.equal(lines.length, 1, 'one journal line');
   t.match(JSON.parse(lines[0]!), { call: { id: call.id, state: 'ended', recording_path: 'recordings/x.wav' }, transcripts: [{ source: 'provider', turns }] });
   t.equal((await store.calls.get(tenant, call.id))?.state, 'active', 'the database still has the live record');
-  t.same(calls.unfinished(), [], 'recovery does not take a call whose final record waits for a call a crash cut off');
+  t.same(await calls.unfinished(), [], 'recovery does not take a call whose final record waits for a call a crash cut off');
   let refusal: unknown;
   try {
     await calls.insert(callRecord(tenant, '2026-01-01T12:00:01.000Z'));
@@ -65,9 +66,11 @@ t.test('a final record refused by a locked database goes to the CDR journal and 
   t.ok(isStorageFailure(refusal), 'a new call is refused with a storage failure (the API answers 503)');
 
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 1, 'still waiting while the lock is held');
   other.exec('COMMIT');
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 0, 'the retry wrote it');
   t.match(await store.calls.get(tenant, call.id), { state: 'ended', hangup_by: 'agent', recording_path: 'recordings/x.wav' });
   t.same(await store.transcripts.get(tenant, call.id, 'provider'), turns, 'with its transcript, in the same write');
@@ -85,6 +88,7 @@ t.test('a CDR journal left by a stopped gateway is replayed at the next start', 
   const other = new Database(databasePath(dir));
   other.exec('BEGIN EXCLUSIVE');
   calls.finish({ call: ended(call), transcripts: [] });
+  await calls.settled();
   await calls.stop();
   await store.close();
   other.exec('COMMIT');
@@ -94,9 +98,9 @@ t.test('a CDR journal left by a stopped gateway is replayed at the next start', 
   ({ store, calls } = await rig(dir));
   t.teardown(() => store.close());
   t.equal((await store.calls.unfinished()).length, 1, 'the database alone would have it unfinished');
-  t.equal(calls.replayJournal(), 1);
+  t.equal(await calls.replayJournal(), 1);
   t.match(await store.calls.get(tenant, call.id), { state: 'ended', end_reason: 'completed' });
-  t.same(calls.unfinished(), []);
+  t.same(await calls.unfinished(), []);
   await calls.stop();
   t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)));
 });
@@ -120,15 +124,18 @@ t.test('disk full: SQLITE_FULL from the database and ENOSPC from the journal nei
   sqliteOf(store).pragma(`max_page_count = ${pages}`);
   const long = Array.from({ length: 2000 }, (_, i) => ({ role: 'caller' as const, text: `turn ${i} `.repeat(10), offset_s: i }));
   t.doesNotThrow(() => calls.finish({ call: ended(call), transcripts: [{ source: 'gateway', turns: long }] }));
+  await calls.settled();
   await journal.settled();
   t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the journal could not be written either');
   t.equal(calls.pendingFinals, 1, 'the record is kept in memory and retried');
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 1, 'still refused while the disk is full');
 
   diskFull = false;
   sqliteOf(store).pragma('max_page_count = 1073741823');
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 0);
   t.equal((await store.transcripts.get(tenant, call.id, 'gateway'))?.length, 2000, 'written whole once there is room');
 });
@@ -141,9 +148,11 @@ t.test('a final record the database rejects as invalid (a bug, not an outage) is
   // A transcript of a call the database never had: the foreign key refuses it.
   const unknown = callRecord(tenant, '2026-01-01T11:59:00.000Z');
   t.doesNotThrow(() => calls.finish({ call: ended(unknown), transcripts: [{ source: 'gateway', turns }] }));
+  await calls.settled();
   const call = callRecord(tenant, '2026-01-01T11:59:30.000Z');
   await calls.insert(call);
   calls.finish({ call: ended(call), transcripts: [] });
+  await calls.settled();
   t.equal((await store.calls.get(tenant, call.id))?.state, 'ended', 'the next record is written at once: no breaker for a bug');
   t.notOk(calls.isFailing);
   await journal.settled();

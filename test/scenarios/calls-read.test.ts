@@ -13,7 +13,7 @@ t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging 
   const other = await h.createTenant('Other');
   const now = h.clock.now();
   const live: string[] = [];
-  await h.store.transaction(async () => {
+  await h.store.transaction(async (tx) => {
     for (let i = 0; i < 1200; i++) {
       const state = STATES[i % 4]!;
       // Calls created one per second; the ended ones ended 1 s after creation.
@@ -22,10 +22,10 @@ t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging 
         state, direction: i % 3 === 0 ? 'inbound' : 'outbound',
         ...(state === 'ended' ? { ended_at: isoTime(now - (1200 - i) * 1000 + 1000), end_reason: 'completed', hangup_by: 'caller' as const } : {}),
       });
-      await h.store.calls.insert(call);
+      await tx.calls.insert(call);
       if (state !== 'ended') live.push(call.id);
     }
-    await h.store.calls.insert(callRecord(other.tenant.id, isoTime(now)));
+    await tx.calls.insert(callRecord(other.tenant.id, isoTime(now)));
   });
   const get = async (query: string) => JSON.parse((await h.request({ method: 'GET', url: `/v1/calls${query}`, headers: acme.auth })).body);
 
