@@ -52,12 +52,12 @@ const at = (p: PostCallEvent) => ({ payload: p, nowMs: NOW, windowMs: WINDOW_MS 
 t.test('WEBHOOKS Attribution: the agent-side number routed to the provider\'s agent and a recent call with the other party', async (t) => {
   const { store } = await world(t);
   const acme = await tenantWithCall(store, 'acme', { did: '+13105550100', caller: '+13105550199', endedAgoMs: 60_000 });
-  t.same(attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550199' }))),
+  t.same(await attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550199' }))),
     { tenantId: acme.tenantId, callId: acme.callId, knownConversationId: null, via: 'routed_did' });
-  t.equal(attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550111' }))), undefined, 'another caller: nothing');
-  t.equal(attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550199', agentId: 'agent_other' }))), undefined,
+  t.equal(await attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550111' }))), undefined, 'another caller: nothing');
+  t.equal(await attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550199', agentId: 'agent_other' }))), undefined,
     'a payload naming another agent of the provider: nothing');
-  t.equal(attribute(store.webhooks, at(payload({ provider: 'vapi', agentNumber: '+13105550100', remoteNumber: '+13105550199' }))), undefined,
+  t.equal(await attribute(store.webhooks, at(payload({ provider: 'vapi', agentNumber: '+13105550100', remoteNumber: '+13105550199' }))), undefined,
     'the DID routes to a Retell agent, not a Vapi one');
   t.end();
 });
@@ -65,17 +65,17 @@ t.test('WEBHOOKS Attribution: the agent-side number routed to the provider\'s ag
 t.test('WEBHOOKS Attribution: a call that ended outside the attribution window attributes to nothing', async (t) => {
   const { store } = await world(t);
   await tenantWithCall(store, 'acme', { did: '+13105550100', caller: '+13105550199', endedAgoMs: WINDOW_MS + 60_000 });
-  t.equal(attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550199' }))), undefined);
+  t.equal(await attribute(store.webhooks, at(payload({ agentNumber: '+13105550100', remoteNumber: '+13105550199' }))), undefined);
   t.end();
 });
 
 t.test('WEBHOOKS Attribution: without numbers, a conversation id the gateway saw on one call places the payload', async (t) => {
   const { store } = await world(t);
   const acme = await tenantWithCall(store, 'acme', { did: '+13105550100', caller: '+13105550199', endedAgoMs: 60_000, conversationId: 'conv_seen' });
-  t.same(attribute(store.webhooks, at(payload({ conversationId: 'conv_seen' }))),
+  t.same(await attribute(store.webhooks, at(payload({ conversationId: 'conv_seen' }))),
     { tenantId: acme.tenantId, callId: acme.callId, knownConversationId: 'conv_seen', via: 'conversation' });
-  t.equal(attribute(store.webhooks, at(payload({ conversationId: 'conv_unknown' }))), undefined, 'an unknown id: nothing');
-  t.equal(attribute(store.webhooks, at(payload({ conversationId: 'conv_seen', agentId: 'agent_other' }))), undefined, 'the same id naming another agent: nothing');
+  t.equal(await attribute(store.webhooks, at(payload({ conversationId: 'conv_unknown' }))), undefined, 'an unknown id: nothing');
+  t.equal(await attribute(store.webhooks, at(payload({ conversationId: 'conv_seen', agentId: 'agent_other' }))), undefined, 'the same id naming another agent: nothing');
   t.end();
 });
 
@@ -83,7 +83,7 @@ t.test('WEBHOOKS Attribution across tenants: a conversation id held by calls of 
   const { store } = await world(t);
   await tenantWithCall(store, 'acme', { did: '+13105550100', caller: '+13105550199', endedAgoMs: 60_000, conversationId: 'conv_shared' });
   await tenantWithCall(store, 'bravo', { did: '+13105550200', caller: '+13105550299', endedAgoMs: 90_000, conversationId: 'conv_shared' });
-  t.same(attribute(store.webhooks, at(payload({ conversationId: 'conv_shared' }))), { contested: true });
+  t.same(await attribute(store.webhooks, at(payload({ conversationId: 'conv_shared' }))), { contested: true });
   t.end();
 });
 
@@ -91,7 +91,7 @@ t.test('WEBHOOKS Attribution: the numbers decide through the route even when ano
   const { store } = await world(t);
   const acme = await tenantWithCall(store, 'acme', { did: '+13105550100', caller: '+13105550199', endedAgoMs: 60_000 });
   await tenantWithCall(store, 'bravo', { did: '+13105550200', caller: '+13105550299', endedAgoMs: 90_000, conversationId: 'conv_1' });
-  t.match(attribute(store.webhooks, at(payload({ conversationId: 'conv_1', agentNumber: '+13105550100', remoteNumber: '+13105550199' }))),
+  t.match(await attribute(store.webhooks, at(payload({ conversationId: 'conv_1', agentNumber: '+13105550100', remoteNumber: '+13105550199' }))),
     { tenantId: acme.tenantId, callId: acme.callId, via: 'routed_did' });
   t.end();
 });
