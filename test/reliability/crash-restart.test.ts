@@ -294,6 +294,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
 
   // A data folder from before heartbeats: the recording is the only trace.
   t.equal(await recoverUnfinishedCalls(calls, dataDir, clock, logger), 3);
+  await calls.settled();
   t.match(await cdr(recorded.id), { ended_at: '2026-01-01T11:10:00.000Z', billable_s: 600, end_reason: 'gateway_restart' }, 'billed up to the last recorded audio, not the hour of downtime');
   t.match(await cdr(unrecorded.id), { ended_at: '2026-01-01T12:00:00.000Z', end_reason: 'gateway_restart' }, 'with no trace at all it ends at the restart');
   t.match(await cdr(early.id), { ended_at: '2026-01-01T11:30:01.000Z', billable_s: 0 }, 'never before the answer');
@@ -304,6 +305,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   wav(again[0]!, '2026-01-01T11:10:00.000Z');
   heartbeatAt('2026-01-01T11:40:00.000Z');
   t.equal(await recoverUnfinishedCalls(calls, dataDir, clock, logger), 2);
+  await calls.settled();
   t.match(await cdr(again[0]!.id), { ended_at: '2026-01-01T11:40:00.000Z' }, 'alive (on hold, say) until the last heartbeat');
   t.match(await cdr(again[1]!.id), { ended_at: '2026-01-01T11:40:00.000Z', billable_s: 2400 }, 'without a recording: the last heartbeat, not the restart');
 });

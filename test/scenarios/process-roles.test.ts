@@ -174,6 +174,7 @@ t.test('Process roles: recovery at an engine start ends its own unfinished calls
     calls: nodeA.calls, transcripts: nodeA.transcripts, transaction: (fn) => nodeA.transaction(fn), journal: new CdrJournal(dataDir), clock, logger, retryMs: 1000,
   });
   t.equal(await recoverUnfinishedCalls(store, dataDir, clock, logger, { nodeId: 'node-a' }), 2);
+  await store.settled();
   t.match(await nodeA.calls.get(tenant.id, ofA.id), { state: 'ended', end_reason: 'gateway_restart' }, "node A's call is ended");
   t.match(await nodeA.calls.get(tenant.id, ofNone.id), { state: 'ended', end_reason: 'gateway_restart' }, 'a row from before node ids is its own');
   t.match(await nodeA.calls.get(tenant.id, ofB.id), { state: 'active', end_reason: null }, "node B's live call is left alone");
