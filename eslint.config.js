@@ -39,6 +39,13 @@ const layerRules = [
   },
   { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
   { files: ['src/control-api/**'], patterns: [into(['sip', 'media', 'providers', 'config', 'cli', 'gateway', 'main'], 'control-api/ acts on calls only through engine/calls.')] },
+  {
+    files: ['src/events/**'],
+    patterns: [
+      into(['sip', 'media', 'calls', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'events/ uses storage repositories and common/; calls reach it through its ports.'),
+      { regex: '^(koa|koa-body|@koa/.*)$', message: 'events/ is a domain module: the HTTP layer serves it, it knows nothing of Koa.' },
+    ],
+  },
   // Tests may set up files synchronously; the module itself may not.
   { files: ['src/post-call/**'], ignores: ['src/post-call/**/*.test.ts'], patterns: [...postCallLayer, noSyncFiles('post-call/')] },
   { files: ['src/post-call/**/*.test.ts'], patterns: postCallLayer },

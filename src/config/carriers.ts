@@ -75,6 +75,13 @@ const CarrierSchema = Type.Object(
          * trust domain): an anonymous caller's record shows the asserted number.
          */
         trust_asserted_identity: Type.Boolean({ default: false }),
+        /**
+         * The INVITE headers carried through to the agent (docs/API.md "SIP headers carried
+         * through"): names, or a prefix ending in `*`, case-insensitive; `[]` carries none.
+         */
+        carry_headers: Type.Array(Type.String({ pattern: '^[A-Za-z0-9!%\'+._~-]+\\*?$', maxLength: 64 }), {
+          default: ['X-*', 'P-Asserted-Identity', 'Diversion', 'User-to-User', 'Privacy'], maxItems: 64,
+        }),
       },
       { ...strict, default: {} },
     ),

@@ -232,6 +232,10 @@ export const ConfigSchema = Type.Object(
         min_word_ms: Type.Integer({ minimum: 20, maximum: 1000, default: 100 }),
         beep_ms: Type.Integer({ minimum: 40, maximum: 2000, default: 160 }),
         fax_tone_ms: Type.Integer({ minimum: 100, maximum: 3000, default: 300 }),
+        /** hold_until_result with wait_for_beep: silence after a machine decision that ends a greeting with no beep. */
+        greeting_end_silence_ms: Type.Integer({ minimum: 300, maximum: 10_000, default: 1500 }),
+        /** hold_until_result with wait_for_beep: longest wait for the beep or the greeting's end after a machine decision. */
+        max_beep_wait_ms: Type.Integer({ minimum: 1000, maximum: 60_000, default: 20_000 }),
       },
       { ...strict, default: {} },
     ),

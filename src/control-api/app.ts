@@ -117,9 +117,9 @@ export function createApp(deps: AppDeps): ControlApi {
     }),
     ...sipTraceRoutes({ calls: store.calls, traces: deps.sipTraces }),
     ...callCommandRoutes({
-      calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls,
+      calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls, agents: store.agents,
     }),
-    ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger }) : []),
+    ...(deps.webhooks ? webhookRoutes({ ...deps.webhooks, store, clock: deps.clock, logger: deps.logger, metrics: deps.metrics }) : []),
     ...(deps.routes ?? []),
   ];
   const served = deps.surface === 'health' ? routes.filter((route) => HEALTH_PATHS.has(route.path)) : routes;

@@ -10,7 +10,7 @@ import type { Logger } from '../common/logger.js';
 import type { HostResolver, OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { AgentCallInfo, AgentConnector, AgentLink, AgentLinkHandlers } from '../engine/calls/index.js';
 import { OWN_PROTOCOL_VENDOR, type AgentSessionFactory } from '../providers/index.js';
-import { CheckedAgentLink } from './checked-agent-link.js';
+import { CheckedAgentLink, type AgentConnectObserver } from './checked-agent-link.js';
 
 export interface AgentConnectorOptions {
   clock: Clock;
@@ -24,6 +24,8 @@ export interface AgentConnectorOptions {
   importedAgent(request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): Promise<AgentLink>;
   /** Name resolution (tests inject one); the system resolver by default. */
   resolve?: HostResolver;
+  /** Told of each connection's outcome, for the metrics. */
+  observe?: AgentConnectObserver;
 }
 
 export function createAgentConnector(o: AgentConnectorOptions): AgentConnector {
@@ -31,7 +33,7 @@ export function createAgentConnector(o: AgentConnectorOptions): AgentConnector {
     const log = o.logger.child({ call_id: call.callId, tenant_id: tenantId });
     if (agent.kind === 'imported') return o.importedAgent({ tenantId, agentId: agent.agentId, call, handlers });
     return new CheckedAgentLink({
-      provider: OWN_PROTOCOL_VENDOR.name, url: agent.url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}),
+      provider: OWN_PROTOCOL_VENDOR.name, url: agent.url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}), ...(o.observe ? { observe: o.observe } : {}),
       open: (lookup) => o.websocketAgent({
         call, endpoint: { url: agent.url, externalAgentId: '' }, clock: o.clock, connectTimeoutMs: o.connectTimeoutMs,
         handlers, lookup, log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),

@@ -45,10 +45,19 @@ t.test('Retell custom telephony: the call is registered with the stored key, the
   const { store, resolve, tenant, settings } = await setUp(retell.url);
   const agent = await store.agents.insert(tenant.id, { provider: 'retell', external_agent_id: 'agent_rt_1', settings, apiKey: 'key_retell_secret', verifiedAt: null });
   const target = await resolve({ tenantId: tenant.id, agentId: agent.id, call: CALL });
-  t.same(target, { uri: 'sip:Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6@sip.retell.test;transport=tcp', headers: [['X-Call-Id', 'call_1']] });
+  t.same(target, { uri: 'sip:Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6@sip.retell.test;transport=tcp', provider: 'retell', headers: [['X-Call-Id', 'call_1']] });
   t.equal(retell.seen[0]?.path, 'POST /v2/register-phone-call');
   t.equal(retell.seen[0]?.auth, 'Bearer key_retell_secret', 'with the tenant\'s stored key');
   t.same(retell.seen[0]?.body, { agent_id: 'agent_rt_1', from_number: '+15557770001', to_number: '+15550100', direction: 'inbound' });
+});
+
+t.test('Retell custom telephony, outbound (docs/API.md "Outbound calls to imported agents"): the registration says direction outbound', async (t) => {
+  const retell = await fakeRetell(t, { status: 201, body: { call_id: 'Kbcs0UYZZKgwm7Tzzqj99seBIZIpnd7r' } });
+  const { store, resolve, tenant, settings } = await setUp(retell.url);
+  const agent = await store.agents.insert(tenant.id, { provider: 'retell', external_agent_id: 'agent_rt_2', settings, apiKey: 'key_retell_secret', verifiedAt: null });
+  const target = await resolve({ tenantId: tenant.id, agentId: agent.id, call: { ...CALL, from: '+15550100', to: '+15557770001', direction: 'outbound' } });
+  t.match(target, { uri: 'sip:Kbcs0UYZZKgwm7Tzzqj99seBIZIpnd7r@sip.retell.test;transport=tcp' });
+  t.same(retell.seen[0]?.body, { agent_id: 'agent_rt_2', from_number: '+15550100', to_number: '+15557770001', direction: 'outbound' });
 });
 
 t.test('Retell refusing the registration is a value, without the key in it', async (t) => {
@@ -69,6 +78,7 @@ t.test('RFC 3261 22.2: a stored SIP credential goes with the target; a sip_uri w
   const target = await resolve({ tenantId: tenant.id, agentId: agent.id, call: CALL });
   t.same(target, {
     uri: 'sip:+15550100@sip.rtc.elevenlabs.io:5061;transport=tls',
+    provider: 'elevenlabs',
     headers: [['X-CALL-ID', 'call_1'], ['X-CALLER-ID', '+15557770001']],
     credentials: { username: 'trunk-user', password: 'pw-1', realm: 'edge.example' },
   });

@@ -12,7 +12,7 @@ import type { HostResolver, OutboundAddressPolicy } from '../common/outbound-pol
 import type { AgentCallInfo, AgentLink, AgentLinkHandlers, SipTrunkResolver, SipTrunkTarget } from '../engine/calls/index.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
-import { CheckedAgentLink } from './checked-agent-link.js';
+import { CheckedAgentLink, type AgentConnectObserver } from './checked-agent-link.js';
 
 export interface AgentTargetOptions {
   store: Store;
@@ -26,6 +26,8 @@ export interface AgentTargetOptions {
   resolve?: HostResolver;
   /** Media encryption of sip_trunk legs, by provider (config `providers.<name>.media_encryption`). */
   sipTrunkEncryption?: Readonly<Record<string, SipTrunkTarget['mediaEncryption']>>;
+  /** Told of each media_bridge connection's outcome, for the metrics. */
+  observeConnect?: AgentConnectObserver;
 }
 
 export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver {
@@ -42,19 +44,19 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
         endpoints: platform.endpoints(region), apiKey: await o.store.agents.apiKey(tenantId, agent.id), externalAgentId: agent.external_agent_id,
         call, transport, timeoutMs: o.connectTimeoutMs,
       });
-      if ('error' in registered) return registered;
+      if ('error' in registered) return { ...registered, provider: agent.provider };
       uri = registered.uri;
     }
     uri ??= platform.defaultSipUri(region, { didNumber: call.to, externalAgentId: agent.external_agent_id, transport });
-    if (!uri) return { error: `no SIP target for ${agent.provider} agent` };
-    const target: SipTrunkTarget = { uri, headers: edge.callHeaders(call) };
+    if (!uri) return { error: `no SIP target for ${agent.provider} agent`, provider: agent.provider };
+    const target: SipTrunkTarget = { uri, provider: agent.provider, headers: edge.callHeaders(call) };
     if (agent.transfer_policy) target.transferPolicy = { allow: agent.transfer_policy.allow, maxPerCall: agent.transfer_policy.max_per_call };
     const encryption = o.sipTrunkEncryption?.[agent.provider];
     if (encryption !== undefined && encryption !== 'disabled') target.mediaEncryption = encryption;
     if (agent.sip_credential_id) {
       const credential = await o.store.sipCredentials.get(tenantId, agent.sip_credential_id);
       const password = credential && await o.store.sipCredentials.password(tenantId, agent.sip_credential_id);
-      if (!credential || !password) return { error: 'the agent\'s SIP credential is gone' };
+      if (!credential || !password) return { error: 'the agent\'s SIP credential is gone', provider: agent.provider };
       target.credentials = { username: credential.username, password, ...(credential.realm ? { realm: credential.realm } : {}) };
     }
     return target;
@@ -74,7 +76,7 @@ export async function openImportedAgent(o: AgentTargetOptions, request: { tenant
   if (!agent || !platform || !factory || !url) throw new Error('the agent has no streaming endpoint');
   const log = o.logger.child({ call_id: request.call.callId, tenant_id: request.tenantId, provider: agent.provider });
   return new CheckedAgentLink({
-    provider: agent.provider, url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}),
+    provider: agent.provider, url, policy: o.agentUrls, ...(o.resolve ? { resolve: o.resolve } : {}), ...(o.observeConnect ? { observe: o.observeConnect } : {}),
     open: (lookup) => factory({
       call: request.call,
       endpoint: { url, externalAgentId: agent.external_agent_id, apiBaseUrl: platform.endpoints(agent.region).apiBaseUrl },

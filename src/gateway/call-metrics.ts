@@ -7,6 +7,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../engine/calls/index.js';
 import type { RtpRefusalReason } from '../engine/media/index.js';
+import type { AgentConnectObserver } from './checked-agent-link.js';
 
 export interface CallMetrics {
   callEnded(call: CallRecord): void;
@@ -19,6 +20,8 @@ export interface CallMetrics {
   rtpRefused(reason: RtpRefusalReason): void;
   /** A SIP message that could not be added to its call's trace, or a trace that could not be stored. */
   sipTraceFailed(what: 'record' | 'save' | 'hep'): void;
+  /** A streaming agent's connection (the gateway's own protocol or a platform's) connected or failed. */
+  agentConnect: AgentConnectObserver;
 }
 
 export function createCallMetrics(metrics: Registry, calls: () => CallRegistry | undefined, sipConnections: () => number = () => 0): CallMetrics {
@@ -26,6 +29,9 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
     name: 'vgw_calls_live', help: 'Calls in progress on this node, by direction.', labelNames: ['direction'], registers: [metrics],
     collect() {
       this.reset();
+      // Both directions always have a series, so a rate or an alert over them never sees a gap at 0.
+      this.set({ direction: 'inbound' }, 0);
+      this.set({ direction: 'outbound' }, 0);
       for (const live of calls()?.all() ?? []) this.inc({ direction: live.call.snapshot().direction });
     },
   });
@@ -54,7 +60,9 @@ export function createCallMetrics(metrics: Registry, calls: () => CallRegistry |
   const traceFailures = new Counter({
     name: 'vgw_sip_trace_failures_total', help: 'SIP messages not added to their call trace (record), call traces not stored (save), HEP3 datagrams not sent (hep).', labelNames: ['what'], registers: [metrics],
   });
+  const agentConnect = agentConnectMetrics(metrics);
   return {
+    agentConnect,
     sipTraceFailed: (what) => traceFailures.inc({ what }),
     rtpRefused: (reason) => rtpRefused.inc({ reason }),
     sipDropped: (reason) => dropped.inc({ reason }),
@@ -97,5 +105,21 @@ function callQualityHistograms(metrics: Registry): (call: CallRecord) => void {
       const expected = leg.packets_received + leg.packets_lost;
       loss.observe(labels, expected === 0 ? 0 : leg.packets_lost / expected);
     }
+  };
+}
+
+/** Time to connect a streaming agent (answered to the session started) and connections that failed, by provider. */
+function agentConnectMetrics(metrics: Registry): AgentConnectObserver {
+  const seconds = new Histogram({
+    name: 'vgw_agent_connect_seconds', help: 'From opening a streaming agent\'s session to its start, connections that succeeded, by provider.',
+    labelNames: ['provider'], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8], registers: [metrics],
+  });
+  const failures = new Counter({
+    name: 'vgw_agent_connect_failures_total', help: 'Streaming agent connections that failed, by provider and reason (unreachable, rejected, protocol, other).',
+    labelNames: ['provider', 'reason'], registers: [metrics],
+  });
+  return (provider, outcome) => {
+    if (outcome.connected) seconds.observe({ provider }, outcome.seconds);
+    else failures.inc({ provider, reason: outcome.reason });
   };
 }

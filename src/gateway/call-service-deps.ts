@@ -12,19 +12,23 @@ import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
-  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type CallServiceDeps, type CarrierProfile, type SipDialling, type TranscriptionSettings,
+  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type CallServiceDeps, type CarrierProfile, type TransferPolicy, type SipDialling, type TranscriptionSettings,
 } from '../engine/calls/index.js';
 import { LoopingPcmSource, type AudioSource } from '../engine/media/index.js';
 import type { ServerLocator, SipUserAgent } from '../engine/sip/index.js';
 import { OWN_PROTOCOL_VENDOR, type ProviderRegistry } from '../providers/index.js';
 import { PocketsphinxRecognizer } from '../providers/speech/index.js';
-import type { Store } from '../storage/index.js';
+import type { AgentTransferPolicy, Store } from '../storage/index.js';
+import type { TenantId } from '../common/ids.js';
 import { createAgentConnector } from './agent-connector.js';
 import { createSipTrunkResolver, openImportedAgent } from './agent-targets.js';
 import type { CallMetrics } from './call-metrics.js';
 import type { MediaPorts } from './media-ports.js';
 import { outboundPolicies } from './outbound-policies.js';
 import type { CarrierMatcher } from './sip-stack.js';
+
+/** A stored `transfer_policy` as the call layer reads it. */
+const transferPolicyOf = (stored: AgentTransferPolicy | null): TransferPolicy | null => (stored ? { allow: stored.allow, maxPerCall: stored.max_per_call } : null);
 
 /** The hold music, decoded once; a file that cannot be read stops the start (exit 78), naming the key. */
 export async function loadHoldMusic(file: string): Promise<Int16Array> {
@@ -92,24 +96,29 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   const connectTimeoutMs = config.calls.agent_connect_timeout_seconds * 1000;
   const sipTrunkEncryption = Object.fromEntries(Object.entries(config.providers).map(([name, p]) => [name, p.media_encryption]));
   const policies = outboundPolicies(config);
-  const targets = { store: w.store, platforms: w.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls };
+  const targets = {
+    store: w.store, platforms: w.platforms, clock, logger, connectTimeoutMs, sipTrunkEncryption, agentUrls: policies.agentUrls, observeConnect: w.metrics.agentConnect,
+  };
   const a = config.amd;
   const agent = {
-    clock, holdMusic,
+    clock, holdMusic, transferPolicyOf: async (tenantId: TenantId, agentId: string) => transferPolicyOf((await w.store.agents.get(tenantId, agentId))?.transfer_policy ?? null),
     amd: {
       initialSilenceMs: a.initial_silence_ms, maxHumanGreetingMs: a.max_human_greeting_ms, afterGreetingSilenceMs: a.after_greeting_silence_ms,
       minWordMs: a.min_word_ms, beepMs: a.beep_ms, faxToneMs: a.fax_tone_ms,
     },
+    beepWait: { greetingEndSilenceMs: a.greeting_end_silence_ms, maxBeepWaitMs: a.max_beep_wait_ms },
     connectAgent: createAgentConnector({
       clock, logger, websocketAgent: (options) => w.platforms.streaming(OWN_PROTOCOL_VENDOR.name)!(options),
       importedAgent: (request) => openImportedAgent(targets, request),
-      agentUrls: policies.agentUrls, connectTimeoutMs,
+      agentUrls: policies.agentUrls, connectTimeoutMs, observe: w.metrics.agentConnect,
     }),
   };
+  const trunk = { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets, observeConnect: w.metrics.agentConnect };
   const connected = {
     clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
-    transfer: { clock, dialling, media, holdMusic },
+    transfer: { clock, dialling, media, holdMusic, sipTargets: policies.sipTargets },
     deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
+    tenantTransferPolicy: async (tenantId: TenantId) => transferPolicyOf(await w.store.tenants.transferPolicy(tenantId)),
   };
   return {
     calls: { clock, logger, store: w.callStore, ...(w.sipTrace ? { sipTrace: w.sipTrace } : {}) },
@@ -129,10 +138,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     },
     recordInbound: config.calls.record_inbound,
     media,
-    outbound: { clock, dialling, mediaAddress: media.address, connected, agent },
-    inbound: {
-      mediaAddress: media.address, connected, agent,
-      trunk: { clock, dialling, media, holdMusic, resolveSipTrunk: createSipTrunkResolver(targets), sipTargets: policies.sipTargets },
-    },
+    outbound: { clock, dialling, mediaAddress: media.address, connected, agent, trunk },
+    inbound: { mediaAddress: media.address, connected, agent, trunk },
   };
 }

@@ -13,7 +13,7 @@ function carrierProfile(c: CarrierConfig): CarrierProfile {
     name: c.name, outboundUri: c.outbound?.uri ?? null, credentials: c.outbound?.auth, numberFormat: c.outbound?.from_format ?? 'e164',
     countryCode: c.outbound?.country_code, codecs: c.codecs, maxConcurrentCalls: c.max_concurrent_calls, transfer: c.transfer, sandbox: false,
     didFrom: c.inbound?.did_from ?? 'request_uri', mediaEncryption: c.media_encryption, mediaNetworks: c.media_networks,
-    trustAssertedIdentity: c.calls.trust_asserted_identity, callerIdPolicy: c.caller_id_policy, dtmf: c.dtmf,
+    trustAssertedIdentity: c.calls.trust_asserted_identity, carryHeaders: c.calls.carry_headers, callerIdPolicy: c.caller_id_policy, dtmf: c.dtmf,
   };
 }
 

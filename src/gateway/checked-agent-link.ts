@@ -7,7 +7,9 @@
 import type { LookupFunction } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
 import { checkedLookup, pinHost, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
-import type { AgentAudioFormat, AgentLink, HoldSource } from '../engine/calls/index.js';
+import type { AgentAudioFormat, AgentConnectObserver, AgentLink, HoldSource } from '../engine/calls/index.js';
+
+export type { AgentConnectObserver } from '../engine/calls/index.js';
 import { ProviderError, type AgentSession } from '../providers/index.js';
 
 export interface CheckedAgentLinkOptions {
@@ -20,6 +22,8 @@ export interface CheckedAgentLinkOptions {
   resolve?: HostResolver;
   /** Builds the session with the lookup its sockets must use; opens nothing. */
   open(lookup: LookupFunction): AgentSession;
+  /** Told how {@link CheckedAgentLink.start} ended, for the connect metrics (docs/API.md "Operational endpoints"). */
+  observe?: AgentConnectObserver;
 }
 
 export class CheckedAgentLink implements AgentLink {
@@ -46,6 +50,17 @@ export class CheckedAgentLink implements AgentLink {
 
   /** Checks the URL's host (a literal address too: sockets skip `lookup` for those), then starts the session. */
   async start(): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.#start();
+      this.#o.observe?.(this.#o.provider, { connected: true, seconds: (performance.now() - started) / 1000 });
+    } catch (err) {
+      this.#o.observe?.(this.#o.provider, { connected: false, reason: err instanceof ProviderError ? err.kind : 'other' });
+      throw err;
+    }
+  }
+
+  async #start(): Promise<void> {
     const { provider } = this.#o;
     let host: string;
     try {

@@ -13,8 +13,13 @@ const CallRef = Type.Object({ ...Ids, callId: Type.String({ minLength: 1, maxLen
 /** Each command's arguments; the API side sends exactly these. */
 export const COMMAND_ARGS = {
   place: Type.Object({
-    ...Ids, from: Type.String(), to: Type.String(), carrier: Type.String(), agentUrl: Type.String(), record: Type.Boolean(),
-    machineDetection: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('async')])),
+    ...Ids, from: Type.String(), to: Type.String(), carrier: Type.String(), agentUrl: Type.Optional(Type.String()), record: Type.Boolean(),
+    agentId: Type.Optional(Type.String({ maxLength: 100 })), agentMode: Type.Optional(Type.Union([Type.Literal('sip_trunk'), Type.Literal('media_bridge')])),
+    machineDetection: Type.Optional(Type.Union([Type.Literal('off'), Type.Literal('async'), Type.Literal('hold_until_result')])),
+    onMachine: Type.Optional(Type.Union([Type.Literal('hangup'), Type.Literal('connect')])),
+    waitForBeep: Type.Optional(Type.Boolean()),
+    sipHeaders: Type.Optional(Type.Record(Type.String(), Type.String())),
+    customParameters: Type.Optional(Type.Record(Type.String(), Type.String())),
   }, { additionalProperties: false }),
   hold: CallRef,
   unhold: CallRef,

@@ -36,6 +36,10 @@ export interface AgentCallInfo {
   direction: 'inbound' | 'outbound';
   /** Inbound: the carrier's STIR/SHAKEN report, passed in `start.customParameters` (docs/API.md "Caller verification"). */
   verification?: { verstat: string | null; identityHeader: boolean };
+  /** Inbound: the carrier's headers carried through, in `start.customParameters.sip_headers` (docs/API.md "SIP headers carried through"). */
+  sipHeaders?: Readonly<Record<string, string>>;
+  /** Outbound: the tenant's `custom_parameters`, in `start.customParameters` (docs/API.md "Calls"). */
+  customParameters?: Readonly<Record<string, string>>;
 }
 
 /** Where the agent is. */
@@ -102,6 +106,10 @@ export interface AgentSessionHandlers {
   onClose?(info: AgentCloseInfo): void;
   /** The agent asked to send digits toward the remote party (docs/API.md "Digits toward the callee"), already checked. */
   onSendDigits?(digits: string): void;
+  /** The agent asked for the remote party to be transferred to `to` (docs/API.md "Transfers asked by the agent"), not yet screened. */
+  onTransfer?(to: string): void;
+  /** The agent asked for the call to end (docs/API.md "Agent WebSocket protocol", `hangup`). */
+  onHangup?(): void;
 }
 
 /** Inputs of an {@link AgentSessionFactory}. */

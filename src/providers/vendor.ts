@@ -17,6 +17,8 @@ export interface SipEdgeCall {
   from: string;
   /** Called party, E.164 or SIP user. */
   to: string;
+  /** Inbound: the carrier's caller reaches the agent; outbound: a call placed with the agent's id (docs/API.md "Calls"). */
+  direction?: 'inbound' | 'outbound';
 }
 
 /** Inputs of {@link SipEdge.registerCall}. The key is used for this one request, never kept. */

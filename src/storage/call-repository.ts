@@ -10,19 +10,19 @@ import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from '.
 
 export type { CallDirection, CallRecord, CallRecordState } from '../engine/calls/call-record.js';
 
-type Row = Omit<CallRecord, 'on_hold' | 'record' | 'caller_privacy' | 'quality' | 'caller_identity_header'> & {
-  on_hold: number; record: number; caller_privacy: number; quality: string | null; caller_identity_header: number;
+type Row = Omit<CallRecord, 'on_hold' | 'record' | 'caller_privacy' | 'quality' | 'caller_identity_header' | 'sip_headers'> & {
+  on_hold: number; record: number; caller_privacy: number; quality: string | null; caller_identity_header: number; sip_headers: string | null;
 };
 const fromRecord = (c: CallRecord): Row => ({
   ...c, on_hold: c.on_hold ? 1 : 0, record: c.record ? 1 : 0, caller_privacy: c.caller_privacy ? 1 : 0, caller_identity_header: c.caller_identity_header ? 1 : 0,
-  quality: c.quality ? JSON.stringify(c.quality) : null,
+  quality: c.quality ? JSON.stringify(c.quality) : null, sip_headers: c.sip_headers ? JSON.stringify(c.sip_headers) : null,
 });
 
 const COLUMNS = [
   'id', 'tenant_id', 'call_control_id', 'direction', 'state', 'on_hold', 'from_number', 'to_number', 'carrier', 'record',
   'caller_privacy', 'agent_type', 'agent_url', 'agent_id', 'created_at', 'ringing_at', 'answered_at', 'ended_at', 'end_reason', 'sip_status',
   'hangup_by', 'transfer_to', 'transfer_state', 'transfer_started_at', 'conversation_id', 'recording_path', 'quality', 'caller_verstat', 'caller_identity_header',
-  'amd_result', 'amd_decided_after_ms', 'amd_beep_at_ms',
+  'amd_result', 'amd_decided_after_ms', 'amd_beep_at_ms', 'sip_headers',
 ] as const satisfies readonly (keyof CallRecord)[];
 const SELECT = `SELECT ${COLUMNS.join(', ')} FROM calls`;
 
@@ -40,9 +40,10 @@ function toRecord(values: unknown[]): CallRecord {
   record.caller_privacy = record.caller_privacy === 1;
   record.quality = typeof record.quality === 'string' ? JSON.parse(record.quality) : null;
   record.caller_identity_header = record.caller_identity_header === 1;
+  record.sip_headers = typeof record.sip_headers === 'string' ? JSON.parse(record.sip_headers) : null;
   return record as unknown as CallRecord;
 }
-const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at'].includes(c));
+const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at', 'sip_headers'].includes(c));
 const INSERT_SQL = `INSERT INTO calls (${COLUMNS.join(', ')}, node_id) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @node_id)`;
 const SAVE_SQL = `UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`;
 

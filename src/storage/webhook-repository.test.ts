@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeClock } from '../common/clock.js';
-import { newCallControlId, newCallId } from '../common/ids.js';
+import { newCallControlId, newCallId, newTenantId, type TenantId } from '../common/ids.js';
 import { migrate } from './database.js';
-import { TenantRepository } from './tenant-repository.js';
 import { SqliteDatabase } from './sql/sqlite-database.js';
 import { WebhookRepository } from './webhook-repository.js';
 
@@ -28,9 +27,14 @@ t.test('migration 010: deliveries stored before keep deduplicating and attributi
   const db = databaseBefore(10);
   t.teardown(() => db.close());
   const clock = new FakeClock(Date.parse('2026-11-22T10:00:00.000Z'));
-  const tenants = new TenantRepository(new SqliteDatabase(db), clock);
-  const acme = await tenants.create('Acme');
-  const bravo = await tenants.create('Bravo');
+  // Tenants as that release stored them: today's repository expects later columns.
+  const tenant = (name: string): { id: TenantId } => {
+    const id = newTenantId();
+    db.prepare('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)').run(id, name, '2026-11-22T09:00:00.000Z');
+    return { id };
+  };
+  const acme = tenant('Acme');
+  const bravo = tenant('Bravo');
   const callId = newCallId();
   // The row as the release before migration 010 stored it (later migrations add columns).
   db.prepare(`INSERT INTO calls (id, tenant_id, call_control_id, direction, state, on_hold, from_number, to_number, carrier, record, agent_type,

@@ -7,13 +7,11 @@
  */
 import t, { type Test } from 'tap';
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
-import { startTestGateway, waitFor } from '../support/gateway-harness.js';
+import { waitFor } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
-import { freeMediaPort, freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
+import { startClipCallee } from '../support/amd-callee-rig.js';
 
 const run = promisify(execFile);
 
@@ -27,18 +25,7 @@ async function clip(dir: string, name: string, text: string, leadS: number, tail
 }
 
 async function amdCall(t: Test, clipFile: string): Promise<{ event: Record<string, unknown>; call: Record<string, unknown> }> {
-  const cwd = tempWorkdir(t);
-  const [sipPort, mediaPort] = [await freePort(), await freeMediaPort()];
-  const scenario = join(cwd, 'callee.xml');
-  writeFileSync(scenario, readFileSync(join(SCENARIOS, 'calls-uas-amd-clip.xml'), 'utf8').replace('rtp_stream="CLIP,', `rtp_stream="${clipFile},`));
-  const gw = await startTestGateway(t, {
-    yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 5',
-    carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [PCMU]\n    options_ping_s: 0\n`,
-  });
-  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
-  const bot = await FakeCustomAgent.start();
-  t.teardown(() => bot.core.close());
-  startSipp(t, cwd, ['-sf', scenario, '-i', '127.0.0.1', '-p', String(sipPort), '-mp', String(mediaPort), '-m', '1', '-timeout', '60s']);
+  const { gw, bot } = await startClipCallee(t, clipFile);
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'far', agent_ws_url: bot.url, machine_detection: 'async' }, { key: gw.liveKey });
   t.equal(placed.status, 200, JSON.stringify(placed.body));
   await bot.core.until(() => bot.events().includes('start'), 'the agent connected at the answer');

@@ -69,7 +69,10 @@ t.test('docs/API.md "Calls": POST /v1/calls answers 200 with the initiated call;
 
 t.test('docs/API.md "Requests and responses" and docs/API.md "Errors": validation errors name the fields; nothing is placed', async (t) => {
   const { h, fake, acme } = await setup(t);
-  t.same(paths(expectProblem(t, await place(h, acme, {}), 400, 'validation_failed')), ['/agent_ws_url', '/carrier', '/from', '/to']);
+  t.same(paths(expectProblem(t, await place(h, acme, {}), 400, 'validation_failed')), ['/carrier', '/from', '/to']);
+  // docs/API.md "Call commands": the agent is agent_ws_url or agent_id, exactly one, checked once the body's shape is valid.
+  const { agent_ws_url: _url, ...noAgent } = CALL;
+  t.same(paths(expectProblem(t, await place(h, acme, noAgent), 400, 'validation_failed')), ['/agent_ws_url'], 'no agent: named');
   t.same(paths(expectProblem(t, await place(h, acme, { ...CALL, to: '5550199', from: '+0123' }), 400, 'validation_failed')), ['/from', '/to'], 'E.164 with the field named');
   t.same(paths(expectProblem(t, await place(h, acme, { ...CALL, extra: 1 }), 400, 'validation_failed')), ['/extra'], 'unknown fields are refused');
   t.same(paths(expectProblem(t, await place(h, acme, { ...CALL, record: 'yes' }), 400, 'validation_failed')), ['/record']);
@@ -286,7 +289,9 @@ t.test('docs/API.md "Requests and responses": the call commands are in the OpenA
   const result = await new Validator().validate(doc);
   t.same(result.errors ?? [], [], 'valid OpenAPI 3.1');
   const placeOp = doc.paths['/v1/calls'].post;
-  t.same(placeOp.requestBody.content['application/json'].schema.required.sort(), ['agent_ws_url', 'carrier', 'from', 'to']);
+  const placeBody = placeOp.requestBody.content['application/json'].schema;
+  t.same(placeBody.required.sort(), ['carrier', 'from', 'to']);
+  t.ok(placeBody.properties.agent_ws_url && placeBody.properties.agent_id, 'the agent is agent_ws_url or agent_id, documented both');
   t.ok(placeOp.responses['200'].headers['Idempotent-Replayed']);
   for (const code of ['400', '403', '409', '429', '502', '503']) t.ok(placeOp.responses[code], `POST /v1/calls documents ${code}`);
   for (const path of ['/v1/calls/{id}/hold', '/v1/calls/{id}/unhold', '/v1/calls/{id}/hangup', '/v1/calls/transfer']) {

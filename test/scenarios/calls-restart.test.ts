@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor } from '../support/gateway-harness.js';
-import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { startGatewayProcess, writeGatewayConfig, type GatewayProcess } from '../support/gateway-process.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
 
@@ -38,30 +38,13 @@ async function api(base: string, key: string, method: string, path: string, body
 }
 
 /** A config file for a gateway on loopback, port 0, that allows agents on 127.0.0.1. */
-function writeConfig(dir: string, extra: string[] = []): { configFile: string; dataDir: string } {
-  const dataDir = join(dir, 'data');
-  const rtpMin = 30000 + 2 * Math.floor(Math.random() * 4800);
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(configFile, [
-    `data_dir: ${JSON.stringify(dataDir)}`,
-    'log_level: info',
-    'http:\n  host: 127.0.0.1\n  port: 0',
-    'sip:\n  host: 127.0.0.1\n  port: 0',
-    `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 399}`,
-    'sandbox:\n  ring_ms: 200\n  announcement: ""',
-    'calls:\n  allow_private_agent_urls: true',
-    ...extra,
-  ].join('\n'));
-  return { configFile, dataDir };
-}
-
 /** The RIFF and data sizes a WAV header claims, and its channel count. */
 function wavSizes(wav: Buffer): { riff: number; data: number; channels: number; rate: number } {
   return { riff: wav.readUInt32LE(4), data: wav.readUInt32LE(40), channels: wav.readUInt16LE(22), rate: wav.readUInt32LE(24) };
 }
 
 t.test('restart safety: a call cut off by SIGKILL ends gateway_restart with its CDR and a repaired recording', async (t) => {
-  const { configFile, dataDir } = writeConfig(t.testdir({}));
+  const { configFile, dataDir } = writeGatewayConfig(t.testdir({}));
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
 
@@ -123,7 +106,7 @@ t.test('docs/CONFIGURATION.md "Operator surface": SIGTERM while the far end leav
   const dir = t.testdir({});
   const sipPort = await freePort();
   writeFileSync(join(dir, 'carriers.yaml'), `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort}"\n    codecs: [PCMU]\n    options_ping_s: 0\n`);
-  const { configFile } = writeConfig(dir, [`carriers_file: ${JSON.stringify(join(dir, 'carriers.yaml'))}`, 'shutdown:\n  drain_seconds: 1']);
+  const { configFile } = writeGatewayConfig(dir, [`carriers_file: ${JSON.stringify(join(dir, 'carriers.yaml'))}`, 'shutdown:\n  drain_seconds: 1']);
   const cwd = tempWorkdir(t);
   const sipp = startSipp(t, cwd, ['-sf', join(SCENARIOS, 'calls-uas-silent-bye.xml'), '-i', '127.0.0.1', '-p', String(sipPort), '-m', '1', '-default_behaviors', 'none', '-timeout', '60s']);
   const bot = await FakeCustomAgent.start();

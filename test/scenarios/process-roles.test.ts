@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FakeClock } from '../../src/common/clock.js';
@@ -19,7 +19,7 @@ import { CdrJournal, DurableCallStore, openStore } from '../../src/storage/index
 import { callRecord } from '../support/call-records.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { waitFor } from '../support/gateway-harness.js';
-import { startGatewayProcess } from '../support/gateway-process.js';
+import { startGatewayProcess, writeGatewayConfig } from '../support/gateway-process.js';
 
 t.setTimeout(480_000);
 
@@ -56,19 +56,7 @@ function socketsOf(pid: number): { tcpListening: number[]; udp: number[] } {
 
 t.test('Process roles: an api process and an engine process over one data folder serve the whole call API', async (t) => {
   const dir = t.testdir({});
-  const dataDir = join(dir, 'data');
-  const rtpMin = 30000 + 2 * Math.floor(Math.random() * 4800);
-  const configFile = join(dir, 'config.yaml');
-  writeFileSync(configFile, [
-    `data_dir: ${JSON.stringify(dataDir)}`,
-    'log_level: info',
-    'http:\n  host: 127.0.0.1\n  port: 0',
-    'sip:\n  host: 127.0.0.1\n  port: 0',
-    `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 399}`,
-    'sandbox:\n  ring_ms: 200\n  announcement: ""',
-    'calls:\n  allow_private_agent_urls: true',
-    'internal:\n  port: 0',
-  ].join('\n'));
+  const { configFile, dataDir } = writeGatewayConfig(dir, ['internal:\n  port: 0']);
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
 
@@ -86,7 +74,10 @@ t.test('Process roles: an api process and an engine process over one data folder
   t.notMatch(apiProcess.output(), /SIP and media listening/);
   t.match(engine.output(), /SIP and media listening/);
 
-  const placed = await api(apiProcess.base, key, 'POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url, record: true });
+  const placed = await api(apiProcess.base, key, 'POST', '/v1/calls', {
+    from: '+15550100', to: '+15550199', carrier: 'sandbox', agent_ws_url: bot.url, record: true,
+    sip_headers: { 'X-Campaign': 'spring-42' }, custom_parameters: { customer_tier: 'gold' },
+  });
   t.equal(placed.status, 200, JSON.stringify(placed.body));
   const id = placed.body.id;
   await waitFor('the call rings on the engine, then is answered', async () => (await api(apiProcess.base, key, 'GET', `/v1/calls/${id}`)).body.state === 'active', 20_000);
@@ -97,6 +88,8 @@ t.test('Process roles: an api process and an engine process over one data folder
   t.same(listed.body.data?.map((c) => c.id), [id], 'the live list of the api process shows the call the engine carries');
   t.ok((await api(apiProcess.base, key, 'GET', `/v1/calls/${id}`)).body.session, 'the detail carries the live session, asked of the engine');
   await bot.core.until(() => bot.receivedAudio().length >= 8000);
+  const start = bot.core.jsonMessages().find((m) => m.event === 'start') as { start: { customParameters: Record<string, unknown> } };
+  t.equal(start.start.customParameters.customer_tier, 'gold', 'custom_parameters cross the internal endpoint to the engine (docs/API.md "SIP headers carried through")');
 
   const held = await api(apiProcess.base, key, 'POST', `/v1/calls/${id}/hold`);
   t.equal(held.status, 200, JSON.stringify(held.body));

@@ -150,7 +150,13 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const dialling = { ua, locator: new ServerLocator(), sipHost: '127.0.0.1', ringTimeoutMs: timings.ringTimeoutMs };
   const holdMusic = (): null => null;
   const agent = { clock, connectAgent: agents.connect, holdMusic };
-  const connected = { clock, outputs: { clock, recordings: new FolderRecordingFiles(join(o.dataDir ?? '/nonexistent', 'recordings')) }, transfer: { clock, dialling, media, holdMusic }, deniedTransferPrefixes: ['+1900'] };
+  const sipTargets = new OutboundAddressPolicy({ allowPrivate: o.allowLoopbackTargets ?? true });
+  const connected = { clock, outputs: { clock, recordings: new FolderRecordingFiles(join(o.dataDir ?? '/nonexistent', 'recordings')) }, transfer: { clock, dialling, media, holdMusic, sipTargets }, deniedTransferPrefixes: ['+1900'] };
+  const trunk = {
+    clock, dialling, media, holdMusic,
+    resolveSipTrunk: o.resolveSipTrunk ?? (() => Promise.resolve({ error: 'no sip_trunk target in this test' })),
+    sipTargets,
+  };
   const deps: CallServiceDeps = {
     calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,
@@ -158,15 +164,8 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
     // Each tenant holds one number on the carrier, which its calls present as `from`.
     callerIds: o.callerIds ?? { holds: (tenantId, number, name) => Promise.resolve(HELD_NUMBERS[tenantId] === number && name === carrier.name), isVerified: () => Promise.resolve(false) },
     recordInbound: o.recordInbound ?? false, media,
-    outbound: { clock, dialling, mediaAddress: media.address, connected, agent },
-    inbound: {
-      mediaAddress: media.address, connected, agent,
-      trunk: {
-        clock, dialling, media, holdMusic,
-        resolveSipTrunk: o.resolveSipTrunk ?? (() => Promise.resolve({ error: 'no sip_trunk target in this test' })),
-        sipTargets: new OutboundAddressPolicy({ allowPrivate: o.allowLoopbackTargets ?? true }),
-      },
-    },
+    outbound: { clock, dialling, mediaAddress: media.address, connected, agent, trunk },
+    inbound: { mediaAddress: media.address, connected, agent, trunk },
   };
   const draining = { value: false };
   const ended: CallRecord[] = [];

@@ -8,7 +8,7 @@ export function callRecord(tenantId: TenantId, createdAt: string, overrides: Par
     from_number: '+15550100', to_number: '+15550199', carrier: 'telnyx', record: false, agent_type: 'websocket',
     agent_url: 'wss://agent.example.com/stream', agent_id: null, created_at: createdAt, ringing_at: null, answered_at: createdAt,
     ended_at: null, end_reason: null, sip_status: null, hangup_by: null, transfer_to: null, transfer_state: null,
-    transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false, quality: null, caller_verstat: null, caller_identity_header: false,
+    transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false, quality: null, caller_verstat: null, caller_identity_header: false, sip_headers: null,
     amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null, ...overrides,
   };
 }

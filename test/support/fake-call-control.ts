@@ -54,10 +54,10 @@ export class FakeCallControl implements CallControl {
     const call: CallRecord = {
       id: newCallId(), tenant_id: request.tenantId, call_control_id: newCallControlId(), direction: 'outbound', state: 'initiated',
       on_hold: false, from_number: request.from, to_number: request.to, carrier: request.carrier, record: request.record,
-      agent_type: 'websocket', agent_url: request.agentUrl, agent_id: null, created_at: isoNow(this.#clock), ringing_at: null,
+      agent_type: request.agentId ? 'imported' : 'websocket', agent_url: request.agentUrl ?? null, agent_id: request.agentId ?? null, created_at: isoNow(this.#clock), ringing_at: null,
       answered_at: null, ended_at: null, end_reason: null, sip_status: null, hangup_by: null, transfer_to: null,
       transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false, quality: null,
-      caller_verstat: null, caller_identity_header: false, amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null,
+      caller_verstat: null, caller_identity_header: false, sip_headers: null, amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null,
     };
     await this.#calls.insert(call);
     return { call };

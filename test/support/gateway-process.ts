@@ -3,6 +3,8 @@
  * environment, resolved once the control API listens; killed at teardown if still running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
@@ -38,4 +40,26 @@ export async function startGatewayProcess(t: Teardown, env: Record<string, strin
     child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited ${code}:\n${output}`)); });
   });
   return { child, port, base: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+/**
+ * A config file for a gateway process on loopback (ephemeral HTTP and SIP ports, an RTP range of
+ * its own, a quick sandbox, private agent URLs allowed for the fake agents) in `dir`, its data
+ * folder `dir/data`; `extra` lines are appended as YAML.
+ */
+export function writeGatewayConfig(dir: string, extra: string[] = []): { configFile: string; dataDir: string } {
+  const dataDir = join(dir, 'data');
+  const rtpMin = 30000 + 2 * Math.floor(Math.random() * 4800);
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(configFile, [
+    `data_dir: ${JSON.stringify(dataDir)}`,
+    'log_level: info',
+    'http:\n  host: 127.0.0.1\n  port: 0',
+    'sip:\n  host: 127.0.0.1\n  port: 0',
+    `rtp:\n  port_min: ${rtpMin}\n  port_max: ${rtpMin + 399}`,
+    'sandbox:\n  ring_ms: 200\n  announcement: ""',
+    'calls:\n  allow_private_agent_urls: true',
+    ...extra,
+  ].join('\n'));
+  return { configFile, dataDir };
 }

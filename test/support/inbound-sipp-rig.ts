@@ -33,7 +33,7 @@ export interface InboundRig {
 }
 
 /** Starts sipp in its own folder (with `pcap` linked to the Debian captures) on a free SIP and media port. */
-async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
+export async function sippPeer(t: Test, args: string[]): Promise<SippPeer> {
   const cwd = tempWorkdir(t);
   symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
   const [port, media] = [await freePort(), await freeMediaPort()];
@@ -52,13 +52,19 @@ export async function startInboundRig(t: Test, options: {
   edgeScenario: string; edgeArgs?: string[]; transferTarget?: boolean; carrierCodecs?: string[]; mediaEncryption?: 'allowed' | 'required';
   /** The carrier's `calls.trust_asserted_identity` (RFC 3325 trust). */
   trustAssertedIdentity?: boolean;
+  /** The carrier's `dtmf` (docs/CONFIGURATION.md "Digits toward the callee"). */
+  carrierDtmf?: 'auto' | 'info';
   /** The agent's `transfer_policy` (docs/API.md "Transfers asked by the agent"). */
   transferPolicy?: { allow: string[]; max_per_call: number };
+  /** The carrier's `transfer` (docs/CONFIGURATION.md): `refer` asks the carrier to transfer. */
+  carrierTransfer?: 'bridge' | 'refer';
+  /** The carrier's `calls.carry_headers` (docs/API.md "SIP headers carried through"); the default when absent. */
+  carryHeaders?: string[];
 }): Promise<InboundRig> {
   const edge = await sippPeer(t, [...scenario(options.edgeScenario), '-rtp_echo', ...(options.edgeArgs ?? [])]);
   const target = options.transferTarget ? await sippPeer(t, [...scenario('uas'), '-rtp_echo']) : null;
   const outbound = target ? `\n    outbound:\n      uri: "sip:127.0.0.1:${target.port};transport=udp"\n    options_ping_s: 0` : '';
-  const codecs = `${options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : ''}${options.mediaEncryption ? `\n    media_encryption: ${options.mediaEncryption}` : ''}${options.trustAssertedIdentity ? '\n    calls:\n      trust_asserted_identity: true' : ''}`;
+  const codecs = `${options.carrierCodecs ? `\n    codecs: [${options.carrierCodecs.join(', ')}]` : ''}${options.mediaEncryption ? `\n    media_encryption: ${options.mediaEncryption}` : ''}${callsBlock(options)}${options.carrierDtmf ? `\n    dtmf: ${options.carrierDtmf}` : ''}${options.carrierTransfer ? `\n    transfer: ${options.carrierTransfer}` : ''}`;
   const gw = await startTestGateway(t, {
     carriers: `carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']${codecs}${outbound}\n`,
     yaml: 'calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 10',
@@ -77,6 +83,15 @@ export async function startInboundRig(t: Test, options: {
     gw, did, edge, target,
     call: (name, extra = []) => startCarrier(t, gw, did, name, extra),
   };
+}
+
+/** The carrier's `calls:` block of the rig's options, or nothing. */
+function callsBlock(options: { trustAssertedIdentity?: boolean; carryHeaders?: string[] }): string {
+  const lines = [
+    ...(options.trustAssertedIdentity ? ['      trust_asserted_identity: true'] : []),
+    ...(options.carryHeaders ? [`      carry_headers: [${options.carryHeaders.map((h) => JSON.stringify(h)).join(', ')}]`] : []),
+  ];
+  return lines.length > 0 ? `\n    calls:\n${lines.join('\n')}` : '';
 }
 
 /** The carrier: sipp calling `did` at the gateway with `name` (a file in test/interop/scenarios). */

@@ -7,7 +7,7 @@ import { isNonPublicHost, stripBrackets } from '../../common/address-policy.js';
 import { resolveChecked, type OutboundAddressPolicy, type ResolvedAddress } from '../../common/outbound-policy.js';
 import type { Clock } from '../../common/clock.js';
 import { ApiError, assertNever } from '../../common/errors.js';
-import type { CallCommandFailure } from '../../engine/calls/call-control.js';
+import type { CallCommandFailure, PlaceCallRequest } from '../../engine/calls/call-control.js';
 import type { Principal } from '../api-state.js';
 import type { HostResolver } from '../ports.js';
 import { problems } from '../problem.js';
@@ -33,8 +33,6 @@ export function failureError(failure: CallCommandFailure): ApiError {
       return new ApiError(400, 'caller_id_not_allowed', 'The tenant may not present that calling number on this carrier.', {
         errors: [{ path: '/from', message: 'is not a number the tenant may present on this carrier (its caller_id_policy: a number held there, or a verified caller ID)' }],
       });
-    case 'digits_not_supported':
-      return new ApiError(409, 'digits_not_supported', 'This call\'s agent side sends its own digits (a sip_trunk agent); none can be sent from here.');
     case 'carrier_unavailable': return new ApiError(502, 'carrier_unavailable', 'The carrier cannot be reached.', { cause: failure.detail });
     case 'unavailable': return new ApiError(503, 'unavailable', 'The gateway is unavailable.', { cause: failure.detail });
     default: return assertNever(failure, 'call command failure');
@@ -106,4 +104,22 @@ export async function checkAgentUrl(value: string, policy: AgentUrlPolicy): Prom
   throw refused(isIP(host) !== 0 || isNonPublicHost(host)
     ? 'must not point at a loopback, private, link-local or otherwise non-public address'
     : `host ${host} resolves to a loopback, private, link-local or otherwise non-public address`);
+}
+
+/**
+ * docs/API.md "Answering-machine detection": `on_machine` and `wait_for_beep` belong to
+ * `hold_until_result` (with `async` the agent is connected at the answer whatever answered), and
+ * `wait_for_beep` to `on_machine: connect` (a machine hung up waits for nothing). The defaults of
+ * a `hold_until_result` call filled in: `hangup`, no beep wait.
+ */
+export function amdHoldOptions(input: { machine_detection?: string; on_machine?: 'hangup' | 'connect'; wait_for_beep?: boolean }): Pick<PlaceCallRequest, 'onMachine' | 'waitForBeep'> {
+  const mismatch = (path: string, message: string) => new ApiError(400, 'machine_detection_mismatch', 'These answering-machine detection options do not go together.', { errors: [{ path, message }] });
+  if (input.machine_detection !== 'hold_until_result') {
+    if (input.on_machine !== undefined) throw mismatch('/on_machine', 'is only taken with machine_detection: hold_until_result');
+    if (input.wait_for_beep !== undefined) throw mismatch('/wait_for_beep', 'is only taken with machine_detection: hold_until_result');
+    return {};
+  }
+  const onMachine = input.on_machine ?? 'hangup';
+  if (input.wait_for_beep === true && onMachine !== 'connect') throw mismatch('/wait_for_beep', 'is only taken with on_machine: connect');
+  return { onMachine, waitForBeep: input.wait_for_beep ?? false };
 }

@@ -22,24 +22,39 @@ export type CallCommandFailure =
   | { error: 'caller_id_not_allowed' }
   /** The carrier has no outbound target, or its address cannot be resolved. */
   | { error: 'carrier_unavailable'; detail: string }
-  /** The call's agent side cannot send digits toward the remote party (a sip_trunk agent sends its own). */
-  | { error: 'digits_not_supported' }
   /** The gateway is draining or out of media ports. */
   | { error: 'unavailable'; detail: string };
 
 export type CallCommandResult = { call: CallRecord } | CallCommandFailure;
 
-/** An outbound call to place: the carrier's callee is connected to the agent's WebSocket. */
+/**
+ * An outbound call to place: the carrier's callee is connected to the agent, a WebSocket
+ * (`agentUrl`) or an imported agent of the tenant (`agentId`, in its connection mode); exactly one.
+ */
 export interface PlaceCallRequest {
   tenantId: TenantId;
   from: string;
   to: string;
   carrier: string;
-  agentUrl: string;
+  agentUrl?: string;
+  agentId?: string;
+  /** The imported agent's connection mode (docs/API.md "Calls"); with `agentId`. */
+  agentMode?: 'sip_trunk' | 'media_bridge';
   record: boolean;
+  /** X- headers for the carrier's INVITE (docs/API.md "SIP headers carried through"), already checked. */
+  sipHeaders?: Record<string, string>;
+  /** Flat strings for a WebSocket agent's `start.customParameters`, already checked. */
+  customParameters?: Record<string, string>;
   /** docs/API.md "Answering-machine detection"; `off` when absent. */
-  machineDetection?: 'off' | 'async';
+  machineDetection?: MachineDetection;
+  /** With `hold_until_result`: what a machine gets; `hangup` when absent. */
+  onMachine?: 'hangup' | 'connect';
+  /** With `hold_until_result` and `onMachine: connect`: connect after the beep or the greeting's end. */
+  waitForBeep?: boolean;
 }
+
+/** docs/API.md "Answering-machine detection". */
+export type MachineDetection = 'off' | 'async' | 'hold_until_result';
 
 export interface CallControl {
   /** Starts the call and answers at once with its record (state `initiated`). */

@@ -8,7 +8,7 @@ const call = (over: Partial<CallRecord>): CallRecord => ({
   from_number: '+15550100', caller_privacy: false, to_number: '+15550199', carrier: 'telnyx', record: false, agent_type: 'websocket',
   agent_url: 'wss://agent.example.com', agent_id: null, created_at: '2026-11-22T10:00:00.000Z', ringing_at: null,
   answered_at: '2026-11-22T10:00:02.500Z', ended_at: '2026-11-22T10:00:12.501Z', end_reason: 'completed', sip_status: null,
-  hangup_by: 'callee', transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, quality: null, caller_verstat: null, caller_identity_header: false,
+  hangup_by: 'callee', transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, quality: null, caller_verstat: null, caller_identity_header: false, sip_headers: null,
   amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null, ...over,
 });
 

@@ -28,6 +28,8 @@ export interface CallRecord {
   caller_verstat: string | null;
   /** Inbound: the INVITE carried an RFC 8224 Identity header. */
   caller_identity_header: boolean;
+  /** Inbound: the carrier's headers its `calls.carry_headers` let through (docs/API.md "SIP headers carried through"); null when none. */
+  sip_headers: Record<string, string> | null;
   /** Outbound with machine_detection: what answered (docs/API.md "Answering-machine detection"); null until decided. */
   amd_result: 'human' | 'machine' | 'fax' | 'unknown' | null;
   amd_decided_after_ms: number | null;

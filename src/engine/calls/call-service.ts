@@ -10,11 +10,12 @@ import type { CallCommandFailure, CallCommandResult, CallControl, PlaceCallReque
 import { CallRegistry, type LiveCall } from './call-registry.js';
 import type { CarrierProfile } from './setup/carrier-profile.js';
 import type { LegMedia } from './setup/leg-media.js';
-import { OutboundCallFlow, type OutboundFlowDeps } from './setup/outbound-call-flow.js';
+import { OutboundCallFlow, type OutboundAgent, type OutboundFlowDeps } from './setup/outbound-call-flow.js';
 import { InboundCallFlow, type InboundFlowDeps } from './setup/inbound-call-flow.js';
 import type { CallerIdDirectory, InboundRoute } from './ports.js';
 import { isCallerIdAllowed } from './setup/caller-id-policy.js';
 import { callerIdentity } from './setup/caller-identity.js';
+import { carriedHeaders } from './setup/carried-headers.js';
 import { toE164, uriUser } from './setup/dialled-number.js';
 import type { InboundCall, SipRequest, SipSource } from '../sip/index.js';
 import type { CallSessionSnapshot } from './session-snapshot.js';
@@ -86,18 +87,23 @@ export class CallService implements CallControl {
       this.#bumpAdmitting(request.tenantId, carrier.name, -1);
     }
     if (!rtp) return { error: 'unavailable', detail: 'No media ports are free.' };
+    const agent: OutboundAgent = request.agentId !== undefined
+      ? { kind: 'imported', agentId: request.agentId, mode: request.agentMode ?? 'media_bridge' }
+      : { kind: 'websocket', url: request.agentUrl ?? '' };
     let call: Call;
     try {
       call = await Call.open({
-        tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name,
-        record: request.record, agent: { type: 'websocket', url: request.agentUrl }, machineDetection: request.machineDetection,
+        tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name, record: request.record,
+        agent: agent.kind === 'imported' ? { type: 'imported', agentId: agent.agentId } : { type: 'websocket', url: agent.url },
+        machineDetection: request.machineDetection, onMachine: request.onMachine, waitForBeep: request.waitForBeep,
+        ...(request.customParameters ? { customParameters: request.customParameters } : {}),
       }, this.#deps.calls);
     } catch (err) {
       // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.
       rtp.close();
       throw err;
     }
-    const flow = new OutboundCallFlow(this.#deps.outbound, call, carrier, rtp, request.agentUrl);
+    const flow = new OutboundCallFlow(this.#deps.outbound, call, carrier, rtp, agent, request.sipHeaders);
     this.#track(flow);
     call.log.info({ carrier: carrier.name }, 'placing outbound call');
     void flow.run();
@@ -145,7 +151,7 @@ export class CallService implements CallControl {
     try {
       call = await Call.open({
         tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, verification: caller.verification, to: did,
-        carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
+        sipHeaders: carriedHeaders(invite.request, carrier.carryHeaders ?? []), carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
       }, this.#deps.calls);
     } catch (err) {
       // A call that cannot be recorded is not taken: 503, so the carrier may try another route (RFC 3261 21.5.4).

@@ -7,6 +7,7 @@ import type { Clock } from '../../common/clock.js';
 import { newCallControlId, newCallId, type TenantId } from '../../common/ids.js';
 import type { Logger } from '../../common/logger.js';
 import { isoNow } from '../../common/time.js';
+import type { MachineDetection } from './call-control.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './ending/end-reason.js';
@@ -24,8 +25,15 @@ export interface NewCall {
   callerPrivacy?: boolean;
   /** Inbound: what the carrier said of the caller's STIR/SHAKEN verification (see caller-identity.ts). */
   verification?: { verstat: string | null; identityHeader: boolean };
+  /** Inbound: the carrier's headers carried through (see carried-headers.ts); none when absent. */
+  sipHeaders?: Record<string, string> | null;
+  /** Outbound: the tenant's `custom_parameters`, given to a WebSocket agent in `start.customParameters`. */
+  customParameters?: Record<string, string>;
   /** Outbound: answering-machine detection asked for (docs/API.md "Answering-machine detection"); `off` when absent. */
-  machineDetection?: 'off' | 'async';
+  machineDetection?: MachineDetection;
+  /** With `hold_until_result`: what a machine gets (`hangup` when absent), and whether it is connected after its beep. */
+  onMachine?: 'hangup' | 'connect';
+  waitForBeep?: boolean;
   agent: { type: 'websocket'; url: string } | { type: 'imported'; agentId: string };
 }
 
@@ -44,16 +52,23 @@ export class Call {
   readonly #onEnd: ((call: Call) => void)[] = [];
   readonly log: Logger;
   /** Answering-machine detection asked for when the call was placed. */
-  readonly machineDetection: 'off' | 'async';
+  readonly machineDetection: MachineDetection;
+  /** What `hold_until_result` does with a machine (docs/API.md "Answering-machine detection"). */
+  readonly onMachine: { action: 'hangup' | 'connect'; waitForBeep: boolean };
+  /** The tenant's `custom_parameters` of an outbound call (docs/API.md "Calls"); empty when none. */
+  readonly customParameters: Readonly<Record<string, string>>;
   #finished = false;
 
   constructor(init: NewCall, ctx: CallContext) {
     this.#ctx = ctx;
     this.machineDetection = init.machineDetection ?? 'off';
+    this.onMachine = { action: init.onMachine ?? 'hangup', waitForBeep: init.waitForBeep ?? false };
+    this.customParameters = init.customParameters ?? {};
     this.#record = {
       id: newCallId(), tenant_id: init.tenantId, call_control_id: newCallControlId(), direction: init.direction,
       state: 'initiated', on_hold: false, from_number: init.from, caller_privacy: init.callerPrivacy ?? false,
       caller_verstat: init.verification?.verstat ?? null, caller_identity_header: init.verification?.identityHeader ?? false,
+      sip_headers: init.sipHeaders ?? null,
       amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null, to_number: init.to, carrier: init.carrier,
       record: init.record, agent_type: init.agent.type, agent_url: init.agent.type === 'websocket' ? init.agent.url : null,
       agent_id: init.agent.type === 'imported' ? init.agent.agentId : null, created_at: isoNow(ctx.clock),

@@ -9,9 +9,10 @@ export { legMedia, type LegMedia, type LegMediaOptions } from './setup/leg-media
 export type { SipDialling } from './setup/sip-dialling.js';
 export type { TranscriptionSettings } from './connected/transcription/call-transcriber.js';
 export type { CarrierProfile, NumberFormat, CodecName } from './setup/carrier-profile.js';
+export type { TransferPolicy } from './connected/transfer-policy.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
-  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace,
+  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace, AgentConnectObserver,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './ending/recovery.js';
 export { Heartbeat, HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from './ending/heartbeat.js';

@@ -23,6 +23,10 @@ export interface AgentCallInfo {
   direction: 'inbound' | 'outbound';
   /** Inbound: the carrier's STIR/SHAKEN report (docs/API.md "Caller verification"). */
   verification?: { verstat: string | null; identityHeader: boolean };
+  /** Inbound: the carrier's headers carried through, in `start.customParameters.sip_headers` (docs/API.md "SIP headers carried through"). */
+  sipHeaders?: Readonly<Record<string, string>>;
+  /** Outbound: the tenant's `custom_parameters`, in `start.customParameters` (docs/API.md "Calls"). */
+  customParameters?: Readonly<Record<string, string>>;
 }
 
 /** How an agent link ended: the agent hung up, the gateway closed it, or it failed. */
@@ -45,6 +49,10 @@ export interface AgentLinkHandlers {
   onClose?(info: AgentLinkClose): void;
   /** The agent asked for digits toward the remote party (docs/API.md "Digits toward the callee"). */
   onSendDigits?(digits: string): void;
+  /** The agent asked for the remote party to be transferred to `to` (docs/API.md "Transfers asked by the agent"), not yet screened. */
+  onTransfer?(to: string): void;
+  /** The agent asked for the call to end (`hangup_by: agent`). */
+  onHangup?(): void;
 }
 
 /** Who put a call on hold: the tenant through the API, or the remote party with a re-offer. */
@@ -146,6 +154,8 @@ export interface InboundRoute {
 /** A sip_trunk agent's SIP target for one call: URI, digest credentials, and the headers its platform documents. */
 export interface SipTrunkTarget {
   uri: string;
+  /** The agent's platform, for the connect metrics. */
+  provider?: string;
   /** SRTP on the leg to the edge (the operator's `providers.<name>.media_encryption`); plain RTP when absent. */
   mediaEncryption?: MediaEncryption;
   credentials?: { username: string; password: string; realm?: string };
@@ -158,7 +168,14 @@ export interface SipTrunkTarget {
  * Resolves a sip_trunk agent's target at call time (some platforms first register the call over
  * HTTPS, Retell's `register-phone-call`). A failure is a value: the caller gets 503.
  */
-export type SipTrunkResolver = (request: { tenantId: TenantId; agentId: string; call: AgentCallInfo }) => Promise<SipTrunkTarget | { error: string }>;
+export type SipTrunkResolver = (request: { tenantId: TenantId; agentId: string; call: AgentCallInfo }) => Promise<SipTrunkTarget | { error: string; provider?: string }>;
+
+/**
+ * Told how an agent connection ended, by provider (docs/API.md "Operational endpoints"): connected
+ * after `seconds` (a streaming session started, a sip_trunk edge answered), or failed: `unreachable`,
+ * `rejected`, `protocol` or `other`.
+ */
+export type AgentConnectObserver = (provider: string, outcome: { connected: true; seconds: number } | { connected: false; reason: string }) => void;
 
 /** Which party of a call a recognition stream hears: the remote party on the phone, or the agent. */
 export type SpeakerRole = 'caller' | 'agent';

@@ -8,6 +8,7 @@ export * from './rtp/reception-stats.js';
 export * from './rtp/rtcp.js';
 export * from './rtp/rtcp-reporter.js';
 export * from './rtp/rtp-session.js';
+export { relayedPacketsInProcess } from './rtp/rtp-relay.js';
 export { useMediaIo, relayThreadPriorityOutcome, type MediaIoChoice, type MediaIoKind } from './rtp/media-socket.js';
 export * from './sdp/codecs.js';
 export * from './sdp/sdp-description.js';

@@ -8,7 +8,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { CallRecord, CallRegistry } from '../../engine/calls/index.js';
-import type { PortPool } from '../../engine/media/index.js';
+import { relayedPacketsInProcess, type PortPool } from '../../engine/media/index.js';
 
 const DIRECTIONS = ['inbound', 'outbound'] as const;
 const METHODS = new Set(['INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'REGISTER', 'PRACK', 'UPDATE', 'INFO', 'REFER', 'NOTIFY', 'SUBSCRIBE', 'MESSAGE']);
@@ -60,6 +60,20 @@ export function createEngineMetrics(metrics: Registry, o: { calls: () => CallReg
   const firstAudio = new Histogram({
     name: 'vgw_agent_first_audio_seconds', help: 'From the answer to the streaming agent\'s first audio.', buckets: [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10], registers: [metrics],
   });
+  new Counter({
+    name: 'vgw_rtp_relayed_packets_total', help: 'RTP packets relayed leg to leg by the media I/O without JavaScript (sip_trunk bridges), reported so far.', registers: [metrics],
+    collect() {
+      this.reset();
+      this.inc(relayedPacketsInProcess());
+    },
+  });
+  const lost = new Counter({
+    name: 'vgw_rtp_packets_lost_total', help: 'RTP packets the far end sent that never arrived (RFC 3550 A.3), per leg of ended calls.', labelNames: ['leg'], registers: [metrics],
+  });
+  const agentFramesDropped = new Counter({
+    name: 'vgw_agent_frames_dropped_total', help: 'Audio frames of streaming agents dropped, toward the agent (it stopped reading) or from it (playout overflow), ended calls.',
+    labelNames: ['direction'], registers: [metrics],
+  });
   const sip = new Counter({
     name: 'vgw_sip_messages_total', help: 'SIP messages received and sent (retransmissions included), by request method or response class.',
     labelNames: ['direction', 'method', 'class'], registers: [metrics],
@@ -73,8 +87,13 @@ export function createEngineMetrics(metrics: Registry, o: { calls: () => CallReg
       if (answered !== null) setup.observe(labels, answered);
       const rang = seconds(call.created_at, call.ringing_at);
       if (rang !== null) postDial.observe(labels, rang);
-      const first = call.quality?.agent_stream?.first_agent_audio_ms;
-      if (first != null) firstAudio.observe(first / 1000);
+      for (const leg of call.quality?.legs ?? []) lost.inc({ leg: leg.leg }, leg.packets_lost);
+      const stream = call.quality?.agent_stream;
+      if (stream) {
+        agentFramesDropped.inc({ direction: 'to_agent' }, stream.frames_to_agent_dropped);
+        agentFramesDropped.inc({ direction: 'from_agent' }, stream.frames_from_agent_dropped);
+        if (stream.first_agent_audio_ms !== null) firstAudio.observe(stream.first_agent_audio_ms / 1000);
+      }
     },
     sipMessage(direction, data) {
       sip.inc({ direction, ...startLineLabels(data) });

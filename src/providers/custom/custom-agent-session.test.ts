@@ -37,6 +37,17 @@ t.test('docs/API.md "Caller verification": an inbound call\'s STIR/SHAKEN report
   t.notOk('verstat' in params || 'identity_header' in params, 'an outbound call has no caller verification to report');
 });
 
+t.test('docs/API.md "SIP headers carried through": carried headers as start.customParameters.sip_headers, the tenant\'s custom_parameters beside the gateway\'s keys, which they cannot replace', async (t) => {
+  const inbound = await started(t, { sipHeaders: { 'X-Campaign': 'spring-42', Diversion: '<sip:+15550111@carrier.example>;reason=unconditional' } });
+  const start = inbound.fake.core.jsonMessages()[1] as { start: { customParameters: Record<string, unknown> } };
+  t.same(start.start.customParameters.sip_headers, { 'X-Campaign': 'spring-42', Diversion: '<sip:+15550111@carrier.example>;reason=unconditional' });
+  const outbound = await started(t, { direction: 'outbound', customParameters: { customer_tier: 'gold', call_id: 'spoofed' } });
+  const params = (outbound.fake.core.jsonMessages()[1] as typeof start).start.customParameters;
+  t.equal(params.customer_tier, 'gold');
+  t.equal(params.call_id, 'call_contract01', 'the gateway\'s own key wins');
+  t.notOk('sip_headers' in params, 'none carried on an outbound call');
+});
+
 t.test('Twilio media: track inbound, chunk, timestamp and sequenceNumber are strings counting up', async (t) => {
   const { fake, session } = await started(t);
   session.sendAudio(Buffer.alloc(160, 0xff));
@@ -129,4 +140,20 @@ t.test('a text frame that is not JSON is logged and ignored; the session stays u
   await recorder.until(() => recorder.audio.length === 1);
   t.ok(recorder.logs.some((l) => l.startsWith('warn') && l.includes('not a JSON object')));
   t.equal(session.sendDtmf('5'), true);
+});
+
+t.test('docs/API.md "Agent WebSocket protocol": transfer and hangup events reach the call; a transfer without a usable to is still asked for, as an empty target the call refuses', async (t) => {
+  const { fake, recorder } = await started(t);
+  const asked: string[] = [];
+  let hangups = 0;
+  recorder.handlers.onTransfer = (to) => asked.push(to);
+  recorder.handlers.onHangup = () => (hangups += 1);
+  fake.transfer('+15550142');
+  fake.transfer('sip:desk@pbx.example.com');
+  fake.transfer(42);
+  fake.transfer('x'.repeat(600));
+  fake.hangup();
+  await new Promise<void>((resolve) => { const check = setInterval(() => { if (hangups > 0) { clearInterval(check); resolve(); } }, 10); });
+  t.same(asked, ['+15550142', 'sip:desk@pbx.example.com', '', ''], 'each transfer in order, unusable targets as empty');
+  t.equal(hangups, 1, 'one hangup');
 });

@@ -13,6 +13,9 @@ const DTMF_DIGITS = /^[0-9*#A-D]$/;
 /** What an agent's `dtmf` may ask for (docs/API.md "Digits toward the callee"): keys and `w` pauses, 1 to 64. */
 const CALLEE_DIGITS = /^[0-9A-Da-d*#wW]{1,64}$/;
 
+/** Longest `to` a `transfer` event may name (a SIP URI of a transfer policy's size). */
+const TRANSFER_TARGET_MAX = 512;
+
 /** A Twilio-style stream id: "MZ" and 32 hex digits. */
 function newStreamSid(): string {
   return `MZ${randomBytes(16).toString('hex')}`;
@@ -46,6 +49,8 @@ export class CustomAgentSession extends SocketAgentSession {
         callSid: call.callId,
         tracks: ['inbound'],
         customParameters: {
+          // The tenant's own first, so they cannot stand in for the gateway's (docs/DECISIONS.md "Headers and parameters carried to agents").
+          ...call.customParameters,
           call_id: call.callId,
           call_control_id: call.callControlId,
           from: call.from,
@@ -53,6 +58,7 @@ export class CustomAgentSession extends SocketAgentSession {
           direction: call.direction,
           // Inbound only (docs/API.md "Caller verification"); values are strings, as Twilio's are.
           ...(call.verification ? { verstat: call.verification.verstat ?? '', identity_header: String(call.verification.identityHeader) } : {}),
+          ...(call.sipHeaders ? { sip_headers: call.sipHeaders } : {}),
         },
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       },
@@ -85,6 +91,16 @@ export class CustomAgentSession extends SocketAgentSession {
         else this.log('warn', 'dtmf event without valid digits; ignored');
         return;
       }
+      case 'transfer': {
+        // docs/API.md "Transfers asked by the agent": screened by the call against the policy.
+        // A missing or oversized `to` is still a transfer asked for: it is refused, and the agent told.
+        const to = stringField(message, 'to');
+        this.handlers.onTransfer?.(to !== undefined && to.length <= TRANSFER_TARGET_MAX ? to : '');
+        return;
+      }
+      case 'hangup':
+        this.handlers.onHangup?.();
+        return;
       default:
         this.log('debug', 'unexpected event ignored', { event: event ?? '(none)' });
     }
@@ -110,7 +126,7 @@ export class CustomAgentSession extends SocketAgentSession {
     return this.#send('dtmf', { dtmf: { track: 'inbound_track', digit } });
   }
 
-  /** Extension events (docs/API.md "Agent WebSocket protocol"): `dtmf_sent`, `amd`. */
+  /** Extension events (docs/API.md "Agent WebSocket protocol"): `dtmf_sent`, `amd`, `transfer_refused`. */
   notify(event: string, body: Record<string, unknown>): void {
     if (this.state === 'ready') this.#send(event, body);
   }

@@ -13,6 +13,8 @@ export interface RetellRegistration {
   agentId: string;
   from: string;
   to: string;
+  /** Whose call it is for Retell: the carrier's caller reaching the agent, or the agent calling out. */
+  direction?: 'inbound' | 'outbound';
   transport: SipTransport;
   timeoutMs: number;
 }
@@ -24,7 +26,7 @@ export async function registerRetellCall(r: RetellRegistration): Promise<{ uri: 
     response = await fetch(`${r.apiBaseUrl}/v2/register-phone-call`, {
       method: 'POST',
       headers: { authorization: `Bearer ${r.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_id: r.agentId, from_number: r.from, to_number: r.to, direction: 'inbound' }),
+      body: JSON.stringify({ agent_id: r.agentId, from_number: r.from, to_number: r.to, direction: r.direction ?? 'inbound' }),
       signal: AbortSignal.timeout(r.timeoutMs),
       redirect: 'error',
     });

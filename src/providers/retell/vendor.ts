@@ -11,7 +11,7 @@ async function registerCall(input: CallRegistrationInput): Promise<{ uri: string
   if (!apiKey || !endpoints.apiBaseUrl || !endpoints.sipHost) return { error: 'retell needs the stored api_key to register the call' };
   const registered = await registerRetellCall({
     apiBaseUrl: endpoints.apiBaseUrl, sipHost: endpoints.sipHost, apiKey, agentId: input.externalAgentId,
-    from: input.call.from, to: input.call.to, transport: input.transport, timeoutMs: input.timeoutMs,
+    from: input.call.from, to: input.call.to, direction: input.call.direction, transport: input.transport, timeoutMs: input.timeoutMs,
   });
   return 'error' in registered ? registered : { uri: registered.uri };
 }

@@ -50,6 +50,16 @@ export class FakeCustomAgent implements FakeAgentServer {
     this.core.send({ event: 'dtmf', streamSid: this.streamSid(), digits });
   }
 
+  /** docs/API.md "Transfers asked by the agent": the extension event asking for the remote party to be transferred. */
+  transfer(to: unknown): void {
+    this.core.send({ event: 'transfer', streamSid: this.streamSid(), to });
+  }
+
+  /** docs/API.md "Agent WebSocket protocol": the extension event ending the call. */
+  hangup(): void {
+    this.core.send({ event: 'hangup', streamSid: this.streamSid() });
+  }
+
   sendMark(name: string): void {
     this.core.send({ event: 'mark', streamSid: this.streamSid(), mark: { name } });
   }

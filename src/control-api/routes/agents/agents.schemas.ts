@@ -9,7 +9,7 @@ const SipUri = Type.String({ pattern: '^sips?:[^\\s<>"]+$', maxLength: 512, desc
 const WsUrl = Type.String({ pattern: '^wss?://[^\\s]+$', maxLength: 2048, description: '`ws://` or `wss://` address of the streaming endpoint (media_bridge).' });
 
 /** docs/API.md "Transfers asked by the agent": numbers as `+` digits with an optional final `*`, SIP addresses as `sip:user@host` with `*` anywhere. */
-const TransferPolicy = Type.Object(
+export const TransferPolicy = Type.Object(
   {
     allow: Type.Array(Type.String({ pattern: '^(\\+[0-9]{0,15}\\*?|sips?:[^\\s<>"]{1,250})$', maxLength: 256 }), { maxItems: 50, description: 'Targets the agent may transfer to: `+1*`, `+442071234567`, `sip:*@pbx.example.com`.' }),
     max_per_call: Type.Integer({ minimum: 1, maximum: 10, description: 'Transfers the agent may ask for in one call.' }),

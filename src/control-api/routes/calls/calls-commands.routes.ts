@@ -37,7 +37,11 @@ function answer(result: CallCommandResult): RouteResult {
 
 /** The body an Idempotency-Key is bound to, in the API's names (as stored since keys were introduced). */
 function idempotencyBody({ request }: AdmittedCall) {
-  return { from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, record: request.record, machine_detection: request.machineDetection };
+  const hold = request.onMachine !== undefined ? { on_machine: request.onMachine, wait_for_beep: request.waitForBeep } : {};
+  return {
+    from: request.from, to: request.to, carrier: request.carrier, agent_ws_url: request.agentUrl, agent_id: request.agentId, record: request.record,
+    machine_detection: request.machineDetection, ...hold, sip_headers: request.sipHeaders, custom_parameters: request.customParameters,
+  };
 }
 
 function engine(deps: CallCommandDeps): CallControl {
@@ -81,7 +85,7 @@ function commandRoute(deps: CallCommandDeps, command: Command): AnyRoute {
 function placeRoute(deps: CallCommandDeps): AnyRoute {
   return defineRoute({
     method: 'POST', path: '/v1/calls', operationId: 'placeCall', tags: ['calls'], auth: 'tenant',
-    summary: 'Place an outbound call over a carrier and connect it to an agent WebSocket',
+    summary: 'Place an outbound call over a carrier and connect it to an agent WebSocket or an imported agent',
     description: `Answers at once with the call in state \`initiated\`. Send an \`${IDEMPOTENCY_KEY_HEADER}\` header (1 to 255 visible ASCII characters) to make retries safe: the same key and body within 24 hours replays the first response with \`${IDEMPOTENT_REPLAYED_HEADER}: true\` and places no second call.`,
     body: PlaceCallBody,
     requestHeaders: { [IDEMPOTENCY_KEY_HEADER]: { description: 'Makes retries safe: the same key and body within 24 hours replays the first response and places no second call.', pattern: '^[\\x21-\\x7e]{1,255}$' } },
@@ -93,8 +97,9 @@ function placeRoute(deps: CallCommandDeps): AnyRoute {
       },
     },
     errors: {
-      400: 'Validation (`validation_failed`, also for a refused `agent_ws_url` or a malformed Idempotency-Key), or `unknown_carrier`.',
+      400: 'Validation (`validation_failed`, also for a refused `agent_ws_url`, neither or both of `agent_ws_url` and `agent_id`, or a malformed Idempotency-Key), `unknown_carrier`, `caller_id_not_allowed`, a refused header (`sip_header_not_allowed`) or custom parameter (`custom_parameter_not_allowed`), or `machine_detection_mismatch` (`on_machine` or `wait_for_beep` without `machine_detection: hold_until_result`, or `wait_for_beep` without `on_machine: connect`).',
       403: 'CSRF check failed (`csrf_rejected`), or a sandbox key on a live carrier or a live key on the sandbox carrier (`sandbox_mismatch`).',
+      404: 'No agent with that `agent_id` for this tenant (`not_found`).',
       409: 'The Idempotency-Key was used with another body, or its first request is still running (`idempotency_conflict`).',
       429: 'Rate limited (`rate_limited`) or at the concurrent-call limit (`concurrency_limit`); see Retry-After.',
       502: 'The carrier cannot be reached (`carrier_unavailable`).',
@@ -135,7 +140,7 @@ function dtmfRoute(deps: CallCommandDeps): AnyRoute {
     params: IdParams,
     body: DtmfBody,
     responses: CALL_RESPONSE,
-    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`), or its sip_trunk agent sends its own digits (`digits_not_supported`).' },
+    errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`).' },
     async handle({ params, principal, body }) {
       const calls = engine(deps);
       callInScope(principal, await deps.records.get(principal.tenantId, params.id));

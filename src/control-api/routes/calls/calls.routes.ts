@@ -57,6 +57,7 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
           status: 200,
           body: {
             ...presentCall(call),
+            sip_headers: call.sip_headers,
             session: session ? presentSession(session) : null,
             cdr: callDetailRecord(call),
             transcript: { available: sources.length > 0, source: sources[0] ?? null },

@@ -62,6 +62,9 @@ export const CdrSchema = Type.Object(
 
 export const CallDetailSchema = Type.Object({
   ...CallSchema.properties,
+  sip_headers: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], {
+    description: 'Inbound: the carrier\'s INVITE headers its `carry_headers` setting let through, by name as received, repeated ones joined with `, ` (docs/API.md "SIP headers carried through"); null when none, and on outbound calls.',
+  }),
   session: Type.Union([CallSessionSchema, Type.Null()], { description: 'Live media state (docs/API.md, "The session of a live call"); null once ended, or when the call is live on no engine in this process.' }),
   cdr: Type.Union([CdrSchema, Type.Null()], { description: 'Null while the call is live.' }),
   transcript: Type.Object({ available: Type.Boolean(), source: Type.Union([StringEnum(['provider', 'gateway']), Type.Null()]) }),
@@ -86,13 +89,33 @@ export const PlaceCallBody = Type.Object(
     from: E164('Calling number'),
     to: E164('Called number'),
     carrier: Type.String({ minLength: 1, maxLength: 64, description: 'A configured carrier name; `sandbox` for sandbox keys (and only for them).' }),
-    agent_ws_url: Type.String({
+    agent_ws_url: Type.Optional(Type.String({
       pattern: '^wss?://[^\\s]+$', maxLength: 2048,
-      description: '`ws://` or `wss://` address of the agent. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast or unspecified addresses are refused unless the gateway allows private agent URLs.',
-    }),
+      description: '`ws://` or `wss://` address of the agent. Hosts that are or resolve to loopback, private, link-local, CGNAT, multicast or unspecified addresses are refused unless the gateway allows private agent URLs. Exactly one of `agent_ws_url` and `agent_id`.',
+    })),
+    agent_id: Type.Optional(Type.String({
+      minLength: 1, maxLength: 100,
+      description: 'An agent the tenant imported (POST /v1/agents/import), connected in its connection mode: a media_bridge agent through its platform\'s streaming session, a sip_trunk agent by a second SIP leg to its edge once the callee answers. Exactly one of `agent_ws_url` and `agent_id`; another tenant\'s agent is 404.',
+    })),
     record: Type.Optional(Type.Boolean({ default: false, description: 'Record the call (default false).' })),
-    machine_detection: Type.Optional(StringEnum(['off', 'async'], {
-      default: 'off', description: '`async`: the agent is connected at the answer and the answering-machine detection result follows (`amd` on the call, an `amd` event to the agent). docs/API.md "Answering-machine detection".',
+    machine_detection: Type.Optional(StringEnum(['off', 'async', 'hold_until_result'], {
+      default: 'off', description: '`async`: the agent is connected at the answer and the answering-machine detection result follows (`amd` on the call, an `amd` event to the agent). `hold_until_result`: the agent is connected only once a person answers; a machine follows `on_machine`. docs/API.md "Answering-machine detection".',
+    })),
+    on_machine: Type.Optional(StringEnum(['hangup', 'connect'], {
+      description: 'With `machine_detection: hold_until_result` only: a machine (or fax) is hung up (`hangup`, the default) or connected to the agent (`connect`).',
+    })),
+    wait_for_beep: Type.Optional(Type.Boolean({
+      description: 'With `machine_detection: hold_until_result` and `on_machine: connect` only: a machine is connected after its beep or the end of its greeting (default false).',
+    })),
+    sip_headers: Type.Optional(Type.Record(Type.String(), Type.String(), {
+      maxProperties: 16,
+      description: 'Headers for the carrier\'s INVITE: `X-` names only, at most 16, values of printable ASCII up to 256 characters, 2048 bytes in all. Any other name, a CR, LF or other control character, or an oversized value is 400 `sip_header_not_allowed` (docs/API.md "SIP headers carried through").',
+      examples: [{ 'X-Campaign': 'spring-42' }],
+    })),
+    custom_parameters: Type.Optional(Type.Record(Type.String(), Type.String(), {
+      maxProperties: 32,
+      description: 'Strings given to a WebSocket agent in `start.customParameters` beside the gateway\'s own keys (which they may not use): at most 32, keys of letters, digits, `_ . -` up to 64, values up to 512 characters, 4096 bytes in all; 400 `custom_parameter_not_allowed` otherwise.',
+      examples: [{ customer_tier: 'gold' }],
     })),
   },
   { additionalProperties: false },

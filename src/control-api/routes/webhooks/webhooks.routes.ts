@@ -3,6 +3,7 @@
  * attribution, optional signatures) and GET /v1/calls/{id}/recording, which serves what it archives.
  */
 import { Type } from '@sinclair/typebox';
+import { Counter, type Registry } from 'prom-client';
 import { ApiError } from '../../../common/errors.js';
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
@@ -20,6 +21,8 @@ export interface WebhookRouteDeps {
   options: WebhookOptions;
   clock: Clock;
   logger: Logger;
+  /** Where `vgw_webhook_ingestions_total` is registered; none in tests that do not read metrics. */
+  metrics?: Registry;
 }
 
 const WebhookResponse = Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('duplicate'), Type.Literal('ignored')]) });
@@ -40,7 +43,19 @@ function recordingHeaders(recording: RecordingFile, callId: string): Record<stri
   };
 }
 
-function webhookRoute(deps: WebhookRouteDeps, webhooks: PostCallWebhooks, provider: WebhookProvider, vendor: PostCallVendor): AnyRoute {
+type OutcomeCounter = (provider: WebhookProvider, outcome: PostCallOutcome['status']) => void;
+
+/** Post-call deliveries by provider and what became of them (accepted, duplicate, ignored, unauthorized). */
+function outcomeCounter(metrics: Registry | undefined): OutcomeCounter {
+  if (!metrics) return () => undefined;
+  const ingestions = new Counter({
+    name: 'vgw_webhook_ingestions_total', help: 'Post-call webhook deliveries by provider and outcome (accepted, duplicate, ignored, unauthorized).',
+    labelNames: ['provider', 'outcome'], registers: [metrics],
+  });
+  return (provider, outcome) => ingestions.inc({ provider, outcome });
+}
+
+function webhookRoute(deps: WebhookRouteDeps, webhooks: PostCallWebhooks, count: OutcomeCounter, provider: WebhookProvider, vendor: PostCallVendor): AnyRoute {
   return defineRoute({
     method: 'POST', path: `/v1/webhooks/${provider}`, operationId: `${provider}PostCallWebhook`, tags: ['webhooks'], auth: 'none',
     summary: `Ingest a post-call payload from ${vendor.displayName} (transcript, recording)`,
@@ -55,7 +70,9 @@ function webhookRoute(deps: WebhookRouteDeps, webhooks: PostCallWebhooks, provid
     errors: { 401: 'A secret is configured and the signature is missing, wrong or stale (`unauthorized`).' },
     async handle({ body, ctx }) {
       const header = (name: string): string | undefined => ctx.get(name) || undefined;
-      return presentOutcome(await webhooks.receive({ provider, body, rawBody: ctx.request.rawBody ?? '', header }));
+      const outcome = await webhooks.receive({ provider, body, rawBody: ctx.request.rawBody ?? '', header });
+      count(provider, outcome.status);
+      return presentOutcome(outcome);
     },
   });
 }
@@ -92,5 +109,6 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
 /** One `POST /v1/webhooks/{provider}` per provider the registry gives a post-call webhook, then the recording route. */
 export function webhookRoutes(deps: WebhookRouteDeps): AnyRoute[] {
   const webhooks = new PostCallWebhooks(deps);
-  return [...[...deps.ports.vendors].map(([provider, vendor]) => webhookRoute(deps, webhooks, provider, vendor)), recordingRoute(deps)];
+  const count = outcomeCounter(deps.metrics);
+  return [...[...deps.ports.vendors].map(([provider, vendor]) => webhookRoute(deps, webhooks, count, provider, vendor)), recordingRoute(deps)];
 }

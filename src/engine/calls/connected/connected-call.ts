@@ -16,7 +16,8 @@ import { sameMediaFormat, type RemoteLeg } from './remote-leg.js';
 import { CallOutputs, type CallOutputsDeps } from './call-outputs.js';
 import { Transfer, type TransferDeps, type TransferProgress } from './transfer.js';
 import { agentAsks, type AgentAsks } from './agent-transfer.js';
-import { NO_AGENT_TRANSFERS } from './transfer-policy.js';
+import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import type { TenantId } from '../../../common/ids.js';
 import type { ConnectedSessionSnapshot } from '../session-snapshot.js';
 import type { CallQuality } from '../quality/call-quality.js';
 
@@ -36,6 +37,8 @@ export interface ConnectedCallDeps {
   transfer: TransferDeps;
   /** Numbers no agent may transfer to, whatever its policy (`calls.transfer_denied_prefixes`). */
   deniedTransferPrefixes: readonly string[];
+  /** The tenant's default `transfer_policy`, for agents without their own (docs/API.md "Transfers asked by the agent"); null for none. */
+  tenantTransferPolicy?(tenantId: TenantId): Promise<TransferPolicy | null>;
 }
 
 export class ConnectedCall {
@@ -123,7 +126,9 @@ export class ConnectedCall {
       if (!this.#call.isEnded && !this.#transfer?.releasedAgent) void this.end(reason, true);
     }, agentAsks(this.#call, {
       deniedPrefixes: this.#deps.deniedTransferPrefixes,
-      policy: () => this.#agent?.transferPolicy ?? NO_AGENT_TRANSFERS,
+      // The agent's own policy, else its tenant's default, else none (docs/DECISIONS.md "Transfer policy defaults").
+      policy: async () => await this.#agent?.transferPolicy()
+        ?? await this.#deps.tenantTransferPolicy?.(this.#call.snapshot().tenant_id) ?? NO_AGENT_TRANSFERS,
       start: (number, progress) => this.transfer(number, 'agent', progress),
     }));
     this.#agent = agent;
@@ -177,7 +182,8 @@ export class ConnectedCall {
   /** docs/API.md "Digits toward the callee": to the remote party, while the agent side has it (not once a transfer took it). */
   sendDigits(digits: string): CallCommandFailure | null {
     if (this.#call.isEnded || !this.#agent || this.#transfer?.bridged) return { error: 'call_not_active' };
-    return this.#agent.sendDigits(digits) ? null : { error: 'digits_not_supported' };
+    this.#agent.sendDigits(digits);
+    return null;
   }
 
 

@@ -11,6 +11,7 @@ import {
 import { inviteWithFailover, resolveNextHop, type OutboundCall, type SessionDialog } from '../../sip/index.js';
 import type { AgentEnded, AgentSide } from './agent-side.js';
 import type { Call } from '../call.js';
+import { edgeHeaders } from '../setup/carried-headers.js';
 import { sendBye } from './bye.js';
 import { towardAgentEdge, type CallerIdentity } from '../setup/caller-identity.js';
 import { endReasonForFailure, type EndReason } from '../ending/end-reason.js';
@@ -18,7 +19,7 @@ import { newSdpSessionId, type LegMedia } from '../setup/leg-media.js';
 import type { SipDialling } from '../setup/sip-dialling.js';
 import type { Clock } from '../../../common/clock.js';
 import type { OutboundAddressPolicy } from '../../../common/outbound-policy.js';
-import type { InboundRoute, SipTrunkResolver } from '../ports.js';
+import type { AgentConnectObserver, InboundRoute, SipTrunkResolver } from '../ports.js';
 import type { RecordingPort } from './recording-port.js';
 import { preferCodec } from '../setup/carrier-profile.js';
 import { EarlyOffers } from '../setup/early-offers.js';
@@ -26,29 +27,13 @@ import { legCapabilities, RemoteLeg, wireRemote } from './remote-leg.js';
 import type { SipTrunkAgentSnapshot } from '../session-snapshot.js';
 import { legQuality, type CallQuality } from '../quality/call-quality.js';
 import type { AgentAsks } from './agent-transfer.js';
-import { NO_AGENT_TRANSFERS, type TransferPolicy } from './transfer-policy.js';
+import { TrunkDigits } from './trunk-digits.js';
+import { TrunkHold } from './trunk-hold.js';
+import { AgentReferReports } from './agent-refer-reports.js';
+import type { TransferPolicy } from './transfer-policy.js';
+import { callerStatusFor, type TrunkDialOutcome, type TrunkHooks } from './sip-trunk-outcome.js';
 
-/** Longest the agent leg's BYE waits for the answer to the NOTIFY reporting its transfer. */
-const REFER_REPORT_WAIT_MS = 2_000;
-
-export type TrunkDialOutcome = { kind: 'answered' } | { kind: 'failed'; callerStatus: number; reason: EndReason };
-
-export interface TrunkHooks {
-  /** The agent's leg is alerting (180), or sent early media (183 with SDP, already bridged). */
-  onRinging(earlyMedia: boolean): void;
-}
-
-/**
- * What the caller is told when the agent's leg fails (RFC 3261 16.7 style: the best final
- * response, not every internal detail). Busy, not found, no answer and decline pass through; no
- * answer at all or a server error at the platform is our 503, so the carrier may try elsewhere.
- */
-function callerStatusFor(status: number, answered: boolean): number {
-  if (!answered) return 503;
-  if ([404, 480, 486, 487, 600, 603, 604].includes(status)) return status;
-  if (status === 408) return 480;
-  return status >= 500 ? 503 : 480;
-}
+export type { TrunkDialOutcome, TrunkHooks } from './sip-trunk-outcome.js';
 
 /** What a sip_trunk agent edge uses: its target's resolution and address check, the leg's SIP and media, hold music. */
 export interface SipTrunkDeps {
@@ -59,6 +44,8 @@ export interface SipTrunkDeps {
   resolveSipTrunk: SipTrunkResolver;
   /** The outbound-address policy of sip_trunk targets (docs/SECURITY.md, "Outbound addresses"). */
   sipTargets: OutboundAddressPolicy;
+  /** Told how each dial to an edge ended, for the connect metrics. */
+  observeConnect?: AgentConnectObserver;
 }
 
 export class SipTrunkSide implements AgentSide {
@@ -80,14 +67,16 @@ export class SipTrunkSide implements AgentSide {
   #bridge: MediaBridge | null = null;
   #recorder: RecordingPort | null = null;
   #released = false;
-  /** The NOTIFY telling the agent how its REFER went, which its leg's BYE waits for (RFC 5589 6). */
-  #referReported: Promise<void> = Promise.resolve();
-  /** What the agent may ask for by REFER: its resolved target's policy, none before. */
-  #transferPolicy: TransferPolicy = NO_AGENT_TRANSFERS;
-  /** Who holds the call: both may (docs/DECISIONS.md, "Hold and media direction"). */
-  readonly #heldBy = { api: false, remote: false };
-  /** What the bridge does now: held for the API (with music), for the caller (silence), or not. */
-  #holdApplied: 'api' | 'remote' | null = null;
+  /** The agent's platform, once its target was resolved. */
+  #provider: string | null = null;
+  /** The agent's REFERs and the NOTIFYs reporting them, which the leg's BYE waits for (RFC 5589 6). */
+  readonly #refers: AgentReferReports;
+  /** What the agent may ask for by REFER: its resolved target's policy; null without one (the tenant's default applies). */
+  #transferPolicy: TransferPolicy | null = null;
+  /** Who holds the call: both may (trunk-hold.ts). */
+  readonly #hold: TrunkHold;
+  /** Digits toward the caller that do not pass through the bridge as they came (trunk-digits.ts); set once connected. */
+  #digits: TrunkDigits | null = null;
 
   constructor(deps: SipTrunkDeps, call: Call, route: InboundRoute, callerRtp: RtpSession, callerAudio: NegotiatedAudio | null, caller: CallerIdentity, hooks: TrunkHooks) {
     this.#deps = deps;
@@ -97,10 +86,25 @@ export class SipTrunkSide implements AgentSide {
     this.#callerRtp = callerRtp;
     this.#callerAudio = callerAudio;
     this.#hooks = hooks;
+    this.#hold = new TrunkHold(() => deps.holdMusic());
+    this.#refers = new AgentReferReports(deps.clock, deps.dialling.ringTimeoutMs);
   }
 
   /** Places the agent's leg; resolves when it answered (and is bridged) or failed. */
+  /** Dials the agent's edge; the outcome, timed, goes to the connect metrics under the agent's provider. */
   async dial(): Promise<TrunkDialOutcome> {
+    const started = performance.now();
+    const outcome = await this.#dial();
+    const provider = this.#provider ?? 'unknown';
+    if (outcome.kind === 'answered') this.#deps.observeConnect?.(provider, { connected: true, seconds: (performance.now() - started) / 1000 });
+    else {
+      const reason = outcome.reason.reason === 'agent_unreachable' ? 'unreachable' : outcome.reason.sipStatus !== null ? 'rejected' : 'other';
+      this.#deps.observeConnect?.(provider, { connected: false, reason });
+    }
+    return outcome;
+  }
+
+  async #dial(): Promise<TrunkDialOutcome> {
     const unreachable = (detail: string): TrunkDialOutcome => {
       this.#call.log.warn({ detail }, 'sip_trunk agent unreachable');
       return { kind: 'failed', callerStatus: 503, reason: { reason: 'agent_unreachable', sipStatus: null, hangupBy: 'gateway' } };
@@ -108,8 +112,9 @@ export class SipTrunkSide implements AgentSide {
     const record = this.#call.snapshot();
     const target = await this.#deps.resolveSipTrunk({
       tenantId: record.tenant_id, agentId: this.#route.agentId,
-      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: 'inbound' },
+      call: { callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction },
     });
+    this.#provider = target.provider ?? null;
     if ('error' in target) return unreachable(target.error);
     if (target.transferPolicy) this.#transferPolicy = target.transferPolicy;
     const targets = await resolveNextHop(this.#deps.dialling.locator, target.uri).catch(() => []);
@@ -144,7 +149,7 @@ export class SipTrunkSide implements AgentSide {
       to: `sip:${record.to_number}@${this.#deps.dialling.sipHost}`,
       sdp: Buffer.from(createOffer(caps)),
       credentials: target.credentials,
-      headers: [...(target.headers ?? []), ...identity.headers],
+      headers: edgeHeaders(record, target.headers ?? [], identity.headers),
     }, targets, { onAttempt: (attempt) => this.#watch(attempt, caps, early) }).finally(() => ring.cancel());
     this.#attempt = null;
     if (outcome.kind === 'failed') {
@@ -188,14 +193,23 @@ export class SipTrunkSide implements AgentSide {
     this.release('caller went away');
   }
 
-  get transferPolicy(): TransferPolicy {
-    return this.#transferPolicy;
+  transferPolicy(): Promise<TransferPolicy | null> {
+    return Promise.resolve(this.#transferPolicy);
   }
 
-  /** Once the caller's leg is answered: the recording taps, the agent's BYE and the agent's REFER. */
-  connected(_remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks): AgentSide {
+  /**
+   * Once the caller's leg is answered: the recording taps, the agent's BYE, REFER and INFO digits,
+   * and digits toward the caller as the carrier takes them (`dtmf`, docs/CONFIGURATION.md).
+   */
+  connected(remote: RemoteLeg, recorder: RecordingPort | null, ended: AgentEnded, asks: AgentAsks, dtmf: 'auto' | 'info' = 'auto'): AgentSide {
     // A transfer that came first released the leg already: nothing is left to tap or watch.
     if (this.#released) return this;
+    this.#digits = new TrunkDigits({
+      clock: this.#deps.clock, log: this.#call.log, rtp: this.#callerRtp, dialog: remote.dialog, agentDialog: this.#dialog, dtmf,
+      audio: () => this.#callerAudio ?? remote.audio,
+      muteAgent: (muted) => this.#bridge?.setMute('b', muted),
+      isHeld: () => this.#hold.isHeld,
+    });
     this.#recorder = recorder;
     const bridge = this.#bridge;
     if (bridge && recorder) {
@@ -207,7 +221,7 @@ export class SipTrunkSide implements AgentSide {
     // The agent's leg falling silent ends the call as the caller's does (the caller's is the connected call's to watch).
     this.#rtp?.watchMedia(() => ended({ reason: 'media_timeout', sipStatus: null, hangupBy: 'gateway' }));
     this.#dialog?.events.on('bye', () => ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' }));
-    this.#acceptRefer(asks);
+    if (this.#dialog) this.#refers.accept(this.#dialog, asks);
     return this;
   }
 
@@ -215,34 +229,8 @@ export class SipTrunkSide implements AgentSide {
     return Promise.resolve();
   }
 
-  /**
-   * RFC 3515: a REFER on the agent's leg asks for the caller to be transferred (the platforms'
-   * "transfer to a human"). It is screened before the 202 (a refusal sends no NOTIFY), then runs
-   * as the call's transfer, its outcome reported in the NOTIFY sipfrag; the transfer releases this leg.
-   */
-  #acceptRefer(asks: AgentAsks): void {
-    const dialog = this.#dialog;
-    if (!dialog) return;
-    dialog.referScreen = (referTo) => asks.screenTransfer(referTo);
-    dialog.events.on('refer', (referTo, notifier) => asks.transfer(referTo, (status, reason) => {
-      this.#referReported = notifier.notify(status, reason);
-    }));
-  }
-
-  /** The REFER's final NOTIFY answered, or a short while passed: the agent hears the outcome before the BYE. */
-  #afterReferReport(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = this.#deps.clock.setTimeout(resolve, REFER_REPORT_WAIT_MS);
-      void this.#referReported.then(() => {
-        timer.cancel();
-        resolve();
-      });
-    });
-  }
-
   hold(): void {
-    this.#heldBy.api = true;
-    this.#applyHold();
+    this.#hold.set('api', true, this.#bridge, this.#recorder);
   }
 
   /**
@@ -250,29 +238,13 @@ export class SipTrunkSide implements AgentSide {
    * on an API hold, and the caller gets nothing the direction forbids (the session drops it).
    */
   remoteHold(held: boolean): void {
-    this.#heldBy.remote = held;
-    this.#applyHold();
+    this.#hold.set('remote', held, this.#bridge, this.#recorder);
   }
 
   /** The caller's leg moved to another codec: the bridge converts to it. */
   updateAudio(audio: NegotiatedAudio): void {
     this.#callerAudio = audio;
     if (this.#bridge && !this.#released) this.#bridge.replaceLeg('a', bridgeLegOf(this.#callerRtp, audio));
-  }
-
-  /**
-   * The bridge held and the recording paused while anyone holds the call; hold music only for an
-   * API hold (the caller's own hold plays its own).
-   */
-  #applyHold(): void {
-    const bridge = this.#bridge;
-    const mode = this.#heldBy.api ? 'api' : this.#heldBy.remote ? 'remote' : null;
-    if (mode === null) this.#recorder?.resume();
-    else this.#recorder?.pause();
-    if (!bridge || mode === this.#holdApplied) return;
-    this.#holdApplied = mode;
-    if (mode === null) bridge.resume();
-    else bridge.hold({ music: mode === 'api' ? (this.#deps.holdMusic() ?? undefined) : undefined });
   }
 
   /**
@@ -289,25 +261,25 @@ export class SipTrunkSide implements AgentSide {
       .catch((err: unknown) => this.#call.log.warn({ err }, 'DTMF by SIP INFO to the agent edge could not be sent'));
   }
 
-  /** A sip_trunk agent edge sends its own digits (RFC 4733 or INFO, passed on to the caller); none are made here. */
-  sendDigits(_digits: string): boolean {
-    return false;
+  /** docs/API.md "Digits toward the callee": toward the caller, between the agent edge's own. */
+  sendDigits(digits: string): void {
+    this.#digits?.send(digits, () => this.#call.log.debug({ digits }, 'digits sent to the caller'));
   }
 
   unhold(): void {
-    this.#heldBy.api = false;
-    this.#applyHold();
+    this.#hold.set('api', false, this.#bridge, this.#recorder);
   }
 
   release(reason: string): void {
     if (this.#released) return;
     this.#released = true;
     this.#call.log.info({ reason }, 'agent released');
+    this.#digits?.stop();
     this.#attempt?.cancel();
     this.#bridge?.close();
     this.#bridge = null;
     const dialog = this.#dialog;
-    if (dialog) void this.#afterReferReport().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
+    if (dialog) void this.#refers.reported().then(() => sendBye(dialog, this.#call.log, 'sip_trunk leg released'));
     if (this.#agentLeg) this.#agentLeg.close();
     else this.#rtp?.close();
   }
@@ -356,8 +328,11 @@ export class SipTrunkSide implements AgentSide {
     if (!this.#callerAudio) return;
     const b = bridgeLegOf(rtp, audio);
     if (this.#bridge) return this.#bridge.replaceLeg('b', b);
-    this.#bridge = new MediaBridge({ clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b });
+    this.#bridge = new MediaBridge({
+      clock: this.#deps.clock, a: bridgeLegOf(this.#callerRtp, this.#callerAudio), b,
+      delegate: { onDtmf: (leg, digit, via) => { if (leg === 'b' && via === 'rfc4733') this.#digits?.agentEvent(digit); } },
+    });
     // A hold that came before the bridge (a late offer's ACK) applies now.
-    this.#applyHold();
+    this.#hold.apply(this.#bridge, this.#recorder);
   }
 }

@@ -28,3 +28,15 @@ t.test('docs/API.md "Transfers asked by the agent": policy, cap and denied prefi
   t.match(checkTransfer(number('+14155550100'), { allow: ['+1.*'], maxPerCall: 1 }, [], 0), { allowed: false }, 'pattern text is literal but for *');
   t.end();
 });
+
+t.test('docs/API.md "Transfers asked by the agent": a SIP address keeps what routes it (port, transport), and a port must be in the pattern', (t) => {
+  t.same(parseTransferTarget('sip:desk@pbx.example.com:5080;transport=TCP;lr?Subject=x'), { kind: 'sip', uri: 'sip:desk@pbx.example.com:5080;transport=tcp' }, 'port and transport kept, other parameters and headers dropped');
+  t.same(parseTransferTarget('sip:desk@[2001:db8::1]:5060'), { kind: 'sip', uri: 'sip:desk@[2001:db8::1]:5060' }, 'an IPv6 host keeps its brackets');
+  const policy = { allow: ['sip:*@pbx.example.com', 'sip:desk@127.0.0.1:5099'], maxPerCall: 1 };
+  const sip = (text: string) => parseTransferTarget(text)!;
+  t.same(checkTransfer(sip('sip:desk@pbx.example.com;transport=tcp'), policy, [], 0), { allowed: true }, 'parameters do not count against the pattern');
+  t.match(checkTransfer(sip('sip:desk@pbx.example.com:5080'), policy, [], 0), { allowed: false }, 'a port the pattern does not name is refused');
+  t.same(checkTransfer(sip('sip:desk@127.0.0.1:5099'), policy, [], 0), { allowed: true }, 'a pattern with the port');
+  t.match(checkTransfer(sip('sip:other@127.0.0.1:5099'), policy, [], 0), { allowed: false }, 'another user at that address');
+  t.end();
+});

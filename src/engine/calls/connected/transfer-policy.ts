@@ -22,7 +22,7 @@ export type TransferTarget = { kind: 'number'; number: string } | { kind: 'sip';
 /**
  * Reads a Refer-To URI or the `to` of a WebSocket agent's transfer: `tel:+E164`, `sip:+E164@…`
  * (a number, whatever the host: it is dialled over the call's carrier), a bare `+E164`, or another
- * SIP URI (`sip:user@host`). Null when it is none of them.
+ * SIP URI (`sip:user@host[:port][;transport=…]`, dialled directly). Null when it is none of them.
  */
 export function parseTransferTarget(text: string): TransferTarget | null {
   const trimmed = text.trim();
@@ -40,15 +40,22 @@ export function parseTransferTarget(text: string): TransferTarget | null {
   if (uri.scheme !== 'sip' && uri.scheme !== 'sips') return null;
   const user = uri.user === undefined ? '' : unescapeUri(uri.user);
   if (isE164(user)) return { kind: 'number', number: user };
-  if (user === '' || uri.host === '') return null;
-  return { kind: 'sip', uri: `${uri.scheme}:${user}@${uri.host.toLowerCase()}` };
+  if (user === '' || uri.host === '' || /[\s<>";@?]/.test(user)) return null;
+  // Only what routes the request is kept: the user, host and port, and the transport (RFC 3261
+  // 19.1.1); other parameters and headers of the agent's URI are not sent on.
+  const host = uri.host.includes(':') ? `[${uri.host.toLowerCase()}]` : uri.host.toLowerCase();
+  const transport = uri.params.get('transport');
+  return {
+    kind: 'sip',
+    uri: `${uri.scheme}:${user}@${host}${uri.port === undefined ? '' : `:${uri.port}`}${typeof transport === 'string' ? `;transport=${transport.toLowerCase()}` : ''}`,
+  };
 }
 
 const globToRegExp = (pattern: string): RegExp =>
   new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
 
-/** The text a pattern is matched against: the number, or `sip:user@host`. */
-const subjectOf = (target: TransferTarget): string => (target.kind === 'number' ? target.number : target.uri);
+/** The text a pattern is matched against: the number, or `sip:user@host[:port]` (a port must be in the pattern too). */
+const subjectOf = (target: TransferTarget): string => (target.kind === 'number' ? target.number : target.uri.split(';')[0]!);
 
 export type TransferVerdict = { allowed: true } | { allowed: false; why: string };
 

@@ -6,25 +6,23 @@
  * and follows the outcome in the NOTIFY sipfrag (RFC 3515 2.4.5); on success it leaves with BYE
  * (RFC 5589 6).
  */
-import {
-  bridgeLegOf, createOffer, MediaBridge, processAnswer, isSdpRejection, type AudioSource, type NegotiatedAudio, type RtpSession,
-} from '../../media/index.js';
-import type { Clock } from '../../../common/clock.js';
-import { resolveNextHop, type OutboundCall, type SessionDialog } from '../../sip/index.js';
+import { bridgeLegOf, MediaBridge, type AudioSource, type NegotiatedAudio, type RtpSession } from '../../media/index.js';
+import type { OutboundCall, SessionDialog } from '../../sip/index.js';
 import type { Call } from '../call.js';
 import { sendBye } from './bye.js';
-import { inviteThroughCarrier } from '../setup/carrier-invite.js';
-import { carrierCodecs, formatNumber, preferCodec, requestUriFor, type CarrierProfile } from '../setup/carrier-profile.js';
+import { formatNumber, requestUriFor, type CarrierProfile } from '../setup/carrier-profile.js';
+import { dialTransferTarget, isSipAddress, type TransferDialDeps } from './transfer-dial.js';
 import type { EndReason } from '../ending/end-reason.js';
-import type { LegMedia } from '../setup/leg-media.js';
-import type { SipDialling } from '../setup/sip-dialling.js';
 import type { RecordingPort } from './recording-port.js';
-import { carrierLegCapabilities, wireRemote, type RemoteLeg } from './remote-leg.js';
+import { wireRemote, type RemoteLeg } from './remote-leg.js';
 import { isTransferActive, nextTransferPhase, type TransferEvent, type TransferPhase } from './transfer-state.js';
 import type { TransferSnapshot } from '../session-snapshot.js';
 import { legQuality, type LegQuality } from '../quality/call-quality.js';
 
-/** Hears how a transfer goes, as SIP statuses: 200 once the target is connected, the failure's status otherwise. */
+/**
+ * Hears how a transfer goes, as SIP statuses: 200 once the target is connected, the failure's
+ * status otherwise; before that, a carrier's provisional progress of a REFER transfer (180).
+ */
 export type TransferProgress = (status: number, reason: string) => void;
 
 export interface TransferHooks {
@@ -37,11 +35,8 @@ export interface TransferHooks {
   offHold(): void;
 }
 
-/** What a transfer uses: a new leg's SIP and media, and the music its held party hears. */
-export interface TransferDeps {
-  clock: Clock;
-  dialling: SipDialling;
-  media: LegMedia;
+/** What a transfer uses: a new leg's SIP and media (transfer-dial.ts), and the music its held party hears. */
+export interface TransferDeps extends TransferDialDeps {
   holdMusic(): AudioSource | null;
 }
 
@@ -86,7 +81,15 @@ export class Transfer {
 
   /** The carrier completed a REFER transfer: the call ends as `transferred`. */
   get referCompleted(): boolean {
-    return this.#carrier.transfer === 'refer' && this.#phase === 'connected';
+    return this.#method === 'refer' && this.#phase === 'connected';
+  }
+
+  /**
+   * `refer` where the carrier is so configured, for numbers only: a SIP address is the tenant's
+   * own PBX, which the gateway reaches itself (docs/DECISIONS.md "Transfer targets").
+   */
+  get #method(): 'bridge' | 'refer' {
+    return this.#carrier.transfer === 'refer' && !isSipAddress(this.#to) ? 'refer' : 'bridge';
   }
 
   /** Starts the transfer to `to`, asked for by the API or by the agent; `progress` hears the outcome. */
@@ -95,7 +98,7 @@ export class Transfer {
     this.#requestedBy = requestedBy;
     this.#progress = progress;
     this.#call.setTransfer(to, 'dialing');
-    const run = this.#carrier.transfer === 'refer' ? this.#refer() : this.#dial();
+    const run = this.#method === 'refer' ? this.#refer() : this.#dial();
     run.catch((err: unknown) => {
       this.#call.log.error({ err }, 'transfer failed');
       this.#fail();
@@ -118,7 +121,7 @@ export class Transfer {
   }
 
   describe(): TransferSnapshot {
-    return { to: this.#to, method: this.#carrier.transfer, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
+    return { to: this.#to, method: this.#method, phase: this.#phase, target: this.#target ? { rtp_port: this.#target.rtp.localPort } : null };
   }
 
   /** The bridged target's RTP leg for the CDR (docs/API.md "Call quality"), read before {@link close}; null without one. */
@@ -141,39 +144,14 @@ export class Transfer {
   }
 
   async #dial(): Promise<void> {
-    const uri = this.#carrier.outboundUri;
-    const rtp = uri ? await this.#deps.media.open(this.#carrier) : null;
-    if (!uri || !rtp) {
-      this.#call.log.warn({ reason: uri ? 'no media ports' : 'carrier takes no outbound calls' }, 'transfer not possible');
-      return this.#fail();
-    }
-    const current = this.#remote.audio;
-    const caps = carrierLegCapabilities(this.#deps.media.address, this.#carrier, rtp, preferCodec(current.codec, carrierCodecs(this.#carrier)));
-    const targets = await resolveNextHop(this.#deps.dialling.locator, uri);
-    if (this.#isClosed()) return rtp.close();
-    const callerId = this.#call.snapshot().direction === 'outbound' ? this.#call.snapshot().from_number : this.#call.snapshot().to_number;
-    const ring = this.#deps.clock.setTimeout(() => this.#attempt?.cancel(), this.#deps.dialling.ringTimeoutMs);
-    const outcome = await inviteThroughCarrier(this.#deps.dialling.ua, {
-      target: requestUriFor(uri, formatNumber(this.#to, this.#carrier)),
-      from: `sip:${formatNumber(callerId, this.#carrier)}@${this.#deps.dialling.sipHost}`,
-      sdp: Buffer.from(createOffer(caps)),
-      credentials: this.#carrier.credentials,
-    }, targets, { onAttempt: (attempt) => { this.#attempt = attempt; this.#call.traceSip(attempt.callId, 'transfer_target'); }, stopped: () => this.#isClosed(), log: this.#call.log });
-    ring.cancel();
+    const outcome = await dialTransferTarget(this.#deps, this.#call, this.#carrier, this.#remote.audio, this.#to, {
+      onAttempt: (attempt) => { this.#attempt = attempt; },
+      stopped: () => this.#isClosed(),
+    });
     this.#attempt = null;
-    if (outcome.kind === 'failed') {
-      this.#call.log.info({ status: outcome.status, reason: outcome.reason }, 'transfer target did not answer');
-      rtp.close();
-      return this.#fail(outcome.status, outcome.reason);
-    }
-    const answer = processAnswer(outcome.session.remoteAnswer?.toString('utf8') ?? '', caps);
-    if (this.#isClosed() || isSdpRejection(answer)) {
-      void sendBye(outcome.session, this.#call.log, 'transfer target answered too late or unusably');
-      rtp.close();
-      if (this.#phase !== 'closed') this.#fail();
-      return;
-    }
-    this.#connectBridge(outcome.session, rtp, answer);
+    if (outcome.kind === 'stopped') return;
+    if (outcome.kind === 'failed') return this.#fail(outcome.status, outcome.reason);
+    this.#connectBridge(outcome.dialog, outcome.rtp, outcome.audio);
   }
 
   #connectBridge(dialog: SessionDialog, rtp: RtpSession, audio: NegotiatedAudio): void {
@@ -219,8 +197,15 @@ export class Transfer {
 
   /** RFC 3515 2.4.5: the NOTIFY body is a sipfrag whose status line tells how the transfer went. */
   #onNotify(sipfrag: string): void {
-    const status = Number(/^SIP\/2\.0 (\d{3})/.exec(sipfrag.trimStart())?.[1] ?? 0);
-    if (status < 200) return;
+    const line = /^SIP\/2\.0 (\d{3}) ?([^\r\n]*)/.exec(sipfrag.trimStart());
+    const status = Number(line?.[1] ?? 0);
+    const reason = (line?.[2] ?? '').slice(0, 100);
+    if (status < 200) {
+      // Provisional progress (180 Ringing) reaches an agent that asked by REFER too (RFC 3515 2.4.5).
+      if (status > 100) this.#progress?.(status, reason);
+      return;
+    }
+    if (status >= 300) this.#failure = { status, reason };
     if (this.#transition(status < 300 ? 'notify-2xx' : 'notify-failure') === 'stay') return;
     if (status < 300) void this.#hooks.end({ reason: 'transferred', sipStatus: null, hangupBy: this.#requestedBy }, true);
     // The agent is gone and the carrier could not move the party: nobody is left to talk to.

@@ -36,6 +36,8 @@ export interface CarrierProfile {
   callerIdPolicy?: CallerIdPolicy;
   /** Its P-Asserted-Identity is believed (RFC 3325 §5: it is in the gateway's trust domain). */
   trustAssertedIdentity?: boolean;
+  /** Its INVITE headers carried through to the agent (see carried-headers.ts); none when absent. */
+  carryHeaders?: readonly string[];
 }
 
 /** An E.164 number (`+15550100`) written the way the carrier wants it in a SIP user part. */

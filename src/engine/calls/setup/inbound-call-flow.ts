@@ -13,6 +13,7 @@ import type { InboundCall, SessionDialog } from '../../sip/index.js';
 import { StreamingAgentSide, type AgentSideDeps } from '../connected/agent-side.js';
 import { sendBye } from '../connected/bye.js';
 import { callerIdentity } from './caller-identity.js';
+import { identityTowardEdge } from './carried-headers.js';
 import type { Call } from '../call.js';
 import { CallFlow } from './call-flow.js';
 import { carrierCodecs, preferCodec, type CarrierProfile } from './carrier-profile.js';
@@ -126,7 +127,7 @@ export class InboundCallFlow extends CallFlow {
     const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
     this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
-      (recorder, ended) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, this.#carrier.dtmf));
+      (recorder, ended, asks) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, asks, this.#carrier.dtmf));
     await this.connected.start();
   }
 
@@ -134,7 +135,7 @@ export class InboundCallFlow extends CallFlow {
     // With a late offer the caller's codec is known only from the ACK, after the agent answered.
     const offered = this.#lateOffer ? null : this.#answerOffer();
     if (!this.#lateOffer && !offered) return;
-    const identity = callerIdentity(this.#invite.request, this.#carrier);
+    const identity = identityTowardEdge(callerIdentity(this.#invite.request, this.#carrier), this.#carrier.carryHeaders);
     const trunk = new SipTrunkSide(this.#deps.trunk, this.call, this.#route, this.#rtp, offered?.answer.negotiated ?? null, identity, {
       // The agent's 18x becomes ours; its early media flows through the bridge already. A late
       // offer has no answer to put in a 183 (an offer may not go in an unreliable 18x): 180 only.
@@ -172,7 +173,7 @@ export class InboundCallFlow extends CallFlow {
     }
     this.call.advance('answered');
     const remote = this.#earlyLeg?.dialog === caller.dialog ? this.#earlyLeg : new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
-    this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended, asks) => trunk.connected(remote, recorder, ended, asks), trunk);
+    this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended, asks) => trunk.connected(remote, recorder, ended, asks, this.#carrier.dtmf), trunk);
     await this.connected.start();
   }
 

@@ -2,7 +2,9 @@
  * @module An outbound call (docs/API.md "Calls", POST /v1/calls): the INVITE through the carrier
  * (RFC 3263 targets with failover, 3xx redirects, digest, the carrier's number format), `ringing` on 18x,
  * `active` on 2xx and then the agent; every failure ends the attempt with its end reason and
- * SIP status. Before the answer a hang-up is a CANCEL (RFC 3261 9.1), after it a BYE.
+ * SIP status. Before the answer a hang-up is a CANCEL (RFC 3261 9.1), after it a BYE. The agent is
+ * a WebSocket, an imported media_bridge agent's streaming session, or an imported sip_trunk
+ * agent reached by a second SIP leg once the callee answered (a B2BUA, as inbound calls are).
  */
 import { createOffer, isSdpRejection, processAnswer, type RtpSession } from '../../media/index.js';
 import { resolveNextHop, type FailoverOutcome, type OutboundCall } from '../../sip/index.js';
@@ -19,6 +21,13 @@ import type { Clock } from '../../../common/clock.js';
 import type { SipDialling } from './sip-dialling.js';
 import { carrierLegCapabilities, RemoteLeg, wireRemote } from '../connected/remote-leg.js';
 import type { SetupSessionSnapshot } from '../session-snapshot.js';
+import type { AgentTarget } from '../ports.js';
+import { SipTrunkSide, type SipTrunkDeps } from '../connected/sip-trunk-side.js';
+import type { NegotiatedAudio } from '../../media/index.js';
+import type { SessionDialog } from '../../sip/index.js';
+
+/** The agent of an outbound call: a WebSocket, or an imported agent in its connection mode. */
+export type OutboundAgent = { kind: 'websocket'; url: string } | { kind: 'imported'; agentId: string; mode: 'sip_trunk' | 'media_bridge' };
 
 /** What an outbound call uses: the INVITE to the carrier, our media address, and what the answered call needs. */
 export interface OutboundFlowDeps {
@@ -28,23 +37,30 @@ export interface OutboundFlowDeps {
   mediaAddress: string;
   connected: ConnectedCallDeps;
   agent: AgentSideDeps;
+  /** The leg to a sip_trunk agent's edge. */
+  trunk: SipTrunkDeps;
 }
 
 export class OutboundCallFlow extends CallFlow {
   readonly #deps: OutboundFlowDeps;
   readonly #carrier: CarrierProfile;
   readonly #rtp: RtpSession;
-  readonly #agentUrl: string;
+  readonly #agent: OutboundAgent;
+  /** The tenant's X- headers for the carrier's INVITE (docs/API.md "SIP headers carried through"). */
+  readonly #sipHeaders: [string, string][];
   #attempt: OutboundCall | null = null;
+  /** A sip_trunk agent's leg while it is dialled, after the callee answered. */
+  #trunk: SipTrunkSide | null = null;
   /** Why we stopped the attempt ourselves, if we did: the API hung up, or nobody answered in time. */
   #stoppedBy: 'api' | 'ring_timeout' | 'shutdown' | null = null;
 
-  constructor(deps: OutboundFlowDeps, call: Call, carrier: CarrierProfile, rtp: RtpSession, agentUrl: string) {
+  constructor(deps: OutboundFlowDeps, call: Call, carrier: CarrierProfile, rtp: RtpSession, agent: OutboundAgent, sipHeaders: Record<string, string> = {}) {
     super(call);
     this.#deps = deps;
     this.#carrier = carrier;
     this.#rtp = rtp;
-    this.#agentUrl = agentUrl;
+    this.#agent = agent;
+    this.#sipHeaders = Object.entries(sipHeaders);
   }
 
   protected proceed(): Promise<void> {
@@ -55,6 +71,8 @@ export class OutboundCallFlow extends CallFlow {
     this.#stoppedBy ??= reason.hangupBy === 'api' ? 'api' : 'shutdown';
     // The INVITE's outcome ends the call (487 after our CANCEL, or a BYE if the answer crossed it).
     this.#attempt?.cancel();
+    // Answered, the agent's leg still dialling: cancelling it ends the call (#bridgeTrunk).
+    this.#trunk?.cancel();
   }
 
   protected failBeforeAnswer(reason: EndReason): void {
@@ -62,7 +80,7 @@ export class OutboundCallFlow extends CallFlow {
   }
 
   protected setupSession(): Omit<SetupSessionSnapshot, 'phase'> {
-    return { local_rtp_port: this.#rtp.localPort };
+    return { local_rtp_port: this.#rtp.localPort, ...(this.#trunk ? { agent: this.#trunk.describe() } : {}) };
   }
 
   async #place(): Promise<void> {
@@ -89,6 +107,7 @@ export class OutboundCallFlow extends CallFlow {
         from: `sip:${formatNumber(record.from_number, this.#carrier)}@${this.#deps.dialling.sipHost}`,
         sdp: Buffer.from(createOffer(caps)),
         credentials: this.#carrier.credentials,
+        headers: this.#sipHeaders,
       }, targets, { onAttempt: (attempt) => this.#watch(attempt, early), stopped: () => this.#stoppedBy !== null, log: this.call.log });
     } finally {
       ring.cancel();
@@ -109,9 +128,46 @@ export class OutboundCallFlow extends CallFlow {
     wireRemote(this.#rtp, answer);
     this.call.advance('answered');
     const remote = new RemoteLeg(outcome.session, this.#rtp, answer, caps);
-    const agent = { kind: 'websocket', url: this.#agentUrl } as const;
+    if (this.#agent.kind === 'imported' && this.#agent.mode === 'sip_trunk') return this.#bridgeTrunk(this.#agent.agentId, remote, outcome.session, answer);
+    const agent: AgentTarget = this.#agent.kind === 'websocket' ? { kind: 'websocket', url: this.#agent.url } : { kind: 'imported', agentId: this.#agent.agentId };
     const connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
-      (recorder, ended) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, this.#carrier.dtmf));
+      (recorder, ended, asks) => new StreamingAgentSide(this.#deps.agent, this.call, remote, agent, recorder, ended, asks, this.#carrier.dtmf));
+    this.connected = connected;
+    await connected.start();
+  }
+
+  /**
+   * The callee answered: the sip_trunk agent's edge is dialled (its platform's call registered
+   * first where it needs one) and bridged to the callee, who hears nothing until it answers. A
+   * failed agent leg, the callee's BYE or a hang-up meanwhile ends both legs.
+   */
+  async #bridgeTrunk(agentId: string, remote: RemoteLeg, session: SessionDialog, answer: NegotiatedAudio): Promise<void> {
+    const record = this.call.snapshot();
+    const caller = { number: record.from_number, private: false, asserted: null, diversion: [], verification: { verstat: null, identityHeader: false } };
+    const trunk = new SipTrunkSide(this.#deps.trunk, this.call, { tenantId: record.tenant_id, agentId, connectionMode: 'sip_trunk' }, this.#rtp, answer, caller, { onRinging: () => undefined });
+    this.#trunk = trunk;
+    let calleeLeft = false;
+    const onBye = (): void => {
+      calleeLeft = true;
+      trunk.cancel();
+    };
+    const stopWatching = session.events.on('bye', onBye);
+    const outcome = await trunk.dial();
+    stopWatching();
+    this.#trunk = null;
+    if (calleeLeft) {
+      trunk.release('callee hung up');
+      return this.#fail({ reason: 'completed', sipStatus: null, hangupBy: 'callee' });
+    }
+    if (this.#stoppedBy || this.call.isEnded || outcome.kind === 'failed') {
+      trunk.release(outcome.kind === 'failed' ? 'agent leg failed' : 'hung up while the agent was dialled');
+      remote.close();
+      await sendBye(session, this.call.log, 'the agent leg did not connect');
+      if (this.#stoppedBy === 'api') return this.#fail({ reason: 'completed', sipStatus: null, hangupBy: 'api' });
+      if (this.#stoppedBy) return this.#fail({ reason: 'gateway_shutdown', sipStatus: null, hangupBy: 'gateway' });
+      return this.#fail(outcome.kind === 'failed' ? outcome.reason : { reason: 'failed', sipStatus: null, hangupBy: 'gateway' });
+    }
+    const connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended, asks) => trunk.connected(remote, recorder, ended, asks), trunk);
     this.connected = connected;
     await connected.start();
   }

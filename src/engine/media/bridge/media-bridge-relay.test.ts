@@ -9,6 +9,7 @@ import { ulawEncode } from '../codecs/g711.js';
 import { parseRtpHeader, type RtpHeader } from '../rtp/packet.js';
 import type { RtpSession } from '../rtp/rtp-session.js';
 import { useMediaIo } from '../rtp/media-socket.js';
+import { relayedPacketsInProcess } from '../rtp/rtp-relay.js';
 import { type BridgeLegConfig } from './bridge-leg.js';
 import { MediaBridge } from './media-bridge.js';
 
@@ -68,6 +69,7 @@ async function armedStream(from: RtpPeer, to: RtpPeer, port: number, first: numb
 
 t.test('a passthrough stream is relayed by the media I/O after its first packet, exactly as JavaScript would send it', async (t) => {
   const { caller, agent, a, b } = await rig(t);
+  const inProcess = relayedPacketsInProcess();
   await stream(caller, a.localPort, 65500, 1);
   await agent.waitFor(1);
   t.equal(a.relayedPackets, 0, 'the first packet goes through JavaScript');
@@ -81,6 +83,7 @@ t.test('a passthrough stream is relayed by the media I/O after its first packet,
   t.ok(agent.received.every((d) => d.data.subarray(12).equals(payload)), 'payloads untouched');
   t.ok(a.relaying, 'the rule is in place');
   t.equal(a.relayedPackets, 79, 'every later packet was relayed without JavaScript');
+  t.equal(relayedPacketsInProcess() - inProcess, 79, 'and counted in the process total `/metrics` reports (vgw_rtp_relayed_packets_total)');
   const sa = a.stats();
   const sb = b.stats();
   t.equal(sa.packetsReceived, 80, 'received counts every packet, relayed or not');

@@ -177,17 +177,31 @@ t.test('receive timestamps: each datagram carries how long it waited after the k
     const arena = Buffer.alloc(io.MAX_BATCH * io.SLOT_BYTES), meta = new Uint32Array(io.MAX_BATCH * io.META_STRIDE);
     const records = new Uint32Array(1 + io.MAX_RECORDS * io.RECORD_STRIDE);
     let fd;
-    io.init((count) => { console.log(JSON.stringify({ count, ageNs: meta[4], length: meta[1] })); io.close(fd); }, arena, meta, true, records);
-    fd = io.open(0x7f000001, 0, 9);
     // The kernel turns receive stamping on shortly after the first socket asks (a deferred static
-    // key); until then it stamps at read time. Media sockets are open long before media flows.
-    setTimeout(() => {
-      io.send(fd, Buffer.from('stamp'), 0x7f000001, io.localPort(fd));
-      const until = Date.now() + 50;
+    // key, enabled from a work queue: later on a busy machine); until then it stamps at read time.
+    // Media sockets are open long before media flows, so probes wait for it: a probe sent 5 ms
+    // before the loop can read it shows an age of 5 ms once stamping is on.
+    let probes = 0;
+    const sendAfterBusy = (ms) => {
+      io.send(fd, Buffer.from(ms === 50 ? 'stamp' : 'probe'), 0x7f000001, io.localPort(fd));
+      const until = Date.now() + ms;
       while (Date.now() < until);
-    }, 200);`;
+    };
+    io.init((count) => {
+      if (meta[1] === 5 && Buffer.from(arena.subarray(0, 5)).toString() === 'probe') {
+        probes++;
+        if (meta[4] >= 4e6 || probes >= 200) setTimeout(() => sendAfterBusy(50), 20);
+        else setTimeout(() => sendAfterBusy(5), 20);
+        return;
+      }
+      console.log(JSON.stringify({ count, ageNs: meta[4], length: meta[1], probes }));
+      io.close(fd);
+    }, arena, meta, true, records);
+    fd = io.open(0x7f000001, 0, 9);
+    setTimeout(() => sendAfterBusy(5), 20);`;
   const out = await runChild(script);
-  const seen = JSON.parse(out.trim()) as { count: number; ageNs: number; length: number };
+  const seen = JSON.parse(out.trim()) as { count: number; ageNs: number; length: number; probes: number };
+  t.comment(`receive stamping on after ${seen.probes} probe(s)`);
   t.equal(seen.count, 1);
   t.equal(seen.length, 5);
   t.ok(seen.ageNs >= 45e6 && seen.ageNs < 5e9, `age ${seen.ageNs} ns covers the 50 ms the thread was busy`);

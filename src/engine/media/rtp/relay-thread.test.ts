@@ -208,9 +208,10 @@ t.test('when JavaScript falls behind by more records than the addon keeps, the r
     });`;
   const seen = JSON.parse(await runChild(script, 20_000)) as { atFar: number; afterUnblock: number; dropped: number; recordCount: number; increasing: boolean; largest: number; sentAll: boolean };
   t.ok(seen.sentAll, 'the caller sent all 17,000');
-  t.ok(seen.atFar > 16_384, `more packets were relayed (${seen.atFar}) than the addon keeps records`);
+  // Relayed is what reached the far end plus what its kernel dropped there (counted per socket):
+  // on a loaded host the far end's receive buffer overflows, and those packets were relayed too.
+  t.ok(seen.atFar + seen.dropped > 16_384, `more packets were relayed (${seen.atFar} + ${seen.dropped} dropped at the far end) than the addon keeps records`);
   t.ok(seen.afterUnblock > 0, `the thread went on relaying once the loop took the records (${seen.afterUnblock} after)`);
-  // Relayed is what reached the far end plus what its kernel dropped there (counted per socket).
   t.equal(seen.recordCount, seen.atFar + seen.dropped, `one record for every packet relayed, none lost or repeated (${seen.dropped} dropped at the far end's full buffer)`);
   t.ok(seen.increasing, 'records in the order the packets arrived');
   t.ok(seen.largest <= 16_384, `no hand-over beyond the records array (${seen.largest})`);

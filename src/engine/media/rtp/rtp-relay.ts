@@ -18,6 +18,14 @@ export interface RelayedStream {
   outPayloadType: number;
 }
 
+/** Packets the media I/O relayed, every session of the process together, as reported so far. */
+let relayedInProcess = 0;
+
+/** RTP packets relayed by the media I/O without JavaScript, since the process started (for `/metrics`). */
+export function relayedPacketsInProcess(): number {
+  return relayedInProcess;
+}
+
 /** The relay links of one RTP session; every session has one, whether it relays or not. */
 export class RtpRelay {
   readonly #socket: MediaSocket;
@@ -94,6 +102,7 @@ export class RtpRelay {
   /** A packet the media I/O relayed by this session's rule, received at `now`: counted here, and as sent at the target. */
   relayed(sequenceNumber: number, timestamp: number, length: number, now: number): void {
     this.#packets++;
+    relayedInProcess++;
     const out = this.#out;
     if (out !== null) out.target.#sent((sequenceNumber + out.sequenceOffset) & 0xffff, (timestamp + out.timestampOffset) >>> 0, length, now);
   }

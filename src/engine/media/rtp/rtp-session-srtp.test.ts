@@ -35,10 +35,14 @@ t.test('RFC 3711 3.1: two sessions keyed crosswise exchange media that is encryp
   t.equal(a.stats().srtpSuite, 'AES_CM_128_HMAC_SHA1_80', 'the suite of what we send is in the stats');
   t.match(a.describe(), / srtp$/);
 
-  // What crosses the wire: point A at a plain socket.
+  // What crosses the wire: a session keyed as A, sending to a plain socket. A fresh one, so its
+  // first packet has ROC 0 as a receiver that joins at it assumes (RFC 3711 3.3.1); A itself may
+  // have wrapped its random initial sequence number by now.
   const tap = await RtpPeer.open(t);
-  a.setRemote({ address: '127.0.0.1', port: tap.port });
-  a.send(serializeRtp(fields(6, 7), speech), 1);
+  const a2 = await openTestSession(t);
+  a2.setRemote({ address: '127.0.0.1', port: tap.port });
+  a2.setSrtp({ send: k1, receive: k2 });
+  a2.send(serializeRtp(fields(6, 7), speech), 1);
   await tap.waitFor(1);
   const wire = tap.received[0]!.data;
   t.equal(wire.length, 172 + 10, 'an 80-bit tag is appended');

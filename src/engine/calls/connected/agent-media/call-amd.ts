@@ -7,6 +7,7 @@
 import { AmdDetector, WebRtcVad, type AmdDecision, type AmdThresholds } from '../../../media/index.js';
 
 const FRAME_SAMPLES = 160;
+const FRAME_MS = 20;
 
 export class CallAmd {
   readonly #vad: WebRtcVad;
@@ -15,6 +16,8 @@ export class CallAmd {
   readonly #frame = new Int16Array(FRAME_SAMPLES);
   #filled = 0;
   #closed = false;
+  /** After the decision, the end of the greeting: silence this long (see {@link watchGreetingEnd}). */
+  #greetingEnd: { silenceMs: number; silentMs: number; onEnd: () => void } | null = null;
 
   private constructor(vad: WebRtcVad, thresholds: Partial<AmdThresholds>, onDecision: (d: AmdDecision) => void, onBeep: (d: AmdDecision) => void) {
     this.#vad = vad;
@@ -40,9 +43,29 @@ export class CallAmd {
       i += n;
       if (this.#filled === FRAME_SAMPLES) {
         this.#filled = 0;
+        const decided = this.#detector.decision !== null;
         this.#detector.write(this.#frame);
+        // The detector stops asking the VAD once decided: from then on the watch does.
+        if (decided) this.#watchFrame();
       }
     }
+  }
+
+  /**
+   * Calls `onEnd` once the callee has been silent for `silenceMs` after the decision: the end of a
+   * voicemail greeting with no beep (docs/API.md "Answering-machine detection", `wait_for_beep`).
+   */
+  watchGreetingEnd(silenceMs: number, onEnd: () => void): void {
+    this.#greetingEnd = { silenceMs, silentMs: 0, onEnd };
+  }
+
+  #watchFrame(): void {
+    const watch = this.#greetingEnd;
+    if (watch === null) return;
+    watch.silentMs = this.#vad.isSpeech(this.#frame) ? 0 : watch.silentMs + FRAME_MS;
+    if (watch.silentMs < watch.silenceMs) return;
+    this.#greetingEnd = null;
+    watch.onEnd();
   }
 
   close(): void {
