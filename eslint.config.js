@@ -46,18 +46,22 @@ const layerRules = [
       { regex: '^(koa|koa-body|@koa/.*)$', message: 'events/ is a domain module: the HTTP layer serves it, it knows nothing of Koa.' },
     ],
   },
+  // docs/CONSOLE.md: the console is browser code built apart; the server never imports it, and it
+  // reaches the server only over HTTP (its API types are generated, not imported from src/).
+  { files: ['src/**', 'test/**', 'scripts/**', 'bench/**'], patterns: [{ regex: '(^|/)console/(src|index)', message: 'Server code never imports the browser console; it serves its build (dist/console).' }] },
+  { files: ['console/src/**'], patterns: [{ regex: '(^|/)(src|test|scripts)/|^node:', message: 'The console is browser code: it uses the API over HTTP and its generated types, nothing of the server.' }] },
   // Tests may set up files synchronously; the module itself may not.
   { files: ['src/post-call/**'], ignores: ['src/post-call/**/*.test.ts'], patterns: [...postCallLayer, noSyncFiles('post-call/')] },
   { files: ['src/post-call/**/*.test.ts'], patterns: postCallLayer },
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', 'data/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', 'data/**', 'scratch/**', 'console/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/*.mjs', 'console/vite.config.ts'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -88,6 +92,6 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafePromises: [{ from: 'package', name: 'PromiseWithSubtest', package: '@tapjs/core' }] }],
     },
   },
-  { files: ['eslint.config.js', 'scripts/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', 'scripts/*.mjs', 'console/vite.config.ts'], ...tseslint.configs.disableTypeChecked },
   { files: ['scripts/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

@@ -17,7 +17,8 @@ function consoleApp(t: Test) {
 t.test('docs/CONSOLE.md "Security": every console answer carries the policy; nothing from another origin is allowed', async (t) => {
   const h = consoleApp(t);
   t.match(CONSOLE_CSP, /^default-src 'self'/);
-  t.notMatch(CONSOLE_CSP, /unsafe-inline|unsafe-eval|https?:|\*/, 'no inline code, no eval, no other origin');
+  t.notMatch(CONSOLE_CSP, /unsafe-inline|unsafe-eval|https?:|\*|data:/, 'no inline code, no eval, no other origin');
+  t.same(CONSOLE_CSP.split('; ').filter((d) => d.includes('blob:')), ["media-src 'self' blob:"], 'blob: only for media (the page\'s copy of a recording)');
   for (const url of ['/console', '/console/', '/console/calls/call_123', '/console/assets/app-1a2b.js', '/console/assets/missing.js']) {
     const res = await h.request({ method: 'GET', url });
     t.equal(res.headers['content-security-policy'], CONSOLE_CSP, url);

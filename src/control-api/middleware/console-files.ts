@@ -12,11 +12,12 @@ export const CONSOLE_PATH = '/console';
 
 /**
  * docs/CONSOLE.md "Security": everything from the gateway's own origin, no inline script or style,
- * no plugin, no framing by another site, no `<base>` that could move relative URLs elsewhere.
+ * no plugin, no framing by another site, no `<base>` that could move relative URLs elsewhere. Media
+ * may also be a `blob:` URL: the page's own copy of a recording it fetched from the gateway.
  */
 export const CONSOLE_CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "font-src 'self'", "connect-src 'self'",
-  "media-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "media-src 'self' blob:", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
 export interface ConsoleFilesOptions {
