@@ -15,6 +15,13 @@ const postCallLayer = [
 const noSyncFiles = (layer) => ({ regex: '^(node:)?fs$', message: `${layer} does file I/O through node:fs/promises only, never synchronously on the event loop.` });
 
 /**
+ * docs/CONSOLE.md: the console is browser code built apart; the server never imports it, and it
+ * reaches the server only over HTTP (its API types are generated, not imported from src/).
+ */
+const noConsole = { regex: '(^|/)console/(src|index)', message: 'Server code never imports the browser console; it serves its build (dist/console).' };
+const consoleLayer = { files: ['console/src/**'], patterns: [{ regex: '(^|/)(src|test|scripts)/|^node:', message: 'The console is browser code: it uses the API over HTTP and its generated types, nothing of the server.' }] };
+
+/**
  * The dependency direction of docs/ARCHITECTURE.md, per folder. Matching import paths needs no
  * module resolver because every layer folder has a name no other folder uses.
  */
@@ -46,10 +53,6 @@ const layerRules = [
       { regex: '^(koa|koa-body|@koa/.*)$', message: 'events/ is a domain module: the HTTP layer serves it, it knows nothing of Koa.' },
     ],
   },
-  // docs/CONSOLE.md: the console is browser code built apart; the server never imports it, and it
-  // reaches the server only over HTTP (its API types are generated, not imported from src/).
-  { files: ['src/**', 'test/**', 'scripts/**', 'bench/**'], patterns: [{ regex: '(^|/)console/(src|index)', message: 'Server code never imports the browser console; it serves its build (dist/console).' }] },
-  { files: ['console/src/**'], patterns: [{ regex: '(^|/)(src|test|scripts)/|^node:', message: 'The console is browser code: it uses the API over HTTP and its generated types, nothing of the server.' }] },
   // Tests may set up files synchronously; the module itself may not.
   { files: ['src/post-call/**'], ignores: ['src/post-call/**/*.test.ts'], patterns: [...postCallLayer, noSyncFiles('post-call/')] },
   { files: ['src/post-call/**/*.test.ts'], patterns: postCallLayer },
@@ -74,7 +77,10 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config reads process.env.' }],
     },
   },
-  ...layerRules.map(({ files, ignores, patterns }) => ({ files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns }] } })),
+  // Every server file keeps out of the console; a layer's own block (later, so it wins) repeats it.
+  { files: ['src/**', 'test/**', 'scripts/**', 'bench/**'], rules: { 'no-restricted-imports': ['error', { patterns: [noConsole] }] } },
+  ...layerRules.map(({ files, ignores, patterns }) => ({ files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, noConsole] }] } })),
+  { files: consoleLayer.files, rules: { 'no-restricted-imports': ['error', { patterns: consoleLayer.patterns }] } },
   {
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },

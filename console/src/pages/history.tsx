@@ -68,7 +68,8 @@ export function HistoryPage() {
               {page.data.map((call) => (
                 <tr key={call.id}>
                   <th scope="row"><a {...linkTo(`/calls/${call.id}`)}>{call.id}</a></th>
-                  <td>{call.from}</td><td>{call.to}</td><td>{call.carrier}</td><td>{formatTime(call.ended_at)}</td><td>{call.end_reason}</td>
+                  <td data-label="From">{call.from}</td><td data-label="To">{call.to}</td><td data-label="Carrier">{call.carrier}</td>
+                  <td data-label="Ended">{formatTime(call.ended_at)}</td><td data-label="End reason">{call.end_reason}</td>
                 </tr>
               ))}
             </tbody>

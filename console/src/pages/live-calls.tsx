@@ -92,8 +92,9 @@ export function LiveCallsPage() {
               {shown.map((call) => (
                 <tr key={call.id} data-call-id={call.id}>
                   <th scope="row"><a {...linkTo(`/calls/${call.id}`)}>{call.id}</a></th>
-                  <td class="state">{call.state}{call.on_hold ? ' (on hold)' : ''}</td>
-                  <td>{call.direction}</td><td>{call.from}</td><td>{call.to}</td><td>{call.carrier}</td><td>{formatTime(call.created_at)}</td>
+                  <td class="state" data-label="State">{call.state}{call.on_hold ? ' (on hold)' : ''}</td>
+                  <td data-label="Direction">{call.direction}</td><td data-label="From">{call.from}</td><td data-label="To">{call.to}</td>
+                  <td data-label="Carrier">{call.carrier}</td><td data-label="Started">{formatTime(call.created_at)}</td>
                   <td class="actions">
                     {call.on_hold
                       ? <button type="button" onClick={() => void command(call, `/v1/calls/${call.id}/unhold`)} aria-label={`Unhold ${call.id}`}>Unhold</button>
