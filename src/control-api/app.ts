@@ -14,6 +14,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { RequestRateLimiter } from './middleware/rate-limit.js';
 import { BodyAdmission, type BodyAdmissionOptions } from './middleware/body-admission.js';
 import { requestId } from './middleware/request-id.js';
+import { consoleFiles, type ConsoleFilesOptions } from './middleware/console-files.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import type { AnyRoute } from './route.js';
 import { buildRouter } from './router.js';
@@ -80,6 +81,8 @@ export interface AppDeps {
    * served by an API process (docs/ARCHITECTURE.md "Process roles"). `full` by default.
    */
   surface?: 'full' | 'health' | undefined;
+  /** The built tenant console, served at /console (docs/CONSOLE.md); not served when absent. */
+  console?: ConsoleFilesOptions | undefined;
 }
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -137,6 +140,7 @@ export function createApp(deps: AppDeps): ControlApi {
   app.use(createApiMetrics(deps.metrics).middleware);
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger));
+  if (deps.console && deps.surface !== 'health') app.use(consoleFiles(deps.console));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return { app, routes, openApiDocument };

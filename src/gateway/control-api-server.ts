@@ -4,6 +4,7 @@
  * requests in flight counted for the drain, and the first-start sandbox tenant.
  */
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../common/clock.js';
@@ -18,6 +19,12 @@ import type { CallControl } from '../engine/calls/index.js';
 import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
 import { downloadRecording, postCallWebhooks, type ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
+
+/**
+ * The console build (docs/CONSOLE.md): `dist/console` at the package root, reached the same way
+ * from src/gateway (tests) and dist/gateway (the built program).
+ */
+const CONSOLE_ROOT = fileURLToPath(new URL('../../dist/console', import.meta.url));
 
 /** On first start with an empty database: a sandbox tenant, whose key is shown this once. */
 export async function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): Promise<void> {
@@ -121,6 +128,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
     locateSip: d.locateSip,
     webhooks: { ports: webhookPorts(d.clock), options: webhookOptions(config, d.recordings) },
     surface: d.surface,
+    console: { root: CONSOLE_ROOT },
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.

@@ -51,7 +51,9 @@ const SAVE_SQL = `UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', 
 // from the ended_at range of calls_tenant_ended, sorted: one window of calls at most.
 const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' `
   + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
-  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND (@ended_before IS NULL OR ended_at < @ended_before) `
+  + `AND (@number IS NULL OR from_number = @number OR to_number = @number) AND (@end_reason IS NULL OR end_reason = @end_reason) `
+  + `AND (@carrier IS NULL OR carrier = @carrier) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
@@ -59,6 +61,14 @@ export interface CallListFilter {
   direction?: CallDirection;
   /** For `state: 'ended'`: only calls that ended at or after this time (all of them when absent). */
   endedSince?: string;
+  /** For `state: 'ended'` (the history, docs/API.md "Call history"): ended before this time. */
+  endedBefore?: string;
+  /** For `state: 'ended'`: calls from or to this number. */
+  number?: string;
+  /** For `state: 'ended'`: calls that ended for this reason. */
+  endReason?: string;
+  /** For `state: 'ended'`: calls on this carrier, besides the key's scope. */
+  carrierName?: string;
   /** Only calls on this carrier (`is`), or on any other (`isNot`): how sandbox and live keys see separate lists. */
   carrier?: CarrierFilter;
 }
@@ -145,7 +155,11 @@ export class CallRepository {
       if (this.#options.liveList === 'database') return toPage((await this.#db.values(LIVE_LIST_SQL, { ...params, state: filter.state ?? null })).map(toRecord), page.limit);
       return this.#live.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
     }
-    return toPage((await this.#db.values(ENDED_LIST_SQL, { ...params, ended_since: filter.endedSince ?? '' })).map(toRecord), page.limit);
+    const history = {
+      ended_since: filter.endedSince ?? '', ended_before: filter.endedBefore ?? null, number: filter.number ?? null,
+      end_reason: filter.endReason ?? null, carrier: filter.carrierName ?? null,
+    };
+    return toPage((await this.#db.values(ENDED_LIST_SQL, { ...params, ...history })).map(toRecord), page.limit);
   }
 
   /**

@@ -67,6 +67,8 @@ export interface BuildAppOverrides {
   callControl?: (h: { store: Store; clock: FakeClock }) => CallControl;
   /** Name resolution for the agent address check (so tests need no DNS). */
   resolveHost?: HostResolver;
+  /** The console's built files, served at /console (docs/CONSOLE.md); not served when absent. */
+  console?: { root: string };
   /** DNS answers of the RFC 3263 resolver that checks stored `sip_uri`s; the system's servers otherwise. */
   sipDns?: DnsLookup;
 }
@@ -107,6 +109,7 @@ export async function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): 
     // As an API process reads them: the traces the engines stored (docs/API.md "SIP trace of a call").
     sipTraces: { read: (tenantId, callId) => store.sipTraces.get(tenantId, callId) },
     webhooks: { ports: webhookPorts, options: webhookOptions },
+    ...(overrides.console ? { console: overrides.console } : {}),
   });
   const callback = api.app.callback();
   // Koa's callback settles its own promise (errors become responses), so nothing is lost by void.
