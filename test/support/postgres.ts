@@ -4,6 +4,11 @@
  * Each call of {@link testDatabase} creates a database with a random name and drops it in the
  * test's teardown, so parallel tap files never share tables. Without the variable the
  * PostgreSQL half of a test skips through {@link missingPeer}: a failure under VGW_REQUIRE_INTEROP=1.
+ *
+ * VGW_TEST_BACKEND=postgres switches whole test files to PostgreSQL: `buildApp` and
+ * `startTestGateway` then open their store on a fresh database of that server instead of SQLite
+ * (`.ci/run` runs a selection of API and call scenario files again so). Asked for and impossible
+ * (no server given) is an error, not a skip.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -36,6 +41,38 @@ async function onAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>):
   }
 }
 
+interface Teardown {
+  teardown(fn: () => void | Promise<void>): void;
+}
+
+/** Creates a database with a random name on `admin`, dropped (connections and all) when `t` ends. */
+async function createDatabase(t: Teardown, admin: string): Promise<string> {
+  const name = `vgw_test_${randomBytes(6).toString('hex')}`;
+  await onAdmin(admin, (client) => client.query(`CREATE DATABASE ${name}`));
+  t.teardown(async () => { await onAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)); });
+  return withDatabase(admin, name);
+}
+
+export const TEST_BACKEND_ENV = 'VGW_TEST_BACKEND';
+
+/** The backend VGW_TEST_BACKEND asks whole test files to run on (SQLite when unset). */
+export function switchedBackend(): Backend {
+  const value = process.env[TEST_BACKEND_ENV] || 'sqlite';
+  if (value !== 'sqlite' && value !== 'postgres') throw new Error(`${TEST_BACKEND_ENV} must be sqlite or postgres, not ${value}`);
+  return value;
+}
+
+/**
+ * Under VGW_TEST_BACKEND=postgres, the URL of a fresh database dropped when `t` ends; otherwise
+ * undefined (the caller opens SQLite as usual).
+ */
+export async function switchedDatabase(t: Teardown): Promise<string | undefined> {
+  if (switchedBackend() === 'sqlite') return undefined;
+  const admin = adminUrl();
+  if (admin === undefined) throw new Error(`${TEST_BACKEND_ENV}=postgres needs ${TEST_DATABASE_URL_ENV} (an administrator's URL to a running server)`);
+  return createDatabase(t, admin);
+}
+
 /**
  * A URL to a fresh, empty database dropped when `t` ends; or undefined (after a skip, or a
  * failure under VGW_REQUIRE_INTEROP=1) when VGW_TEST_DATABASE_URL is unset. `t` is not ended: the
@@ -47,10 +84,7 @@ export async function testDatabase(t: Test): Promise<string | undefined> {
     missingPeer(t, `PostgreSQL half left out: ${TEST_DATABASE_URL_ENV} is unset (bash .ci/run starts a server)`, { end: false });
     return undefined;
   }
-  const name = `vgw_test_${randomBytes(6).toString('hex')}`;
-  await onAdmin(admin, (client) => client.query(`CREATE DATABASE ${name}`));
-  t.teardown(() => onAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
-  return withDatabase(admin, name);
+  return createDatabase(t, admin);
 }
 
 /**
