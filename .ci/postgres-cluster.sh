@@ -1,4 +1,4 @@
-# Sourced by .ci/run: a throw-away PostgreSQL cluster for the tests (docs/OPERATIONS.md
+# Sourced by .ci/run: a throw-away PostgreSQL cluster for the tests (docs/ARCHITECTURE.md
 # "Running on PostgreSQL"), in a temporary folder, on 127.0.0.1 and a free port, owned by an
 # unprivileged user (postgres when run as root, the current user otherwise). Trust authentication
 # on loopback and fsync off: it holds nothing but test databases and is deleted at the end.

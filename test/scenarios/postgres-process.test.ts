@@ -1,5 +1,5 @@
 /**
- * docs/OPERATIONS.md "Running on PostgreSQL": `VGW_DATABASE_URL=postgres://… npm start` runs the
+ * docs/ARCHITECTURE.md "Running on PostgreSQL": `VGW_DATABASE_URL=postgres://… npm start` runs the
  * product on PostgreSQL (migrations at start, the sandbox tenant of a first start, calls), never
  * logs the URL's password, and restart recovery ends only the calls of its own node id
  * (docs/ARCHITECTURE.md "Process roles"): an engine with another id sharing the database leaves

@@ -1,7 +1,7 @@
 /**
  * Storage contract (docs/ARCHITECTURE.md "Storage"), calls and what hangs off them, on SQLite and
  * PostgreSQL: insert and save (booleans as 0/1, JSON columns), keyset pages of ended calls
- * (docs/API.md "Pagination"), restart recovery by node id (docs/ARCHITECTURE.md "Process roles"),
+ * (docs/API.md "Lists"), restart recovery by node id (docs/ARCHITECTURE.md "Process roles"),
  * the final record written with its transcripts in one transaction (docs/RELIABILITY.md),
  * transcripts, recordings and SIP traces.
  */
@@ -36,7 +36,7 @@ onEachBackend(t, 'calls: insert and save round-trip every column (booleans, JSON
   t.same(await store.calls.get(tenant, call.id), changed);
 });
 
-onEachBackend(t, 'docs/API.md "Pagination": ended calls page newest first by (created_at, id), stable under inserts, with filters', async (t, { store }) => {
+onEachBackend(t, 'docs/API.md "Lists": ended calls page newest first by (created_at, id), stable under inserts, with filters', async (t, { store }) => {
   const tenant = (await store.tenants.create('Acme')).id;
   const other = (await store.tenants.create('Other')).id;
   const calls: CallRecord[] = [];
