@@ -35,14 +35,17 @@ export function startProcess(options: GatewayOptions): Promise<RoleProcess> {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  // One process owns the data folder: its calls carry its node id, and recovery ends every
+  // One process owns the SQLite data folder: its calls carry its node id, and recovery ends every
   // unfinished call, whatever node wrote it (docs/DECISIONS.md "Process roles: choosing the engine, and the internal endpoint").
+  // A PostgreSQL store may be shared by several processes: recovery ends only this node's calls
+  // (docs/DECISIONS.md "Recovery on a shared database").
   const base = await openProcessBase(options, { nodeId: options.config.node_id });
   const { config, logger, store } = base;
+  const recoveryNodeId = config.storage.url === undefined ? undefined : config.node_id;
   let draining = false;
   let engine: CallEngine;
   try {
-    engine = await startCallEngine({ ...base, isDraining: () => draining });
+    engine = await startCallEngine({ ...base, isDraining: () => draining, ...(recoveryNodeId === undefined ? {} : { recoveryNodeId }) });
   } catch (err) {
     await store.close();
     throw err;

@@ -50,10 +50,10 @@ const SAVE_SQL = `UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', 
 // Live calls are listed from memory (LiveCallIndex); calls ended since the live window began come
 // from the ended_at range of calls_tenant_ended, sorted: one window of calls at most.
 const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' `
-  + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
-  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND (@ended_before IS NULL OR ended_at < @ended_before) `
-  + `AND (@number IS NULL OR from_number = @number OR to_number = @number) AND (@end_reason IS NULL OR end_reason = @end_reason) `
-  + `AND (@carrier IS NULL OR carrier = @carrier) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  + `AND (CAST(@direction AS TEXT) IS NULL OR direction = @direction) AND (CAST(@carrier_is AS TEXT) IS NULL OR carrier = @carrier_is) `
+  + `AND (CAST(@carrier_not AS TEXT) IS NULL OR carrier != @carrier_not) AND (CAST(@ended_before AS TEXT) IS NULL OR ended_at < @ended_before) `
+  + `AND (CAST(@number AS TEXT) IS NULL OR from_number = @number OR to_number = @number) AND (CAST(@end_reason AS TEXT) IS NULL OR end_reason = @end_reason) `
+  + `AND (CAST(@carrier AS TEXT) IS NULL OR carrier = @carrier) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
@@ -76,9 +76,9 @@ export interface CallListFilter {
 export type CarrierFilter = { is: string } | { isNot: string };
 
 /** A live call's page as SQL reads it, for a process whose calls another process writes. */
-const LIVE_LIST_SQL = `${SELECT} WHERE state != 'ended' AND tenant_id = @tenant_id AND (@state IS NULL OR state = @state) `
-  + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
-  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+const LIVE_LIST_SQL = `${SELECT} WHERE state != 'ended' AND tenant_id = @tenant_id AND (CAST(@state AS TEXT) IS NULL OR state = @state) `
+  + `AND (CAST(@direction AS TEXT) IS NULL OR direction = @direction) AND (CAST(@carrier_is AS TEXT) IS NULL OR carrier = @carrier_is) `
+  + `AND (CAST(@carrier_not AS TEXT) IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallRepositoryOptions {
   /** The engine whose calls this process writes: recorded on each new row (docs/ARCHITECTURE.md "Process roles"). */

@@ -159,11 +159,11 @@ export class WebhookRepository {
          JOIN calls c ON c.tenant_id = r.tenant_id
         WHERE r.did_number = @agent_number
           AND a.provider = @provider
-          AND (@external_agent_id IS NULL OR a.external_agent_id = @external_agent_id)
+          AND (CAST(@external_agent_id AS TEXT) IS NULL OR a.external_agent_id = @external_agent_id)
           AND c.state = 'ended' AND c.ended_at >= @ended_from AND c.ended_at <= @ended_to
           AND ((c.direction = 'inbound' AND c.to_number = @agent_number AND c.from_number = @remote_number)
             OR (c.direction = 'outbound' AND c.from_number = @agent_number AND c.to_number = @remote_number))
-          AND (@direction IS NULL OR c.direction = @direction)
+          AND (CAST(@direction AS TEXT) IS NULL OR c.direction = @direction)
           AND r.created_at <= c.created_at AND (r.deleted_at IS NULL OR r.deleted_at >= c.created_at)
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
       {

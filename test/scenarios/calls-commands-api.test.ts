@@ -13,7 +13,6 @@ import { buildApp, type AppHarness, type TestTenant } from '../support/build-app
 import { callRecord } from '../support/call-records.js';
 import { FakeCallControl } from '../support/fake-call-control.js';
 import { assertTenantIsolation } from '../support/tenant-isolation.js';
-import { sqliteOf } from '../support/sqlite-of.js';
 
 const PUBLIC_V4 = '93.184.215.14';
 const DNS: Record<string, string[]> = {
@@ -146,7 +145,7 @@ t.test('docs/API.md "Calls": the same Idempotency-Key and body returns the first
   t.equal(later.headers['idempotent-replayed'], undefined, 'a 25 h old key no longer replays');
   t.not(JSON.parse(later.body).id, JSON.parse(first.body).id, 'a new call');
   t.equal(fake.placed.length, 3);
-  t.equal(sqliteOf(h.store).prepare("SELECT COUNT(*) AS n FROM idempotency_keys WHERE tenant_id = ?").pluck().get(acme.tenant.id), 1, 'the expired row was purged');
+  t.equal((await h.store.db.get<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE tenant_id = ?', [acme.tenant.id]))?.n, 1, 'the expired row was purged');
 });
 
 t.test('docs/API.md "Errors": a duplicate while the first request runs is 409 idempotency_conflict', async (t) => {

@@ -24,6 +24,7 @@ import {
   createProviderRegistry, downloadRecording, postCallWebhooks, type DownloadOptions, type ProviderOverrides,
 } from '../../src/providers/index.js';
 import { openStore, type Store, type TenantRecord } from '../../src/storage/index.js';
+import { switchedDatabase } from './postgres.js';
 
 export interface TestTenant {
   tenant: TenantRecord;
@@ -57,7 +58,10 @@ export interface BuildAppOverrides {
   draining?: () => boolean;
   /** Provider endpoint overrides (point them at fake providers); the public endpoints otherwise. */
   providers?: ProviderOverrides;
-  /** A database file instead of :memory: (to inspect the raw file). */
+  /**
+   * A database file instead of :memory: (to inspect the raw file), or a PostgreSQL URL. Absent:
+   * :memory:, or a fresh PostgreSQL database under VGW_TEST_BACKEND=postgres (support/postgres.ts).
+   */
   dbFile?: string;
   /** Post-call webhook settings over the test defaults (no secrets, no recording hosts). */
   webhooks?: Partial<WebhookOptions>;
@@ -79,7 +83,8 @@ interface Teardown {
 
 export async function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): Promise<AppHarness> {
   const clock = new FakeClock(Date.now());
-  const store = await openStore(overrides.dbFile ?? ':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
+  const location = overrides.dbFile ?? (await switchedDatabase(t)) ?? ':memory:';
+  const store = await openStore(location, clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
   const logLines: string[] = [];
   const destination = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
   const logger = createLogger({ level: 'debug', destination });

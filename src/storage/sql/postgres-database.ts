@@ -98,6 +98,11 @@ export class PostgresDatabase extends PostgresExecutor implements SqlDatabase {
   override async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     let broken: unknown = undefined;
+    // A checked-out connection the server ends between statements (a restart, an administrator)
+    // reports it as an 'error' event: without a listener that would end the process. The next
+    // statement of the transaction then fails, and the connection is dropped, not reused.
+    const lost = (err: Error): void => { broken = err; };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await fn(new PostgresExecutor(client, this.#compiler, 1));
@@ -111,6 +116,7 @@ export class PostgresDatabase extends PostgresExecutor implements SqlDatabase {
       }
       throw err;
     } finally {
+      client.off('error', lost);
       // A connection that could not even roll back is dropped from the pool, not reused.
       client.release(broken instanceof Error ? broken : undefined);
     }
