@@ -32,6 +32,8 @@ import { callerIdRoutes } from './routes/numbers/caller-ids.routes.js';
 import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
 import { tenantRoutes } from './routes/tenant/tenant.routes.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.routes.js';
+import { webhookEndpointRoutes } from './routes/events/webhook-endpoints.routes.js';
+import { eventLogRoutes } from './routes/events/events.routes.js';
 import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
 
 /** The slice of configuration the API reads. */
@@ -53,6 +55,8 @@ export interface ApiOptions {
   allowPrivateSipTargets?: boolean;
   /** Non-public networks (addresses or CIDRs) both may reach anyway. */
   allowedPrivateNetworks?: readonly string[];
+  /** Webhook endpoints may be `http://` (config `events.allow_http`); false when absent. */
+  eventsAllowHttp?: boolean;
 }
 
 export interface AppDeps {
@@ -116,6 +120,11 @@ export function createApp(deps: AppDeps): ControlApi {
       sessions: deps.calls,
     }),
     ...sipTraceRoutes({ calls: store.calls, traces: deps.sipTraces }),
+    // Endpoint URLs pass the agent URLs' policy (docs/EVENTS.md "Delivery").
+    ...webhookEndpointRoutes({
+      endpoints: store.webhookEndpoints, deliveries: store.eventDeliveries, policy: agentUrls, resolveHost, allowHttp: options.eventsAllowHttp ?? false, clock: deps.clock,
+    }),
+    ...eventLogRoutes({ events: store.events, deliveries: store.eventDeliveries }),
     ...callCommandRoutes({
       calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls, agents: store.agents,
     }),
