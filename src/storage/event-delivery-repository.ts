@@ -51,6 +51,13 @@ export interface AttemptOutcome {
   nextAttemptAt: string | null;
 }
 
+/** What the sender has in flight, and the tenants and endpoints at their limit. */
+export interface BusyDeliveries {
+  deliveries?: readonly number[];
+  tenants?: readonly string[];
+  endpoints?: readonly string[];
+}
+
 type DueRow = Omit<DueDelivery, 'id' | 'attempts'> & { id: number | string; attempts: number | string };
 type AttemptRow = Omit<DeliveryAttemptRecord, 'ok' | 'attempt' | 'duration_ms'> & { ok: number; attempt: number | string; duration_ms: number | string };
 
@@ -65,7 +72,9 @@ const DUE_SQL = `
      AND (d.call_id IS NULL OR NOT EXISTS (
        SELECT 1 FROM event_deliveries p
         WHERE p.endpoint_id = d.endpoint_id AND p.call_id = d.call_id AND p.state = 'pending' AND p.event_seq < d.event_seq))
-     AND (@exclude = '' OR d.id NOT IN (SELECT value FROM json_each(@exclude)))
+     AND NOT (d.id IN (SELECT value FROM json_each(@busy_deliveries)))
+     AND NOT (d.tenant_id IN (SELECT value FROM json_each(@busy_tenants)))
+     AND NOT (d.endpoint_id IN (SELECT value FROM json_each(@busy_endpoints)))
    ORDER BY d.next_attempt_at, d.id
    LIMIT @limit`;
 
@@ -78,13 +87,19 @@ export class EventDeliveryRepository {
     this.#clock = clock;
   }
 
-  /** Deliveries due now, oldest first, at most `limit`, leaving out `exclude` (those in flight). */
-  async due(limit: number, exclude: readonly number[] = []): Promise<DueDelivery[]> {
-    const sql = this.#db.dialect.name === 'postgres'
-      ? DUE_SQL.replace("(@exclude = '' OR d.id NOT IN (SELECT value FROM json_each(@exclude)))", "(@exclude = '' OR NOT (d.id = ANY (string_to_array(NULLIF(@exclude, ''), ',')::bigint[])))")
-      : DUE_SQL;
-    const exclusion = this.#db.dialect.name === 'postgres' ? exclude.join(',') : (exclude.length === 0 ? '' : JSON.stringify(exclude));
-    const rows = await this.#db.all<DueRow>(sql, { now: isoNow(this.#clock), limit, exclude: exclusion });
+  /**
+   * Deliveries due now, oldest first, at most `limit`, leaving out those in flight and those of
+   * tenants and endpoints at their limit of deliveries in flight: what the sender could start
+   * now, so a tenant with many due deliveries to a dead endpoint never hides another's.
+   */
+  async due(limit: number, busy: BusyDeliveries = {}): Promise<DueDelivery[]> {
+    const postgres = this.#db.dialect.name === 'postgres';
+    // PostgreSQL has no json_each: the same test over a JSON array with jsonb_array_elements_text.
+    const sql = postgres ? DUE_SQL.replace(/IN \(SELECT value FROM json_each\((@\w+)\)\)/g, 'IN (SELECT jsonb_array_elements_text(CAST($1 AS jsonb)))').replace('NOT (d.id IN', 'NOT (CAST(d.id AS TEXT) IN') : DUE_SQL;
+    const rows = await this.#db.all<DueRow>(sql, {
+      now: isoNow(this.#clock), limit, busy_deliveries: JSON.stringify(postgres ? (busy.deliveries ?? []).map(String) : busy.deliveries ?? []),
+      busy_tenants: JSON.stringify(busy.tenants ?? []), busy_endpoints: JSON.stringify(busy.endpoints ?? []),
+    });
     return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
   }
 
