@@ -115,6 +115,11 @@ export class EventRepository {
     return rows.map(toRecord);
   }
 
+  /** The tenant's last sequence number (0 with no event): a stream without Last-Event-ID starts after it. */
+  async latestSeq(tenantId: TenantId): Promise<number> {
+    return Number((await this.#db.get<{ seq: number | string | null }>('SELECT max(seq) AS seq FROM events WHERE tenant_id = ?', [tenantId]))?.seq ?? 0);
+  }
+
   /** Deletes events created before `before` (and, by cascade, their deliveries); how many. */
   async deleteBefore(before: string, limit = 1000): Promise<number> {
     return (await this.#db.run('DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_at < ? ORDER BY created_at LIMIT ?)', [before, limit])).changes;
