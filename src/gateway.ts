@@ -51,7 +51,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     throw err;
   }
   const api = controlApiServer({
-    ...base, calls: engine.service, locateSip: engine.locateSip, ...(engine.sipTraces ? { sipTraces: engine.sipTraces } : {}), notReadyReason: () => (draining ? 'draining' : null),
+    ...base, calls: engine.service, locateSip: engine.locateSip, ...(engine.sipTraces ? { sipTraces: engine.sipTraces } : {}), eventBus: engine.events.bus, notReadyReason: () => (draining ? 'draining' : null),
   });
   let httpPort: number;
   try {

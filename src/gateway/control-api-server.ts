@@ -3,6 +3,7 @@
  * (the engine in this process, or the engines behind an API process), its HTTP server with the
  * requests in flight counted for the drain, and the first-start sandbox tenant.
  */
+import type { EventBus } from '../events/event-bus.js';
 import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -94,6 +95,8 @@ export interface ControlApiDeps {
   notReadyReason: () => string | null;
   /** `health`: only /healthz, /readyz and /metrics (an engine process). */
   surface?: 'full' | 'health';
+  /** Committed call events when the engine runs in this process (the `all` role). */
+  eventBus?: EventBus;
 }
 
 export interface ControlApiServer {
@@ -115,6 +118,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
       trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
       allowPrivateSipTargets: config.calls.allow_private_sip_targets, allowedPrivateNetworks: config.calls.allowed_private_networks,
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,
+      eventsAllowHttp: config.events.allow_http, eventsKeepaliveMs: config.events.stream_keepalive_seconds * 1000,
       largeBodies: {
         largeBodyBytes: config.http.large_body_bytes, maxLargeBodiesPerClient: config.http.max_large_bodies_per_client,
         maxLargeBodies: config.http.max_large_bodies,
@@ -129,6 +133,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
     webhooks: { ports: webhookPorts(d.clock), options: webhookOptions(config, d.recordings) },
     surface: d.surface,
     console: { root: CONSOLE_ROOT },
+    eventBus: d.eventBus,
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.

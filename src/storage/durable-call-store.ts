@@ -10,6 +10,10 @@
  * The repositories are asynchronous (docs/ARCHITECTURE.md "Storage"): the call layer never waits
  * for a change or a final record. They go into one queue, written in the order the calls made
  * them, so two changes of a call cannot overtake each other on a pool of connections.
+ *
+ * Each write also appends the call events the change causes (docs/EVENTS.md "Event types") to the
+ * outbox in the same transaction, derived from the record as stored before it; once committed
+ * they are handed to `onEvents` (the live stream's bus). docs/DECISIONS.md "Call events: the outbox".
  */
 import type { Clock, TimerHandle } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
@@ -20,12 +24,23 @@ import type { CallOutcome, CallRecordStore } from '../engine/calls/ports.js';
 import type { CallRepository } from './call-repository.js';
 import type { CdrJournal, CdrJournalEntry } from './cdr-journal.js';
 import type { TranscriptRepository } from './transcript-repository.js';
+import type { EventRecord, EventRepository } from './event-repository.js';
+import { callEvents } from './call-events.js';
+
+/** What one write of a call goes through: the repositories of one transaction. */
+export interface CallWriteTx {
+  calls: CallRepository;
+  transcripts: Pick<TranscriptRepository, 'save'>;
+  events: Pick<EventRepository, 'append'>;
+}
 
 export interface DurableCallStoreOptions {
   calls: CallRepository;
   transcripts: Pick<TranscriptRepository, 'save'>;
   /** Runs `fn` in one transaction (the store's), over the repositories it is given. */
-  transaction<T>(fn: (tx: { calls: CallRepository; transcripts: Pick<TranscriptRepository, 'save'> }) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: CallWriteTx) => Promise<T>): Promise<T>;
+  /** Events just committed with a call's change (the live stream's bus); never throws into the store. */
+  onEvents?: (events: EventRecord[]) => void;
   journal: CdrJournal;
   clock: Clock;
   logger: Logger;
@@ -87,8 +102,12 @@ export class DurableCallStore implements CallRecordStore {
   }
 
   /** Rejects when the database refuses the call: a call that cannot be recorded is not placed. */
-  insert(call: CallRecord): Promise<void> {
-    return this.#o.calls.insert(call);
+  async insert(call: CallRecord): Promise<void> {
+    this.#committed(await this.#o.transaction(async (tx) => {
+      const events = await tx.events.append(call.tenant_id, callEvents(undefined, call));
+      await tx.calls.insert(call);
+      return events;
+    }));
   }
 
   save(call: CallRecord): void {
@@ -100,7 +119,7 @@ export class DurableCallStore implements CallRecordStore {
         return;
       }
       try {
-        await this.#o.calls.save(call);
+        await this.#saveChange(call);
         this.#changes.delete(call.id);
       } catch (err) {
         if (!isStorageFailure(err)) {
@@ -179,7 +198,7 @@ export class DurableCallStore implements CallRecordStore {
         this.#finals.delete(id);
       }
       for (const [id, call] of this.#changes) {
-        await this.#o.calls.save(call);
+        await this.#saveChange(call);
         this.#changes.delete(id);
       }
       if (this.#failing) this.#o.logger.info('the database takes writes again');
@@ -198,12 +217,37 @@ export class DurableCallStore implements CallRecordStore {
     return !this.#failing;
   }
 
-  /** The call's final record and its transcripts, all or nothing. */
+  /** The call's final record, its transcripts and its events, all or nothing. */
   async #write(entry: CdrJournalEntry): Promise<void> {
-    await this.#o.transaction(async (tx) => {
+    this.#committed(await this.#o.transaction(async (tx) => {
       for (const t of entry.transcripts) await tx.transcripts.save(entry.call.id, t.source, t.turns);
-      await tx.calls.save(entry.call);
-    });
+      return this.#changeWithEvents(tx, entry.call, entry.transcripts.map((t) => t.source));
+    }));
+  }
+
+  /** A change of a live call and its events, all or nothing. */
+  async #saveChange(call: CallRecord): Promise<void> {
+    this.#committed(await this.#o.transaction((tx) => this.#changeWithEvents(tx, call, [])));
+  }
+
+  /**
+   * The events are derived from the record as stored before the change, and appended before it is
+   * saved: the save updates the in-memory live list, so it is the transaction's last statement.
+   */
+  async #changeWithEvents(tx: CallWriteTx, call: CallRecord, transcriptSources: readonly string[]): Promise<EventRecord[]> {
+    const before = await tx.calls.get(call.tenant_id, call.id);
+    const events = before === undefined ? [] : await tx.events.append(call.tenant_id, callEvents(before, call, transcriptSources));
+    await tx.calls.save(call);
+    return events;
+  }
+
+  #committed(events: EventRecord[]): void {
+    if (events.length === 0 || !this.#o.onEvents) return;
+    try {
+      this.#o.onEvents(events);
+    } catch (err) {
+      this.#o.logger.error({ err }, 'a listener of call events threw');
+    }
   }
 
   /** Runs `work` after every write queued before it; at once (same tick) when none is. */

@@ -18,6 +18,9 @@ import { RecordingRepository } from './recording-repository.js';
 import { IdempotencyRepository } from './idempotency-repository.js';
 import { SipTraceRepository } from './sip-trace-repository.js';
 import type { SecretBox } from '../common/secret-box.js';
+import { WebhookEndpointRepository } from './webhook-endpoint-repository.js';
+import { EventRepository } from './event-repository.js';
+import { EventDeliveryRepository } from './event-delivery-repository.js';
 
 export { openDatabase, openSqlDatabase, migrate, databasePath, DEFAULT_BUSY_TIMEOUT_MS, type DatabaseOptions, type Db } from './database.js';
 export { SqliteDatabase } from './sql/sqlite-database.js';
@@ -43,6 +46,11 @@ export { RecordingRepository, type RecordingRecord, type RecordingSource } from 
 export { IdempotencyRepository, IDEMPOTENCY_TTL_MS, type IdempotencyReservation } from './idempotency-repository.js';
 export { SipTraceRepository, type SipTraceMessage, type SipTraceRecord } from './sip-trace-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
+export { WebhookEndpointRepository, PREVIOUS_SECRET_VALIDITY_MS, type WebhookEndpointRecord, type WebhookEndpointChange } from './webhook-endpoint-repository.js';
+export { EventRepository, matchesFilter, type EventRecord, type EventFilter, type NewEvent } from './event-repository.js';
+export {
+  EventDeliveryRepository, type DueDelivery, type DeliveryAttemptRecord, type AttemptOutcome, type DeliveryState, type BusyDeliveries,
+} from './event-delivery-repository.js';
 
 /** Every repository, over the database or over one transaction. */
 export interface Repositories {
@@ -61,6 +69,9 @@ export interface Repositories {
   idempotency: IdempotencyRepository;
   nodes: NodeRepository;
   sipTraces: SipTraceRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  events: EventRepository;
+  eventDeliveries: EventDeliveryRepository;
 }
 
 /** Every repository over one database, built once at start-up. */
@@ -95,6 +106,9 @@ function repositoriesOver(db: SqlExecutor, calls: CallRepository, clock: Clock, 
     idempotency: new IdempotencyRepository(db, clock),
     nodes: new NodeRepository(db, clock),
     sipTraces: new SipTraceRepository(db),
+    webhookEndpoints: new WebhookEndpointRepository(db, clock, secrets),
+    events: new EventRepository(db, clock),
+    eventDeliveries: new EventDeliveryRepository(db, clock),
   };
 }
 

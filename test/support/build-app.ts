@@ -2,6 +2,7 @@
  * @module await buildApp(t): the control API over an in-memory store and a fake clock, torn down with
  * the test. Requests are injected into app.callback() (light-my-request); no port is opened.
  */
+import type { EventBus } from '../../src/events/event-bus.js';
 import { FolderRecordingFiles } from '../../src/common/recording-files.js';
 import { inject, type InjectOptions, type Response } from 'light-my-request';
 import { Registry } from 'prom-client';
@@ -73,6 +74,8 @@ export interface BuildAppOverrides {
   resolveHost?: HostResolver;
   /** The console's built files, served at /console (docs/CONSOLE.md); not served when absent. */
   console?: { root: string };
+  /** Committed call events, as the `all` role gives the API (the live stream polls the log without). */
+  eventBus?: EventBus;
   /** DNS answers of the RFC 3263 resolver that checks stored `sip_uri`s; the system's servers otherwise. */
   sipDns?: DnsLookup;
 }
@@ -108,6 +111,7 @@ export async function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): 
     platforms: createProviderRegistry(overrides.providers ?? {}, { timeoutMs: 2_000, retryBackoffMs: 20 }),
     readiness: { notReadyReason: () => (overrides.draining?.() ? 'draining' : null) },
     routes: overrides.routes?.({ store, clock }) ?? [],
+    ...(overrides.eventBus ? { eventBus: overrides.eventBus } : {}),
     ...(overrides.callControl ? { calls: overrides.callControl({ store, clock }) } : {}),
     ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
     locateSip: (uri) => locateAddresses(sipLocator, uri),

@@ -54,11 +54,13 @@ export interface ApiWorld {
  * Tables a rejected request must leave alone. Sessions are left out (each authenticated request
  * touches its session) and so are idempotency records (a command's 4xx is stored for replay).
  */
-const SNAPSHOT_TABLES = ['tenants', 'api_keys', 'numbers', 'sip_credentials', 'agents', 'routes', 'calls', 'transcripts', 'webhook_deliveries', 'recordings'];
+const SNAPSHOT_TABLES = ['tenants', 'api_keys', 'numbers', 'sip_credentials', 'agents', 'routes', 'calls', 'transcripts', 'webhook_deliveries', 'recordings',
+  'webhook_endpoints', 'events', 'event_deliveries', 'event_delivery_attempts'];
 
 /** The collections whose members appear as `{id}` in paths, and the id prefix of each. */
 export const ID_PREFIX: Record<string, string> = {
   '/v1/agents': 'agt_', '/v1/routes': 'rte_', '/v1/sip-credentials': 'sipc_', '/v1/calls': 'call_',
+  '/v1/webhook-endpoints': 'whe_', '/v1/events': 'evt_',
 };
 
 /** Public address for the agent URL check, so no test depends on DNS. */
@@ -101,10 +103,12 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
     body: JSON.stringify({ provider: 'custom', external_agent_id: `ext-${n}`, sip_uri: 'sip:agent@edge.example.net', did_number: did }),
   });
   const cred = await send(base, { method: 'POST', path: '/v1/sip-credentials', headers: json, body: JSON.stringify({ username: `gw${n}`, password: 'secret-password' }) });
-  if (imported.status !== 200 || cred.status !== 201) throw new Error(`seeding ${name}: ${imported.text} ${cred.text}`);
+  const endpoint = await send(base, { method: 'POST', path: '/v1/webhook-endpoints', headers: json, body: JSON.stringify({ url: `https://hooks${n}.example.com/events` }) });
+  if (imported.status !== 200 || cred.status !== 201 || endpoint.status !== 201) throw new Error(`seeding ${name}: ${imported.text} ${cred.text}`);
   const agent = imported.json as { id: string; route: { id: string } };
   const call = await placeActiveCall(world, tenant.tenant.id, n);
   await placeActiveCall(world, tenant.tenant.id, n + 5);
+  const [event] = await h.store.events.append(tenant.tenant.id, [{ type: 'call.answered', callId: call.id, data: { call: { id: call.id } } }]);
   await h.store.transcripts.save(call.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 0.5 }]);
   const recording = `recording-${n}.wav`;
   // Stored paths are relative to the recordings folder (docs/ARCHITECTURE.md "Process roles").
@@ -115,7 +119,8 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
   if (stored) await h.store.calls.save({ ...stored, recording_path: recording });
   return {
     ...tenant,
-    ids: { '/v1/agents': agent.id, '/v1/routes': agent.route.id, '/v1/sip-credentials': (cred.json as { id: string }).id, '/v1/calls': call.id },
+    ids: { '/v1/agents': agent.id, '/v1/routes': agent.route.id, '/v1/sip-credentials': (cred.json as { id: string }).id, '/v1/calls': call.id,
+      '/v1/webhook-endpoints': (endpoint.json as { id: string }).id, '/v1/events': event!.id },
     callControlId: call.controlId, heldNumber: `+1555011${n}`,
     liveCookie: await login(base, tenant.apiKey), sandboxCookie: await login(base, tenant.sandboxKey),
   };
