@@ -40,7 +40,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 3000));
   await gw.api('POST', `/v1/calls/${ended}/hangup`);
   await waitFor('the call ended', async () => (await gw.api('GET', `/v1/calls/${ended}`)).body.state === 'ended');
-  gw.gateway.store.transcripts.save(ended, 'provider', [
+  await gw.gateway.store.transcripts.save(ended, 'provider', [
     { role: 'agent', text: 'Hello, this is the support line. How can I help?', offset_s: 0.3 },
     { role: 'caller', text: 'I would like to check the status of my order.', offset_s: 1.6 },
     { role: 'agent', text: 'Of course. Could you give me the order number?', offset_s: 2.5 },
