@@ -15,6 +15,13 @@ const postCallLayer = [
 const noSyncFiles = (layer) => ({ regex: '^(node:)?fs$', message: `${layer} does file I/O through node:fs/promises only, never synchronously on the event loop.` });
 
 /**
+ * docs/CONSOLE.md: the console is browser code built apart; the server never imports it, and it
+ * reaches the server only over HTTP (its API types are generated, not imported from src/).
+ */
+const noConsole = { regex: '(^|/)console/(src|index)', message: 'Server code never imports the browser console; it serves its build (dist/console).' };
+const consoleLayer = { files: ['console/src/**'], patterns: [{ regex: '(^|/)(src|test|scripts)/|^node:', message: 'The console is browser code: it uses the API over HTTP and its generated types, nothing of the server.' }] };
+
+/**
  * The dependency direction of docs/ARCHITECTURE.md, per folder. Matching import paths needs no
  * module resolver because every layer folder has a name no other folder uses.
  */
@@ -52,12 +59,12 @@ const layerRules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', 'data/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tap/**', 'coverage/**', 'data/**', 'scratch/**', 'console/src/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'scripts/*.mjs', 'console/vite.config.ts'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -70,7 +77,10 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only src/config reads process.env.' }],
     },
   },
-  ...layerRules.map(({ files, ignores, patterns }) => ({ files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns }] } })),
+  // Every server file keeps out of the console; a layer's own block (later, so it wins) repeats it.
+  { files: ['src/**', 'test/**', 'scripts/**', 'bench/**'], rules: { 'no-restricted-imports': ['error', { patterns: [noConsole] }] } },
+  ...layerRules.map(({ files, ignores, patterns }) => ({ files, ...(ignores ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { patterns: [...patterns, noConsole] }] } })),
+  { files: consoleLayer.files, rules: { 'no-restricted-imports': ['error', { patterns: consoleLayer.patterns }] } },
   {
     files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },
@@ -88,6 +98,6 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafePromises: [{ from: 'package', name: 'PromiseWithSubtest', package: '@tapjs/core' }] }],
     },
   },
-  { files: ['eslint.config.js', 'scripts/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', 'scripts/*.mjs', 'console/vite.config.ts'], ...tseslint.configs.disableTypeChecked },
   { files: ['scripts/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
 );

@@ -35,20 +35,23 @@ export function startProcess(options: GatewayOptions): Promise<RoleProcess> {
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  // One process owns the data folder: its calls carry its node id, and recovery ends every
+  // One process owns the SQLite data folder: its calls carry its node id, and recovery ends every
   // unfinished call, whatever node wrote it (docs/DECISIONS.md "Process roles: choosing the engine, and the internal endpoint").
-  const base = openProcessBase(options, { nodeId: options.config.node_id });
+  // A PostgreSQL store may be shared by several processes: recovery ends only this node's calls
+  // (docs/DECISIONS.md "Recovery on a shared database").
+  const base = await openProcessBase(options, { nodeId: options.config.node_id });
   const { config, logger, store } = base;
+  const recoveryNodeId = config.storage.url === undefined ? undefined : config.node_id;
   let draining = false;
   let engine: CallEngine;
   try {
-    engine = await startCallEngine({ ...base, isDraining: () => draining });
+    engine = await startCallEngine({ ...base, isDraining: () => draining, ...(recoveryNodeId === undefined ? {} : { recoveryNodeId }) });
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
   const api = controlApiServer({
-    ...base, calls: engine.service, locateSip: engine.locateSip, ...(engine.sipTraces ? { sipTraces: engine.sipTraces } : {}), notReadyReason: () => (draining ? 'draining' : null),
+    ...base, calls: engine.service, locateSip: engine.locateSip, ...(engine.sipTraces ? { sipTraces: engine.sipTraces } : {}), eventBus: engine.events.bus, notReadyReason: () => (draining ? 'draining' : null),
   });
   let httpPort: number;
   try {
@@ -56,11 +59,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   } catch (err) {
     // The HTTP port is taken (or not ours to bind): undo the engine so nothing is left listening.
     await engine.stop();
-    store.close();
+    await store.close();
     throw err;
   }
   // Only now that every listener is bound: a failed first start leaves no tenant whose key was never shown.
-  bootstrapSandboxTenant(store, logger, base.announce);
+  await bootstrapSandboxTenant(store, logger, base.announce);
   logger.info({ host: config.http.host, port: httpPort, data_dir: config.data_dir, carriers: base.carriers.map((c) => c.name) }, 'control API listening');
 
   let stopping: Promise<void> | undefined;
@@ -74,7 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     await api.close();
     // Calls still up are hung up (gateway_shutdown) so their CDRs and recordings are complete.
     await engine.stop();
-    store.close();
+    await store.close();
     logger.info('stopped');
   })());
 

@@ -14,6 +14,10 @@
  * BENCH_CALLS_SIP_TRACE (`off` runs the gateway without SIP traces, to compare with a run with them),
  * BENCH_CALLS_JSON (a file for the run's figures), BENCH_CALLS_GATEWAY_NODE_ARGS (extra node flags for the
  * gateway, space-separated, e.g. `--trace-gc`), BENCH_CALLS_GATEWAY_OUT (a file for the gateway's output).
+ *
+ * `--roles` measures the list API with calls carrying audio from one process and from an `api`
+ * process beside an `engine` (roles.ts): BENCH_CALLS_ROLES_CALLS (300), BENCH_CALLS_API_SECONDS,
+ * BENCH_CALLS_DATABASE_URL (a PostgreSQL URL both layouts use; default SQLite).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -27,6 +31,7 @@ import { memoryByAge } from './memory-age.js';
 import { apiRun, apiWithLiveCalls, placeMedia, ramp, setupRate, type BenchContext, type RateStep } from './phases.js';
 import { gatewaySource, startGatewayProcess, startLoadAgent } from './processes.js';
 import { writeCallsSection, type CallsReport } from './report.js';
+import { rolesRun } from './roles.js';
 
 const list = (name: string, fallback: string): number[] => (process.env[name] ?? fallback).split(',').map(Number).filter((n) => n > 0);
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -69,7 +74,7 @@ async function startFarEnds(dir: string): Promise<FarEnd[]> {
 
 /** An autocannon run with no calls live, and the gateway's CPU during it. */
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'gateway-rev': { type: 'string' }, 'from-json': { type: 'string' } } });
+  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'gateway-rev': { type: 'string' }, 'from-json': { type: 'string' }, roles: { type: 'boolean', default: false } } });
   if (values['from-json']) {
     // Rewrites the section from a saved run (BENCH_CALLS_JSON) without measuring again.
     const saved = JSON.parse(readFileSync(values['from-json'], 'utf8')) as CallsReport & { machine: { startedAt: string } };
@@ -82,6 +87,22 @@ async function main(): Promise<void> {
   const source = gatewaySource(dir, values['gateway-rev']);
   const farEnds = await startFarEnds(dir);
   const agent = await startLoadAgent();
+  if (values.roles) {
+    try {
+      const report = await rolesRun({
+        root: source.root, dir, farEnds, agent, calls: num('BENCH_CALLS_ROLES_CALLS', 300), rate: API_RATE, seconds: API_SECONDS,
+        databaseUrl: process.env.BENCH_CALLS_DATABASE_URL,
+      });
+      const out = { machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() }, gateway: source.label, ...report };
+      console.log(JSON.stringify(out));
+      if (REPORT_JSON) writeFileSync(REPORT_JSON, JSON.stringify(out, null, 2));
+    } finally {
+      agent.stop();
+      stopFarEnds();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   // A gateway that does not start must not leave the far ends and the agent running.
   const gw = await startGatewayProcess({
     root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds),

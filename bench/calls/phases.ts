@@ -30,7 +30,7 @@ export async function placeMedia(ctx: BenchContext, count: number, rate: number)
 }
 
 /** Waits until the load agent has a `start` from every call in `ids` (the agent leg is up). */
-async function agentsUp(ctx: BenchContext, ids: readonly string[], timeoutMs: number): Promise<number> {
+export async function agentsUp(ctx: BenchContext, ids: readonly string[], timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const started = new Set((await ctx.agent.snapshot()).filter((c) => !c.closed).map((c) => c.callId));

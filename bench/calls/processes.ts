@@ -80,6 +80,12 @@ export interface GatewayProcessOptions {
   outputFile?: string;
   /** `observability.sip_trace.enabled` (true, the default, as in production). */
   sipTrace?: boolean;
+  /** Environment for the gateway process (VGW_ROLE, VGW_DATABASE_URL…), beside VGW_CONFIG. */
+  env?: Record<string, string>;
+  /** More top-level YAML blocks for the config file. */
+  extraYaml?: readonly string[];
+  /** The key of a tenant made before (a second process over the same store): no tenant is made. */
+  apiKey?: string;
 }
 
 export interface GatewayProcess {
@@ -104,6 +110,7 @@ function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: str
     'sandbox:\n  announcement: ""',
     // Only when turned off: a gateway from before SIP traces (--gateway-rev) knows no such key.
     ...(o.sipTrace === false ? ['observability:\n  sip_trace:\n    enabled: false'] : []),
+    ...(o.extraYaml ?? []),
     '',
   ].join('\n');
 }
@@ -113,9 +120,9 @@ function configYaml(o: GatewayProcessOptions, dataDir: string, carriersFile: str
  * (`--init`: the CLI makes no database unasked). The tenant holds the calling number on every
  * carrier, as the default caller-ID policy (`owned`) asks.
  */
-function createTenant(root: string, configFile: string, carriers: readonly string[]): string {
+function createTenant(root: string, configFile: string, carriers: readonly string[], env: Record<string, string>): string {
   const vgw = (...args: string[]): string => execFileSync(process.execPath, ['dist/cli/vgw.js', ...args], {
-    cwd: root, env: { ...process.env, VGW_CONFIG: configFile }, encoding: 'utf8',
+    cwd: root, env: { ...process.env, ...env, VGW_CONFIG: configFile }, encoding: 'utf8',
   });
   const created = JSON.parse(vgw('tenant', 'create', 'bench', '--init')) as { api_key: string; tenant: { id: string } };
   for (const carrier of carriers) vgw('number', 'add', created.tenant.id, CALLER_NUMBER, '--carrier', carrier);
@@ -139,9 +146,9 @@ export async function startGatewayProcess(o: GatewayProcessOptions): Promise<Gat
   const configFile = join(o.dir, 'config.yaml');
   writeFileSync(carriersFile, o.carriersYaml);
   writeFileSync(configFile, configYaml(o, dataDir, carriersFile));
-  const apiKey = createTenant(o.root, configFile, [...o.carriersYaml.matchAll(/- name: (\S+)/g)].map((m) => m[1]!));
+  const apiKey = o.apiKey ?? createTenant(o.root, configFile, [...o.carriersYaml.matchAll(/- name: (\S+)/g)].map((m) => m[1]!), o.env ?? {});
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), 'dist/main.js'], {
-    cwd: o.root, env: { ...process.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: o.root, env: { ...process.env, ...o.env, VGW_CONFIG: configFile }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logTail = tail(child);
   if (o.outputFile) {

@@ -19,39 +19,39 @@ export class CliError extends Error {
   }
 }
 
-function requireTenant(store: Store, tenantId: string): TenantId {
-  const tenant = store.tenants.get(tenantId as TenantId);
+async function requireTenant(store: Store, tenantId: string): Promise<TenantId> {
+  const tenant = await store.tenants.get(tenantId as TenantId);
   if (!tenant) throw new CliError('tenant_not_found', `no tenant ${tenantId}`);
   return tenant.id;
 }
 
-export function createTenant(store: Store, name: string, sandbox: boolean): unknown {
+export async function createTenant(store: Store, name: string, sandbox: boolean): Promise<unknown> {
   if (!name.trim() || name.length > 200) throw new CliError('invalid_name', 'the tenant name must be 1 to 200 characters', 2);
-  const tenant = store.tenants.create(name.trim());
-  const { apiKey } = store.apiKeys.create(tenant.id, sandbox ? 'sandbox' : 'live');
+  const tenant = await store.tenants.create(name.trim());
+  const { apiKey } = await store.apiKeys.create(tenant.id, sandbox ? 'sandbox' : 'live');
   return { tenant: { id: tenant.id, name: tenant.name }, api_key: apiKey };
 }
 
-export function listTenants(store: Store): unknown {
-  return { tenants: store.tenants.list() };
+export async function listTenants(store: Store): Promise<unknown> {
+  return { tenants: await store.tenants.list() };
 }
 
-export function createKey(store: Store, tenantId: string, sandbox: boolean): unknown {
-  const { apiKey } = store.apiKeys.create(requireTenant(store, tenantId), sandbox ? 'sandbox' : 'live');
+export async function createKey(store: Store, tenantId: string, sandbox: boolean): Promise<unknown> {
+  const { apiKey } = await store.apiKeys.create(await requireTenant(store, tenantId), sandbox ? 'sandbox' : 'live');
   return { api_key: apiKey };
 }
 
-export function revokeKey(store: Store, apiKey: string): unknown {
-  if (!store.apiKeys.revoke(apiKey)) throw new CliError('key_not_found', 'no active key matches');
+export async function revokeKey(store: Store, apiKey: string): Promise<unknown> {
+  if (!(await store.apiKeys.revoke(apiKey))) throw new CliError('key_not_found', 'no active key matches');
   return { revoked: true };
 }
 
 /** `knownCarriers`: the sandbox plus the carriers file's names; a number on another carrier could never ring. */
-export function addNumber(store: Store, tenantId: string, phoneNumber: string, carrier: string | undefined, knownCarriers: readonly string[]): unknown {
+export async function addNumber(store: Store, tenantId: string, phoneNumber: string, carrier: string | undefined, knownCarriers: readonly string[]): Promise<unknown> {
   if (!isE164(phoneNumber)) throw new CliError('invalid_number', `${phoneNumber} is not E.164 (+ then 2 to 15 digits)`, 2);
   if (!carrier) throw new CliError('usage', '--carrier NAME is required', 2);
   if (!knownCarriers.includes(carrier)) throw new CliError('unknown_carrier', `no carrier "${carrier}"; known: ${knownCarriers.join(', ')}`);
-  const outcome = store.numbers.add(requireTenant(store, tenantId), phoneNumber, carrier);
+  const outcome = await store.numbers.add(await requireTenant(store, tenantId), phoneNumber, carrier);
   if (!outcome.ok) {
     throw new CliError(outcome.reason, outcome.reason === 'already_held' ? 'the tenant already holds this number' : 'another tenant holds this number on that carrier');
   }
@@ -59,12 +59,12 @@ export function addNumber(store: Store, tenantId: string, phoneNumber: string, c
   return { id: n.id, tenant_id: n.tenant_id, phone_number: n.phone_number, carrier: n.carrier, status: n.status, created_at: n.created_at };
 }
 
-export function listNumbers(store: Store, tenantId: string | undefined): unknown {
-  const owner = tenantId === undefined ? null : requireTenant(store, tenantId);
+export async function listNumbers(store: Store, tenantId: string | undefined): Promise<unknown> {
+  const owner = tenantId === undefined ? null : await requireTenant(store, tenantId);
   const numbers = [];
   let after;
   do {
-    const page = store.numbers.list(owner, { limit: 500, after });
+    const page = await store.numbers.list(owner, { limit: 500, after });
     numbers.push(...page.items);
     after = page.next ?? undefined;
   } while (after);
@@ -72,9 +72,9 @@ export function listNumbers(store: Store, tenantId: string | undefined): unknown
 }
 
 /** Verifies a calling number for the tenant (docs/API.md "Caller IDs"); a number verified twice is an error. */
-export function addCallerId(store: Store, tenantId: string, phoneNumber: string): unknown {
+export async function addCallerId(store: Store, tenantId: string, phoneNumber: string): Promise<unknown> {
   if (!isE164(phoneNumber)) throw new CliError('invalid_number', `${phoneNumber} is not E.164 (+ then 2 to 15 digits)`, 2);
-  const outcome = store.callerIds.add(requireTenant(store, tenantId), phoneNumber);
+  const outcome = await store.callerIds.add(await requireTenant(store, tenantId), phoneNumber);
   if (!outcome.ok) throw new CliError(outcome.reason, 'this caller ID is already verified for the tenant');
   const c = outcome.callerId;
   return { id: c.id, tenant_id: c.tenant_id, phone_number: c.phone_number, created_at: c.created_at };

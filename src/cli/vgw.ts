@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load-config.js';
 import { loadMasterKey } from '../config/master-key.js';
 import { SecretBox } from '../common/secret-box.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
+import { tailEvents } from './events-tail.js';
 import { CliError, addCallerId, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
 
 
@@ -24,13 +25,21 @@ const USAGE = `usage:
   vgw number add TENANT_ID E164 --carrier NAME
   vgw number list [TENANT_ID]
   vgw caller-id add TENANT_ID E164
+  vgw events tail TENANT_ID [--type TYPE|call.*] [--call-id ID] [--from-start]
+      prints the tenant's events as they are logged, one JSON envelope per line, until Ctrl-C
 The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data);
 vgw names it on stderr. Where it holds no database yet, vgw refuses unless given --init.`;
 
-function run(store: Store, argv: string[], knownCarriers: readonly string[]): unknown {
+/** What `events tail` returns: it printed its own lines. */
+const TAILED = Symbol('tailed');
+
+function run(store: Store, argv: string[], knownCarriers: readonly string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
-    options: { init: { type: 'boolean', default: false }, sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      init: { type: 'boolean', default: false }, sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      type: { type: 'string' }, 'call-id': { type: 'string' }, 'from-start': { type: 'boolean', default: false },
+    },
   });
   const [noun, verb, a, b] = positionals;
   const command = `${noun ?? ''} ${verb ?? ''}`;
@@ -42,12 +51,22 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): un
     case 'key revoke': arity(3); return revokeKey(store, a!);
     case 'number add': arity(4); return addNumber(store, a!, b!, values.carrier, knownCarriers);
     case 'caller-id add': arity(4); return addCallerId(store, a!, b!);
+    case 'events tail': {
+      arity(3);
+      const stop = new AbortController();
+      process.once('SIGINT', () => stop.abort());
+      process.once('SIGTERM', () => stop.abort());
+      return tailEvents(store, a!, {
+        filter: { type: values.type, callId: values['call-id'] }, fromStart: values['from-start'], pollMs: 500,
+        write: (line) => process.stdout.write(line), signal: stop.signal,
+      }).then(() => TAILED);
+    }
     case 'number list': if (positionals.length > 3) throw new CliError('usage', USAGE, 2); return listNumbers(store, a);
     default: throw new CliError('usage', USAGE, 2);
   }
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
     process.stdout.write(`${USAGE}\n`);
     return argv.length === 0 ? 2 : 0;
@@ -58,13 +77,14 @@ function main(argv: string[]): number {
     const file = databasePath(config.data_dir);
     process.stderr.write(`vgw: data folder ${resolve(config.data_dir)}\n`);
     // A CLI run from another folder must not quietly make an empty database and answer from it.
-    if (!existsSync(file) && !argv.includes('--init')) {
+    if (config.storage.url === undefined && !existsSync(file) && !argv.includes('--init')) {
       throw new CliError('no_database', `no gateway database in ${resolve(config.data_dir)}; set VGW_DATA_DIR (or VGW_CONFIG) to the gateway's data folder, or pass --init to create one here`);
     }
     // Sessions are not touched by the CLI; the policy only has to be valid.
-    store = openStore(file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
+    store = await openStore(config.storage.url ?? file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
-    process.stdout.write(`${JSON.stringify(run(store, argv, knownCarriers), null, 2)}\n`);
+    const result = await run(store, argv, knownCarriers);
+    if (result !== TAILED) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
     const known = err instanceof CliError;
@@ -73,8 +93,8 @@ function main(argv: string[]): number {
     process.stderr.write(`${JSON.stringify({ error: { code, message: (err as Error).message } })}\n`);
     return known ? err.exitCode : usage ? 2 : 1;
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

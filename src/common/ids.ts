@@ -45,5 +45,9 @@ export const newRouteId = (): RouteId => newId('rte') as RouteId;
 export const newNumberId = (): NumberId => newId('num') as NumberId;
 export const newSipCredentialId = (): SipCredentialId => newId('sipc') as SipCredentialId;
 export const newCallerIdId = (): CallerIdId => newId('cid') as CallerIdId;
+/** docs/EVENTS.md: events (`evt_…`), webhook endpoints (`whe_…`) and delivery attempts (`dla_…`). */
+export const newEventId = (): string => newId('evt');
+export const newWebhookEndpointId = (): string => newId('whe');
+export const newDeliveryAttemptId = (): string => newId('dla');
 /** The transfer/control token of a call: deliberately unrelated to its id. */
 export const newCallControlId = (): string => `v1:${randomBase62(32)}`;

@@ -38,6 +38,7 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_ALLOW_PRIVATE_SIP_TARGETS: { path: ['calls', 'allow_private_sip_targets'], kind: 'bool' },
   VGW_ROLE: { path: ['role'], kind: 'string' },
   VGW_NODE_ID: { path: ['node_id'], kind: 'string' },
+  VGW_DATABASE_URL: { path: ['storage', 'url'], kind: 'string' },
   VGW_INTERNAL_PORT: { path: ['internal', 'port'], kind: 'int' },
   VGW_CLUSTER_SECRET: { path: ['cluster', 'secret'], kind: 'string' },
   VGW_RECORDINGS_DIR: { path: ['recordings', 'dir'], kind: 'string' },

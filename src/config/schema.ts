@@ -248,6 +248,11 @@ export const ConfigSchema = Type.Object(
         busy_timeout_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 250 }),
         /** How often call records waiting in the CDR journal are written again while the database refuses them. */
         retry_seconds: Type.Number({ minimum: 0.1, maximum: 3600, default: 2 }),
+        /**
+         * The shared store (docs/ARCHITECTURE.md "Storage"): a `postgres://` URL for PostgreSQL;
+         * absent, the embedded SQLite file in the data folder. The password is never logged.
+         */
+        url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', minLength: 12 })),
       },
       { ...strict, default: {} },
     ),
@@ -280,6 +285,27 @@ export const ConfigSchema = Type.Object(
         ),
         /** Optional HEP3 export of every SIP message (masked) to a Homer collector over UDP. */
         hep: Type.Optional(Type.Object({ host: Type.String({ minLength: 1 }), port: Port, id: Type.Integer({ minimum: 0, maximum: 4_294_967_295, default: 2001 }) }, strict)),
+      },
+      { ...strict, default: {} },
+    ),
+    /** Call events for tenants (docs/EVENTS.md, docs/CONFIGURATION.md "Call events"). */
+    events: Type.Object(
+      {
+        retention_days: Type.Number({ minimum: 0.001, maximum: 3650, default: 30 }),
+        /** Endpoints may be `http://` (development); `https://` only otherwise. */
+        allow_http: Type.Boolean({ default: false }),
+        /** Extra CAs (PEM file) trusted for endpoints' certificates: a private PKI. */
+        ca_file: Type.Optional(Type.String({ minLength: 1 })),
+        /** The sender's deliveries in flight: in all, per tenant and per endpoint. */
+        max_in_flight: Type.Integer({ minimum: 1, maximum: 1024, default: 64 }),
+        max_in_flight_per_tenant: Type.Integer({ minimum: 1, maximum: 1024, default: 8 }),
+        max_in_flight_per_endpoint: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+        /** How often the sender looks for due deliveries besides being woken by new events. */
+        poll_ms: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+        /** An endpoint is flagged after this many deliveries failed for good in a row. */
+        flag_after_failures: Type.Integer({ minimum: 1, maximum: 10_000, default: 5 }),
+        /** Seconds between `: keepalive` comments on the live stream. */
+        stream_keepalive_seconds: Type.Number({ minimum: 0.05, maximum: 300, default: 15 }),
       },
       { ...strict, default: {} },
     ),

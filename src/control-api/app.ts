@@ -14,6 +14,7 @@ import { errorHandler } from './middleware/error-handler.js';
 import { RequestRateLimiter } from './middleware/rate-limit.js';
 import { BodyAdmission, type BodyAdmissionOptions } from './middleware/body-admission.js';
 import { requestId } from './middleware/request-id.js';
+import { consoleFiles, type ConsoleFilesOptions } from './middleware/console-files.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import type { AnyRoute } from './route.js';
 import { buildRouter } from './router.js';
@@ -32,6 +33,10 @@ import { callerIdRoutes } from './routes/numbers/caller-ids.routes.js';
 import { systemRoutes, type Readiness } from './routes/system/system.routes.js';
 import { tenantRoutes } from './routes/tenant/tenant.routes.js';
 import { webhookRoutes } from './routes/webhooks/webhooks.routes.js';
+import { webhookEndpointRoutes } from './routes/events/webhook-endpoints.routes.js';
+import { eventLogRoutes } from './routes/events/events.routes.js';
+import { eventStreamRoutes } from './routes/events/event-stream.routes.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
 
 /** The slice of configuration the API reads. */
@@ -53,6 +58,10 @@ export interface ApiOptions {
   allowPrivateSipTargets?: boolean;
   /** Non-public networks (addresses or CIDRs) both may reach anyway. */
   allowedPrivateNetworks?: readonly string[];
+  /** Webhook endpoints may be `http://` (config `events.allow_http`); false when absent. */
+  eventsAllowHttp?: boolean;
+  /** Between `: keepalive` comments of the live event stream (config `events.stream_keepalive_seconds`); 15 s when absent. */
+  eventsKeepaliveMs?: number;
 }
 
 export interface AppDeps {
@@ -71,6 +80,8 @@ export interface AppDeps {
   readiness: Readiness;
   /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the endpoint answers 404 without. */
   sipTraces?: SipTraceReader;
+  /** Committed call events of this process (the `all` role); without it the live stream reads the log every second. */
+  eventBus?: EventBus | undefined;
   /** Routes of later features (calls, agents, ...), mounted beside the built-in ones. */
   routes?: AnyRoute[];
   /** The post-call webhook endpoint and the recording endpoint; not mounted when absent. */
@@ -80,6 +91,8 @@ export interface AppDeps {
    * served by an API process (docs/ARCHITECTURE.md "Process roles"). `full` by default.
    */
   surface?: 'full' | 'health' | undefined;
+  /** The built tenant console, served at /console (docs/CONSOLE.md); not served when absent. */
+  console?: ConsoleFilesOptions | undefined;
 }
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
@@ -116,6 +129,12 @@ export function createApp(deps: AppDeps): ControlApi {
       sessions: deps.calls,
     }),
     ...sipTraceRoutes({ calls: store.calls, traces: deps.sipTraces }),
+    // Endpoint URLs pass the agent URLs' policy (docs/EVENTS.md "Delivery").
+    ...webhookEndpointRoutes({
+      endpoints: store.webhookEndpoints, deliveries: store.eventDeliveries, policy: agentUrls, resolveHost, allowHttp: options.eventsAllowHttp ?? false, clock: deps.clock,
+    }),
+    ...eventStreamRoutes({ events: store.events, bus: deps.eventBus, keepaliveMs: options.eventsKeepaliveMs ?? 15_000 }),
+    ...eventLogRoutes({ events: store.events, deliveries: store.eventDeliveries }),
     ...callCommandRoutes({
       calls: deps.calls, records: store.calls, idempotency: store.idempotency, resolveHost, clock: deps.clock, agentUrls, agents: store.agents,
     }),
@@ -137,6 +156,7 @@ export function createApp(deps: AppDeps): ControlApi {
   app.use(createApiMetrics(deps.metrics).middleware);
   app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger));
+  if (deps.console && deps.surface !== 'health') app.use(consoleFiles(deps.console));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return { app, routes, openApiDocument };

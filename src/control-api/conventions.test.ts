@@ -34,8 +34,8 @@ function assertProblem(t: Test, res: { statusCode: number; headers: Record<strin
 }
 
 t.test('docs/API.md "Errors": problem+json on every error path', async (t) => {
-  const h = buildApp(t, { routes: probeRoutes });
-  const { auth } = h.createTenant();
+  const h = await buildApp(t, { routes: probeRoutes });
+  const { auth } = await h.createTenant();
   const json = { ...auth, 'content-type': 'application/json' };
 
   const malformed = assertProblem(t, await h.request({ method: 'POST', url: '/v1/probe', headers: json, payload: '{"to": ' }), 400, 'validation_failed');
@@ -67,7 +67,7 @@ t.test('docs/API.md "Errors": problem+json on every error path', async (t) => {
 });
 
 t.test('docs/API.md "Requests and responses": X-Request-Id is echoed when sane and generated otherwise', async (t) => {
-  const h = buildApp(t);
+  const h = await buildApp(t);
   const echoed = await h.request({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
   t.equal(echoed.headers['x-request-id'], 'abc-123');
   const generated = await h.request({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\twith spaces' } });
@@ -75,9 +75,9 @@ t.test('docs/API.md "Requests and responses": X-Request-Id is echoed when sane a
 });
 
 t.test('docs/API.md "Errors": 429 rate_limited with Retry-After, per key', async (t) => {
-  const h = buildApp(t, { options: { rateLimitPerSecond: 3, rateLimitBurst: 2 } });
-  const a = h.createTenant('A');
-  const b = h.createTenant('B');
+  const h = await buildApp(t, { options: { rateLimitPerSecond: 3, rateLimitBurst: 2 } });
+  const a = await h.createTenant('A');
+  const b = await h.createTenant('B');
   const statuses: number[] = [];
   for (let i = 0; i < 7; i++) statuses.push((await h.request({ method: 'GET', url: '/v1/tenant', headers: a.auth })).statusCode);
   t.same(statuses, [200, 200, 200, 200, 200, 429, 429], '3 per second plus a burst of 2');
@@ -89,7 +89,7 @@ t.test('docs/API.md "Errors": 429 rate_limited with Retry-After, per key', async
 
 t.test('health, readiness and metrics', async (t) => {
   let draining = false;
-  const h = buildApp(t, { draining: () => draining });
+  const h = await buildApp(t, { draining: () => draining });
   t.equal((await h.request({ method: 'GET', url: '/healthz' })).statusCode, 200);
   t.equal((await h.request({ method: 'GET', url: '/readyz' })).statusCode, 200);
   draining = true;
@@ -102,7 +102,7 @@ t.test('health, readiness and metrics', async (t) => {
 });
 
 t.test('docs/API.md "Requests and responses": GET /v1/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0', async (t) => {
-  const h = buildApp(t);
+  const h = await buildApp(t);
   const res = await h.request({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(res.statusCode, 200);
   const doc = JSON.parse(res.body);

@@ -96,7 +96,7 @@ export async function runIdempotent(
   const { tenantId, key } = request;
   if (key === undefined) return command();
   const hash = requestHash(request.scope, request.body);
-  const found = repo.reserve(tenantId, key, hash);
+  const found = await repo.reserve(tenantId, key, hash);
   if (found.outcome !== 'reserved' && found.requestHash !== hash) {
     throw conflict('This Idempotency-Key was used with another request body; use a new key for a new request.');
   }
@@ -106,15 +106,15 @@ export async function runIdempotent(
   try {
     result = await command();
   } catch (err) {
-    if (err instanceof ApiError && isReplayable(err.status)) repo.complete(tenantId, key, err.status, JSON.stringify(storedError(err)));
-    else repo.release(tenantId, key);
+    if (err instanceof ApiError && isReplayable(err.status)) await repo.complete(tenantId, key, err.status, JSON.stringify(storedError(err)));
+    else await repo.release(tenantId, key);
     throw err;
   }
   if (isReplayable(result.status)) {
     const stored: StoredResponse = { kind: 'result', status: result.status, body: result.body, headers: result.headers ?? {} };
-    repo.complete(tenantId, key, result.status, JSON.stringify(stored));
+    await repo.complete(tenantId, key, result.status, JSON.stringify(stored));
   } else {
-    repo.release(tenantId, key);
+    await repo.release(tenantId, key);
   }
   return result;
 }

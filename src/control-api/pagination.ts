@@ -45,7 +45,7 @@ export interface ListRouteSpec<R, P> {
   tag: string;
   summary: string;
   item: TObject;
-  list(tenantId: TenantId, page: PageRequest): Page<R>;
+  list(tenantId: TenantId, page: PageRequest): Promise<Page<R>>;
   present(record: R): P;
 }
 
@@ -55,8 +55,8 @@ export function listRoute<R, P>(spec: ListRouteSpec<R, P>): AnyRoute {
     method: 'GET', path: spec.path, operationId: spec.operationId, tags: [spec.tag], auth: 'tenant', summary: spec.summary,
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: `A page of ${spec.tag}, newest first.`, schema: pageEnvelope(spec.item) } },
-    handle({ query, principal }) {
-      const page = spec.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
+    async handle({ query, principal }) {
+      const page = await spec.list(principal.tenantId, { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
       return { status: 200, body: envelope(page.items.map((item) => spec.present(item)), page.next) };
     },
   });

@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ApiState, Principal } from './api-state.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'tenant' | 'none';
 
 export interface ResponseSpec {

@@ -75,7 +75,7 @@ function bodyParser(limit: number, rawBody: boolean): Middleware<ApiState> {
  */
 async function authenticateCounted(ctx: Ctx, deps: RouterDeps): Promise<Principal> {
   try {
-    return authenticate(ctx, deps.auth);
+    return await authenticate(ctx, deps.auth);
   } catch (err) {
     await deps.rateLimiter.consume(`ip:${ctx.ip}`);
     throw err;

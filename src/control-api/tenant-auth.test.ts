@@ -4,8 +4,8 @@ import { buildApp, sessionCookieOf } from '../../test/support/build-app.js';
 const PROBLEM = 'application/problem+json';
 
 t.test('docs/API.md "Authentication": the BearerAuth matrix', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const cases: [string, Record<string, string>, number][] = [
     ['no credentials', {}, 401],
     ['a malformed header (Basic)', { authorization: 'Basic dXNlcjpwYXNz' }, 401],
@@ -27,14 +27,14 @@ t.test('docs/API.md "Authentication": the BearerAuth matrix', async (t) => {
   }
   const sandbox = await h.request({ method: 'GET', url: '/v1/tenant', headers: { authorization: `Bearer ${acme.sandboxKey}` } });
   t.equal(JSON.parse(sandbox.body).key_kind, 'sandbox', 'the sandbox key is known as one');
-  h.store.apiKeys.revoke(acme.apiKey);
+  await h.store.apiKeys.revoke(acme.apiKey);
   const revoked = await h.request({ method: 'GET', url: '/v1/tenant', headers: acme.auth });
   t.equal(revoked.statusCode, 401, 'a revoked key');
 });
 
 t.test('docs/API.md "Authentication": cookie login, use, logout and expiry', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const bad = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: 'vgw_live_nope' } });
   t.equal(bad.statusCode, 401);
   const login = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });
@@ -60,20 +60,20 @@ t.test('docs/API.md "Authentication": cookie login, use, logout and expiry', asy
 });
 
 t.test('docs/API.md "Authentication": an Authorization header alone decides, even beside a valid cookie', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const login = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });
   const cookie = `gateway_session=${sessionCookieOf(login)}`;
   const res = await h.request({ method: 'GET', url: '/v1/tenant', headers: { cookie, authorization: 'Bearer wrong' } });
   t.equal(res.statusCode, 401);
-  const other = h.createTenant('Other');
+  const other = await h.createTenant('Other');
   const asOther = await h.request({ method: 'GET', url: '/v1/tenant', headers: { cookie, ...other.auth } });
   t.equal(JSON.parse(asOther.body).id, other.tenant.id, 'the bearer key wins over the cookie');
 });
 
 t.test('docs/API.md "Authentication": CSRF refusal on cookie requests with unsafe methods', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const login = await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });
   const cookie = `gateway_session=${sessionCookieOf(login)}`;
   const crossSite = await h.request({ method: 'POST', url: '/v1/auth/logout', headers: { cookie, 'sec-fetch-site': 'cross-site' } });
@@ -95,8 +95,8 @@ t.test('docs/API.md "Authentication": CSRF refusal on cookie requests with unsaf
 });
 
 t.test('docs/API.md "Errors": a key never appears in a log line', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   await h.request({ method: 'POST', url: '/v1/auth/login', payload: { api_key: acme.apiKey } });
   await h.request({ method: 'GET', url: '/v1/tenant', headers: acme.auth });
   await h.request({ method: 'GET', url: '/v1/tenant', headers: { authorization: `Bearer ${acme.sandboxKey}x` } });

@@ -21,7 +21,7 @@ export interface AgentConnectorOptions {
   agentUrls: OutboundAddressPolicy;
   connectTimeoutMs: number;
   /** media_bridge agents: the platform's streaming session for an imported agent. */
-  importedAgent(request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): AgentLink;
+  importedAgent(request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): Promise<AgentLink>;
   /** Name resolution (tests inject one); the system resolver by default. */
   resolve?: HostResolver;
   /** Told of each connection's outcome, for the metrics. */
@@ -29,7 +29,7 @@ export interface AgentConnectorOptions {
 }
 
 export function createAgentConnector(o: AgentConnectorOptions): AgentConnector {
-  return ({ call, tenantId, agent, handlers }): AgentLink => {
+  return ({ call, tenantId, agent, handlers }): AgentLink | Promise<AgentLink> => {
     const log = o.logger.child({ call_id: call.callId, tenant_id: tenantId });
     if (agent.kind === 'imported') return o.importedAgent({ tenantId, agentId: agent.agentId, call, handlers });
     return new CheckedAgentLink({

@@ -32,7 +32,7 @@ export interface AgentTargetOptions {
 
 export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver {
   return async ({ tenantId, agentId, call }) => {
-    const agent = o.store.agents.get(tenantId, agentId);
+    const agent = await o.store.agents.get(tenantId, agentId);
     const platform = agent && o.platforms.get(agent.provider);
     const edge = agent && o.platforms.sipEdge(agent.provider);
     if (!agent || !platform || !edge) return { error: 'agent or provider no longer exists' };
@@ -41,7 +41,7 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
     let uri = agent.sip_uri;
     if (!uri && edge.registerCall) {
       const registered = await edge.registerCall({
-        endpoints: platform.endpoints(region), apiKey: o.store.agents.apiKey(tenantId, agent.id), externalAgentId: agent.external_agent_id,
+        endpoints: platform.endpoints(region), apiKey: await o.store.agents.apiKey(tenantId, agent.id), externalAgentId: agent.external_agent_id,
         call, transport, timeoutMs: o.connectTimeoutMs,
       });
       if ('error' in registered) return { ...registered, provider: agent.provider };
@@ -54,8 +54,8 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
     const encryption = o.sipTrunkEncryption?.[agent.provider];
     if (encryption !== undefined && encryption !== 'disabled') target.mediaEncryption = encryption;
     if (agent.sip_credential_id) {
-      const credential = o.store.sipCredentials.get(tenantId, agent.sip_credential_id);
-      const password = credential && o.store.sipCredentials.password(tenantId, agent.sip_credential_id);
+      const credential = await o.store.sipCredentials.get(tenantId, agent.sip_credential_id);
+      const password = credential && await o.store.sipCredentials.password(tenantId, agent.sip_credential_id);
       if (!credential || !password) return { error: 'the agent\'s SIP credential is gone', provider: agent.provider };
       target.credentials = { username: credential.username, password, ...(credential.realm ? { realm: credential.realm } : {}) };
     }
@@ -67,8 +67,9 @@ export function createSipTrunkResolver(o: AgentTargetOptions): SipTrunkResolver 
  * The streaming session of a media_bridge agent, or an Error when it has none. Its endpoint is
  * checked and its sockets pinned under the outbound-address policy when it starts.
  */
-export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): AgentLink {
-  const agent = o.store.agents.get(request.tenantId, request.agentId);
+export async function openImportedAgent(o: AgentTargetOptions, request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): Promise<AgentLink> {
+  const agent = await o.store.agents.get(request.tenantId, request.agentId);
+  const apiKey = agent ? await o.store.agents.apiKey(request.tenantId, agent.id) : null;
   const platform = agent && o.platforms.get(agent.provider);
   const factory = agent && o.platforms.streaming(agent.provider);
   const url = agent && platform ? agent.websocket_url ?? platform.defaultStreamingUrl(agent.region, agent.external_agent_id) : null;
@@ -79,7 +80,7 @@ export function openImportedAgent(o: AgentTargetOptions, request: { tenantId: Te
     open: (lookup) => factory({
       call: request.call,
       endpoint: { url, externalAgentId: agent.external_agent_id, apiBaseUrl: platform.endpoints(agent.region).apiBaseUrl },
-      apiKey: o.store.agents.apiKey(request.tenantId, agent.id) ?? undefined,
+      apiKey: apiKey ?? undefined,
       clock: o.clock, connectTimeoutMs: o.connectTimeoutMs, handlers: request.handlers, lookup,
       log: (level, message, fields) => log[level](fields ?? {}, `agent: ${message}`),
     }),

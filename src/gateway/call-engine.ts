@@ -25,6 +25,7 @@ import { startSipStack, type SipStack } from './sip-stack.js';
 import { startSipTraces, type SipTraces } from './observability/sip-traces.js';
 import { createEngineMetrics } from './observability/engine-metrics.js';
 import { HepExporter } from './observability/hep-exporter.js';
+import { startEventDelivery, type EventDelivery } from './event-delivery.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -54,6 +55,8 @@ export interface CallEngine {
   readonly locateSip: (uri: string) => Promise<{ host: string; addresses: string[] } | { invalid: string }>;
   /** Calls' SIP traces (docs/API.md "SIP trace of a call"); null with `observability.sip_trace.enabled: false`. */
   sipTraces: Pick<SipTraces, 'read'> | null;
+  /** Call events: the bus of committed events (the live stream listens) and the sender. */
+  events: EventDelivery;
   stop(): Promise<void>;
 }
 
@@ -74,13 +77,13 @@ async function readStartFiles(config: Readonly<Config>, carriers: readonly Carri
  * recovery does not take them for calls a crash left unfinished (docs/RELIABILITY.md, storage
  * failures and the CDR journal); then those calls are ended.
  */
-async function recoverCalls(o: CallEngineOptions): Promise<DurableCallStore> {
+async function recoverCalls(o: CallEngineOptions, events: EventDelivery): Promise<DurableCallStore> {
   const { config, clock, logger } = o;
   const callStore = new DurableCallStore({
-    calls: o.store.calls, transcripts: o.store.transcripts, transaction: (fn) => o.store.transaction(fn),
+    calls: o.store.calls, transcripts: o.store.transcripts, transaction: (fn) => o.store.transaction(fn), onEvents: (committed) => events.bus.publish(committed),
     journal: new CdrJournal(config.data_dir), clock, logger: logger.child({ component: 'call-store' }), retryMs: config.storage.retry_seconds * 1000,
   });
-  callStore.replayJournal();
+  await callStore.replayJournal();
   await recoverUnfinishedCalls(callStore, config.data_dir, clock, logger, { nodeId: o.recoveryNodeId, recordings: o.recordings });
   return callStore;
 }
@@ -101,7 +104,12 @@ async function startSandbox(o: CallEngineOptions, media: MediaPorts, sip: SipSta
 export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine> {
   const { config, clock, logger } = o;
   const files = await readStartFiles(config, o.carriers);
-  const callStore = await recoverCalls(o);
+  // The sender starts first: deliveries a previous run left are resumed, recovery's events follow.
+  const events = startEventDelivery(config, o.store, clock, logger);
+  const callStore = await recoverCalls(o, events).catch(async (err: unknown) => {
+    await events.stop();
+    throw err;
+  });
   const media = openMediaPorts(config, logger);
   const up: { sip?: SipStack; service?: CallService } = {};
   // The live-call gauge reads the service at scrape time, once it exists.
@@ -160,8 +168,9 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     traces?.stop();
     hep?.close();
     await callStore.stop();
+    await events.stop();
     sip.restoreListenerErrors();
   })());
   const locateSip = (uri: string) => locateAddresses(locator, uri);
-  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, sipTraces: traces, stop };
+  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, sipTraces: traces, events, stop };
 }

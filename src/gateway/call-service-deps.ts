@@ -101,7 +101,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
   };
   const a = config.amd;
   const agent = {
-    clock, holdMusic, transferPolicyOf: (tenantId: TenantId, agentId: string) => transferPolicyOf(w.store.agents.get(tenantId, agentId)?.transfer_policy ?? null),
+    clock, holdMusic, transferPolicyOf: async (tenantId: TenantId, agentId: string) => transferPolicyOf((await w.store.agents.get(tenantId, agentId))?.transfer_policy ?? null),
     amd: {
       initialSilenceMs: a.initial_silence_ms, maxHumanGreetingMs: a.max_human_greeting_ms, afterGreetingSilenceMs: a.after_greeting_silence_ms,
       minWordMs: a.min_word_ms, beepMs: a.beep_ms, faxToneMs: a.fax_tone_ms,
@@ -118,7 +118,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     clock, outputs: { clock, recordings: w.recordings, transcription: await transcriptionOf(config, clock, logger) },
     transfer: { clock, dialling, media, holdMusic, sipTargets: policies.sipTargets },
     deniedTransferPrefixes: config.calls.transfer_denied_prefixes,
-    tenantTransferPolicy: (tenantId: TenantId) => transferPolicyOf(w.store.tenants.transferPolicy(tenantId)),
+    tenantTransferPolicy: async (tenantId: TenantId) => transferPolicyOf(await w.store.tenants.transferPolicy(tenantId)),
   };
   return {
     calls: { clock, logger, store: w.callStore, ...(w.sipTrace ? { sipTrace: w.sipTrace } : {}) },
@@ -127,9 +127,9 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
       const c = w.carrierConfigFor(source, request);
       return c && w.carriers.get(c.name);
     },
-    routeFor: (did, carrier) => {
-      const route = w.store.routes.liveForDid(did, carrier);
-      const found = route && w.store.agents.get(route.tenant_id, route.agent_id);
+    routeFor: async (did, carrier) => {
+      const route = await w.store.routes.liveForDid(did, carrier);
+      const found = route && await w.store.agents.get(route.tenant_id, route.agent_id);
       return route && found ? { tenantId: route.tenant_id, agentId: found.id, connectionMode: found.connection_mode } : undefined;
     },
     callerIds: {

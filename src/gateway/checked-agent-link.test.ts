@@ -37,11 +37,11 @@ async function agentServer(t: { teardown(fn: () => void): void }): Promise<{ por
 }
 
 /** A media_bridge `custom` agent stored with `url` (as if it passed the import check then), opened under `policy`. */
-function openAgent(url: string, policy: OutboundAddressPolicy, resolve: HostResolver) {
+async function openAgent(url: string, policy: OutboundAddressPolicy, resolve: HostResolver) {
   const clock = new FakeClock();
-  const store = openStore(':memory:', clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
-  const tenant = store.tenants.create('acme');
-  const agent = store.agents.insert(tenant.id, {
+  const store = await openStore(':memory:', clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
+  const tenant = await store.tenants.create('acme');
+  const agent = await store.agents.insert(tenant.id, {
     provider: 'custom', external_agent_id: 'bot', apiKey: null, verifiedAt: null,
     settings: { name: null, connection_mode: 'media_bridge', region: 'default', sip_credential_id: null, sip_uri: null, sip_transport: null, sip_region: null, websocket_url: url },
   });
@@ -66,7 +66,7 @@ async function refusal(link: { start(): Promise<void> }): Promise<unknown> {
 
 t.test('Outbound addresses: a name that passed at import but resolves to loopback now is refused at connect; no start is sent', async (t) => {
   const agent = await agentServer(t);
-  const link = openAgent(`ws://agent.example.test:${agent.port}/agent`, denyPrivate, answers({ 'agent.example.test': ['127.0.0.1'] }));
+  const link = await openAgent(`ws://agent.example.test:${agent.port}/agent`, denyPrivate, answers({ 'agent.example.test': ['127.0.0.1'] }));
   const err = await refusal(link);
   t.ok(err instanceof ProviderError && err.kind === 'rejected', `refused: ${String(err)}`);
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -76,7 +76,7 @@ t.test('Outbound addresses: a name that passed at import but resolves to loopbac
 
 t.test('Outbound addresses: one non-public answer among public ones refuses the name at connect', async (t) => {
   const agent = await agentServer(t);
-  const link = openAgent(`ws://mixed.example.test:${agent.port}/agent`, denyPrivate, answers({ 'mixed.example.test': ['93.184.215.14', '127.0.0.1'] }));
+  const link = await openAgent(`ws://mixed.example.test:${agent.port}/agent`, denyPrivate, answers({ 'mixed.example.test': ['93.184.215.14', '127.0.0.1'] }));
   const err = await refusal(link);
   t.ok(err instanceof ProviderError && err.kind === 'rejected', String(err));
   t.equal(agent.connections(), 0);
@@ -85,7 +85,7 @@ t.test('Outbound addresses: one non-public answer among public ones refuses the 
 t.test('Outbound addresses: localhost and literal loopback URLs stored earlier are refused at connect', async (t) => {
   const agent = await agentServer(t);
   for (const host of ['localhost', '127.0.0.1', '[::ffff:127.0.0.1]']) {
-    const err = await refusal(openAgent(`ws://${host}:${agent.port}/agent`, denyPrivate, answers({})));
+    const err = await refusal(await openAgent(`ws://${host}:${agent.port}/agent`, denyPrivate, answers({})));
     t.ok(err instanceof ProviderError && err.kind === 'rejected', `${host}: ${String(err)}`);
   }
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -98,7 +98,7 @@ t.test('Outbound addresses: an allowed network connects, pinned to the address t
   const asked: string[] = [];
   // The name exists only in this resolver: the socket can reach the server only through the pinned answer.
   const allowLoopback = new OutboundAddressPolicy({ allowPrivate: false, allowedPrivateNetworks: ['127.0.0.0/8'] });
-  const link = openAgent(`ws://agent.example.test:${agent.port}/agent`, allowLoopback, answers({ 'agent.example.test': ['127.0.0.1'] }, asked));
+  const link = await openAgent(`ws://agent.example.test:${agent.port}/agent`, allowLoopback, answers({ 'agent.example.test': ['127.0.0.1'] }, asked));
   await link.start();
   t.teardown(() => link.close('test over'));
   await new Promise((resolve) => setTimeout(resolve, 100));

@@ -3,7 +3,9 @@
  * (the engine in this process, or the engines behind an API process), its HTTP server with the
  * requests in flight counted for the drain, and the first-start sandbox tenant.
  */
+import type { EventBus } from '../events/event-bus.js';
 import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../common/clock.js';
@@ -19,13 +21,19 @@ import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
 import { downloadRecording, postCallWebhooks, type ProviderRegistry } from '../providers/index.js';
 import type { Store } from '../storage/index.js';
 
+/**
+ * The console build (docs/CONSOLE.md): `dist/console` at the package root, reached the same way
+ * from src/gateway (tests) and dist/gateway (the built program).
+ */
+const CONSOLE_ROOT = fileURLToPath(new URL('../../dist/console', import.meta.url));
+
 /** On first start with an empty database: a sandbox tenant, whose key is shown this once. */
-export function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): void {
-  if (store.tenants.count() > 0) return;
-  const tenant = store.tenants.create('sandbox');
+export async function bootstrapSandboxTenant(store: Store, logger: Logger, announce: (text: string) => void): Promise<void> {
+  if ((await store.tenants.count()) > 0) return;
+  const tenant = await store.tenants.create('sandbox');
   // The log says that it happened (never the key); the key itself goes to the announcement only.
   logger.info({ tenant_id: tenant.id }, 'first start: sandbox tenant created, its key announced on stderr');
-  const { apiKey } = store.apiKeys.create(tenant.id, 'sandbox');
+  const { apiKey } = await store.apiKeys.create(tenant.id, 'sandbox');
   announce([
     '',
     'First start: created the sandbox tenant.',
@@ -87,6 +95,8 @@ export interface ControlApiDeps {
   notReadyReason: () => string | null;
   /** `health`: only /healthz, /readyz and /metrics (an engine process). */
   surface?: 'full' | 'health';
+  /** Committed call events when the engine runs in this process (the `all` role). */
+  eventBus?: EventBus;
 }
 
 export interface ControlApiServer {
@@ -108,6 +118,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
       trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
       allowPrivateSipTargets: config.calls.allow_private_sip_targets, allowedPrivateNetworks: config.calls.allowed_private_networks,
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,
+      eventsAllowHttp: config.events.allow_http, eventsKeepaliveMs: config.events.stream_keepalive_seconds * 1000,
       largeBodies: {
         largeBodyBytes: config.http.large_body_bytes, maxLargeBodiesPerClient: config.http.max_large_bodies_per_client,
         maxLargeBodies: config.http.max_large_bodies,
@@ -121,6 +132,8 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
     locateSip: d.locateSip,
     webhooks: { ports: webhookPorts(d.clock), options: webhookOptions(config, d.recordings) },
     surface: d.surface,
+    console: { root: CONSOLE_ROOT },
+    eventBus: d.eventBus,
   });
   const handle = api.app.callback();
   // Koa settles its own promise (errors become responses), so nothing is lost by void.

@@ -36,13 +36,13 @@ export interface ProcessBase {
   recordings: FolderRecordingFiles;
 }
 
-export function openProcessBase(options: GatewayOptions, storeOptions: Pick<StoreOptions, 'nodeId' | 'liveList'>): ProcessBase {
+export async function openProcessBase(options: GatewayOptions, storeOptions: Pick<StoreOptions, 'nodeId' | 'liveList'>): Promise<ProcessBase> {
   const { config, logger } = options;
   const clock = options.clock ?? systemClock;
   const carriers = loadCarriers(config.carriers_file);
   prepareDataDir(config.data_dir);
   const secrets = new SecretBox(loadMasterKey(config.secret_key, config.data_dir));
-  const store = openStore(databasePath(config.data_dir), clock, {
+  const store = await openStore(config.storage.url ?? databasePath(config.data_dir), clock, {
     idleMs: config.auth.session_idle_minutes * 60_000,
     absoluteMs: config.auth.session_absolute_hours * 3_600_000,
   }, secrets, { busyTimeoutMs: config.storage.busy_timeout_ms, ...storeOptions });

@@ -34,8 +34,8 @@ export class RemoteCallControl implements CallControl {
   }
 
   /** The engine a new call goes to: fewest live calls, then taking turns among those. */
-  #pick(): NodeRecord | undefined {
-    const live = this.#o.nodes.live(this.#o.liveWithinMs);
+  async #pick(): Promise<NodeRecord | undefined> {
+    const live = await this.#o.nodes.live(this.#o.liveWithinMs);
     if (live.length === 0) return undefined;
     const fewest = Math.min(...live.map((n) => n.live_calls));
     const least = live.filter((n) => n.live_calls === fewest);
@@ -44,7 +44,7 @@ export class RemoteCallControl implements CallControl {
   }
 
   /** The engine that owns a call; a row that names none (from before roles) goes to any live engine. */
-  #owner(nodeId: string | null): NodeRecord | undefined {
+  #owner(nodeId: string | null): Promise<NodeRecord | undefined> {
     return nodeId === null ? this.#pick() : this.#o.nodes.get(nodeId);
   }
 
@@ -74,13 +74,13 @@ export class RemoteCallControl implements CallControl {
   }
 
   async #onCall(name: 'hold' | 'unhold' | 'hangup', tenantId: TenantId, callId: string): Promise<CallCommandResult> {
-    const owner = this.#o.calls.ownerOf(tenantId, callId);
+    const owner = await this.#o.calls.ownerOf(tenantId, callId);
     if (owner === undefined) return { error: 'not_found' };
-    return this.#command(this.#owner(owner), name, { tenantId, callId });
+    return this.#command(await this.#owner(owner), name, { tenantId, callId });
   }
 
-  place(request: PlaceCallRequest): Promise<CallCommandResult> {
-    return this.#command(this.#pick(), 'place', request);
+  async place(request: PlaceCallRequest): Promise<CallCommandResult> {
+    return this.#command(await this.#pick(), 'place', request);
   }
 
   hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
@@ -96,28 +96,28 @@ export class RemoteCallControl implements CallControl {
   }
 
   async sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
-    const owner = this.#o.calls.ownerOf(tenantId, callId);
+    const owner = await this.#o.calls.ownerOf(tenantId, callId);
     if (owner === undefined) return { error: 'not_found' };
-    return this.#command(this.#owner(owner), 'sendDigits', { tenantId, callId, digits });
+    return this.#command(await this.#owner(owner), 'sendDigits', { tenantId, callId, digits });
   }
 
-  transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
-    const owner = this.#o.calls.ownerOfControlId(tenantId, callControlId);
-    if (owner === undefined) return Promise.resolve({ error: 'not_found' });
-    return this.#command(this.#owner(owner), 'transfer', { tenantId, callControlId, to });
+  async transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
+    const owner = await this.#o.calls.ownerOfControlId(tenantId, callControlId);
+    if (owner === undefined) return { error: 'not_found' };
+    return this.#command(await this.#owner(owner), 'transfer', { tenantId, callControlId, to });
   }
 
   /** Null when the owner cannot be reached: the detail is still served, without its live part. */
   async sessionOf(tenantId: TenantId, callId: string): Promise<CallSessionSnapshot | null> {
-    const owner = this.#o.calls.ownerOf(tenantId, callId);
-    const node = owner === undefined ? undefined : this.#owner(owner);
+    const owner = await this.#o.calls.ownerOf(tenantId, callId);
+    const node = owner === undefined ? undefined : await this.#owner(owner);
     const answer = node && await this.#send(node, 'sessionOf', { tenantId, callId });
     return answer ? (answer.result as CallSessionSnapshot | null) : null;
   }
 
   /** A live engine's carriers (every engine reads the same carriers file); 503 when none answers. */
   async carrierNames(): Promise<readonly string[]> {
-    const node = this.#pick();
+    const node = await this.#pick();
     const answer = node && await this.#send(node, 'carrierNames', {});
     if (!answer) throw new ApiError(503, 'unavailable', 'No call engine is reachable.');
     return answer.result as string[];

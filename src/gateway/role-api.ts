@@ -20,7 +20,7 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   const secret = config.cluster.secret;
   // loadConfig refuses a role other than `all` without one; a config built otherwise must too.
   if (secret === undefined) throw new Error('cluster.secret is required for the api role');
-  const base = openProcessBase(options, { liveList: 'database' });
+  const base = await openProcessBase(options, { liveList: 'database' });
   const { logger, store } = base;
   let draining = false;
   // Name resolution only (no socket is bound): the same RFC 3263 checks of sip_uri as an engine's.
@@ -37,10 +37,10 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   try {
     httpPort = await api.listen();
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
-  bootstrapSandboxTenant(store, logger, base.announce);
+  await bootstrapSandboxTenant(store, logger, base.announce);
   logger.info({ role: 'api', host: config.http.host, port: httpPort, data_dir: config.data_dir }, 'control API listening');
 
   let stopping: Promise<void> | undefined;
@@ -49,7 +49,7 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
     await waitForDrain({ liveCalls: () => 0, requestsInFlight: api.requestsInFlight }, config.shutdown.drain_seconds * 1000);
     await api.close();
-    store.close();
+    await store.close();
     logger.info('stopped');
   })());
   return { httpPort, stop };

@@ -27,14 +27,14 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   const secret = config.cluster.secret;
   // loadConfig refuses a role other than `all` without one; a config built otherwise must too.
   if (secret === undefined) throw new Error('cluster.secret is required for the engine role');
-  const base = openProcessBase(options, { nodeId });
+  const base = await openProcessBase(options, { nodeId });
   const { logger, store } = base;
   let draining = false;
   let engine: CallEngine;
   try {
     engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId });
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
   const health = controlApiServer({
@@ -49,26 +49,26 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   } catch (err) {
     await health.close();
     await engine.stop();
-    store.close();
+    await store.close();
     throw err;
   }
-  const presence = announceNode(store.nodes, { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) }, () => engine.service.registry.size, logger);
+  const presence = await announceNode(store.nodes, { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) }, () => engine.service.registry.size, logger);
   logger.info({ node_id: nodeId, host: config.http.host, port: httpPort, internal_host: config.internal.host, internal_port: internalPort, data_dir: config.data_dir }, 'engine listening');
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
     draining = true;
-    presence.drain();
+    await presence.drain();
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
     // The internal endpoint stays open while calls drain: the API process still holds and hangs them up.
     const outcome = await waitForDrain({ liveCalls: () => engine.service.registry.size, requestsInFlight: health.requestsInFlight }, config.shutdown.drain_seconds * 1000);
     if (outcome === 'timeout') logger.warn({ live_calls: engine.service.registry.size }, 'drain time over; ending what is left');
     await engine.stop();
-    presence.stop();
+    await presence.stop();
     const closed = new Promise<void>((resolve) => internal.close(() => resolve()));
     internal.closeAllConnections();
     await Promise.all([closed, health.close()]);
-    store.close();
+    await store.close();
     logger.info('stopped');
   })());
   return { httpPort, stop };

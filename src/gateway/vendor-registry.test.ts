@@ -17,8 +17,8 @@ const webhookVendors = VENDORS.filter((v) => v.postCallWebhook !== null);
 
 type Json = Record<string, unknown>;
 
-t.test('the OpenAPI document: one webhook path per registry vendor with a post-call webhook, and the provider list', (t) => {
-  const document = buildApp(t).api.openApiDocument() as { paths: Record<string, Json> };
+t.test('the OpenAPI document: one webhook path per registry vendor with a post-call webhook, and the provider list', async (t) => {
+  const document = (await buildApp(t)).api.openApiDocument() as { paths: Record<string, Json> };
   const webhookPaths = Object.keys(document.paths).filter((path) => path.startsWith('/v1/webhooks/'));
   t.same(webhookPaths, webhookVendors.map((v) => `/v1/webhooks/${v.name}`));
   for (const vendor of webhookVendors) {

@@ -53,13 +53,13 @@ export function closestCall(candidates: readonly AttributionCandidate[], endedAt
  * tenant's call: when calls of several tenants hold the id (after the agent check), the payload
  * is contested and attributes to none (docs/WEBHOOKS.md "Attribution across tenants").
  */
-function byConversation(repo: WebhookRepository, payload: PostCallEvent, endedFrom: string, endedTo: string): Attribution | Contested | undefined {
+async function byConversation(repo: WebhookRepository, payload: PostCallEvent, endedFrom: string, endedTo: string): Promise<Attribution | Contested | undefined> {
   // A later event of the same conversation must name the same agent when both name one.
   const sameAgent = (b: ConversationBinding): boolean => payload.agentId === null || b.agent_id === null || b.agent_id === payload.agentId;
   const bindings = [
-    ...repo.attributedConversation(payload.provider, payload.conversationId)
+    ...(await repo.attributedConversation(payload.provider, payload.conversationId))
       .filter((b) => b.ended_at !== null && b.ended_at >= endedFrom && b.ended_at <= endedTo),
-    ...repo.callsWithConversation(payload.provider, payload.conversationId, endedFrom, endedTo),
+    ...(await repo.callsWithConversation(payload.provider, payload.conversationId, endedFrom, endedTo)),
   ].filter(sameAgent);
   const calls = new Map(bindings.map((b) => [`${b.tenant_id}/${b.call_id}`, b]));
   if (calls.size === 0) return undefined;
@@ -75,9 +75,9 @@ function byConversation(repo: WebhookRepository, payload: PostCallEvent, endedFr
  * move the payload elsewhere. Among several matching calls, the one already bound to the payload's
  * conversation id wins; else the closest end.
  */
-function byRoutedDid(repo: WebhookRepository, payload: PostCallEvent, endedFrom: string, endedTo: string): Attribution | undefined {
+async function byRoutedDid(repo: WebhookRepository, payload: PostCallEvent, endedFrom: string, endedTo: string): Promise<Attribution | undefined> {
   if (payload.agentNumber === null || payload.remoteNumber === null) return undefined;
-  const candidates = repo.routedCalls({
+  const candidates = await repo.routedCalls({
     provider: payload.provider, agentNumber: payload.agentNumber, remoteNumber: payload.remoteNumber,
     externalAgentId: payload.agentId, direction: payload.direction, endedFrom, endedTo,
   });
@@ -92,8 +92,8 @@ function byRoutedDid(repo: WebhookRepository, payload: PostCallEvent, endedFrom:
  * numbers, when it has them, decide through the route; the conversation id only places payloads
  * they do not (docs/WEBHOOKS.md "Attribution").
  */
-export function attribute(repo: WebhookRepository, input: AttributionInput): Attribution | Contested | undefined {
+export async function attribute(repo: WebhookRepository, input: AttributionInput): Promise<Attribution | Contested | undefined> {
   const endedFrom = isoTime(input.nowMs - input.windowMs);
   const endedTo = isoTime(input.nowMs);
-  return byRoutedDid(repo, input.payload, endedFrom, endedTo) ?? byConversation(repo, input.payload, endedFrom, endedTo);
+  return (await byRoutedDid(repo, input.payload, endedFrom, endedTo)) ?? byConversation(repo, input.payload, endedFrom, endedTo);
 }

@@ -22,7 +22,7 @@ export async function findCallRecording(
   tenantId: TenantId,
   call: Pick<CallRecord, 'id' | 'recording_path'>,
 ): Promise<RecordingFile | null> {
-  const path = call.recording_path ?? deps.store.recordings.get(tenantId, call.id, 'provider')?.path;
+  const path = call.recording_path ?? (await deps.store.recordings.get(tenantId, call.id, 'provider'))?.path;
   if (path === undefined) return null;
   try {
     return await inspectRecording(deps.recordings, path);

@@ -55,14 +55,14 @@ export function auditCopy(payload: PostCallEvent, rawBody: string, applied: bool
  * but its body is kept only while the call's kept bodies (conflicts between tenants share one
  * allowance) and all kept bodies stay within their caps.
  */
-export function cappedCopy(
+export async function cappedCopy(
   repo: WebhookRepository,
   options: Pick<WebhookOptions, 'maxRawBytesPerCall' | 'maxRawBytesTotal'>,
   owner: { tenantId: TenantId | null; callId: string | null },
   copy: string,
-): Pick<WebhookDelivery, 'payload_json' | 'payload_omitted'> {
+): Promise<Pick<WebhookDelivery, 'payload_json' | 'payload_omitted'>> {
   const bytes = Buffer.byteLength(copy, 'utf8');
-  const kept = repo.keptRawBytes(owner.tenantId, owner.callId);
+  const kept = await repo.keptRawBytes(owner.tenantId, owner.callId);
   if (kept.call + bytes > options.maxRawBytesPerCall) return { payload_json: null, payload_omitted: 'per_call_cap' };
   if (kept.total + bytes > options.maxRawBytesTotal) return { payload_json: null, payload_omitted: 'total_cap' };
   return { payload_json: copy, payload_omitted: null };

@@ -48,18 +48,18 @@ export function toStoredTurns(turns: PostCallEvent['turns']): TranscriptTurn[] {
  * provider recording, a later one with another conversation id, other turns or another recording
  * changes nothing. Null when the payload agrees with everything stored (or nothing is stored yet).
  */
-function conflictWith(deps: IngestDeps, payload: PostCallEvent, target: Attribution, ref: string | null): ConflictReason | null {
+async function conflictWith(deps: IngestDeps, payload: PostCallEvent, target: Attribution, ref: string | null): Promise<ConflictReason | null> {
   const { tenantId, callId } = target;
-  const earlier = deps.store.webhooks.callDeliveries(tenantId, callId);
+  const earlier = await deps.store.webhooks.callDeliveries(tenantId, callId);
   const id = payload.conversationId;
   if (id !== '' && ((target.knownConversationId !== null && target.knownConversationId !== id) || earlier.conversationIds.some((c) => c !== id))) {
     return 'conversation_id';
   }
-  const transcript = deps.store.transcripts.get(tenantId, callId, 'provider');
+  const transcript = await deps.store.transcripts.get(tenantId, callId, 'provider');
   if (payload.turns.length > 0 && transcript && JSON.stringify(transcript) !== JSON.stringify(toStoredTurns(payload.turns))) return 'transcript';
   if (ref !== null) {
     // Rows stored before recording_ref existed: an inline recording is still known by its checksum.
-    const archived = deps.store.recordings.get(tenantId, callId, 'provider');
+    const archived = await deps.store.recordings.get(tenantId, callId, 'provider');
     const claimed = earlier.recordingRef ?? (archived?.origin === 'inline' ? `inline:${archived.sha256}` : null);
     if (claimed !== null && claimed !== ref) return 'recording';
   }
@@ -67,20 +67,20 @@ function conflictWith(deps: IngestDeps, payload: PostCallEvent, target: Attribut
 }
 
 /** Keeps a delivery for audit without applying it; the same body again under the same key is not kept twice. */
-function keepConflict(deps: IngestDeps, payload: PostCallEvent, rawBody: string, owner: Attribution | null, reason: ConflictReason): void {
+async function keepConflict(deps: IngestDeps, payload: PostCallEvent, rawBody: string, owner: Attribution | null, reason: ConflictReason): Promise<void> {
   const bodySha256 = sha256Hex(rawBody);
   const key = deliveryKey(payload, bodySha256);
   const tenantId: TenantId | null = owner?.tenantId ?? null;
   const callId = owner?.callId ?? null;
   // A conflict between tenants is logged and kept under neither: naming them would tell one about the other.
   const log = { provider: payload.provider, event: payload.event, status: 'conflict', reason, ...(owner ? { call_id: callId, tenant_id: tenantId } : {}) };
-  if (deps.store.webhooks.isRepeatedConflict(tenantId, callId, key, bodySha256)) {
+  if (await deps.store.webhooks.isRepeatedConflict(tenantId, callId, key, bodySha256)) {
     deps.logger.info(log, 'post-call webhook not applied: the same conflicting delivery again');
     return;
   }
-  const omitted = deps.store.transaction(() => {
-    const copy = cappedCopy(deps.store.webhooks, deps.options, { tenantId, callId }, auditCopy(payload, rawBody, false));
-    deps.store.webhooks.record({
+  const omitted = await deps.store.transaction(async (tx) => {
+    const copy = await cappedCopy(tx.webhooks, deps.options, { tenantId, callId }, auditCopy(payload, rawBody, false));
+    await tx.webhooks.record({
       delivery_key: key, status: 'conflict', conflict_reason: reason, provider: payload.provider, event: payload.event,
       conversation_id: payload.conversationId || null, agent_id: payload.agentId, tenant_id: tenantId, call_id: callId,
       body_sha256: bodySha256, body_bytes: Buffer.byteLength(rawBody, 'utf8'), recording_ref: recordingRef(payload.recording), ...copy,
@@ -98,38 +98,38 @@ type Stored = { status: 'accepted'; payloadOmitted: string | null } | { status: 
  */
 async function storeAttributed(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): Promise<Stored> {
   const stored = await storeAccepted(deps, payload, target, rawBody);
-  if (stored.status === 'conflict') keepConflict(deps, payload, rawBody, target, stored.reason);
+  if (stored.status === 'conflict') await keepConflict(deps, payload, rawBody, target, stored.reason);
   return stored;
 }
 
 async function storeAccepted(deps: IngestDeps, payload: PostCallEvent, target: Attribution, rawBody: string): Promise<Stored> {
-  const { webhooks, transcripts, recordings } = deps.store;
+  const { webhooks, recordings } = deps.store;
   const bodySha256 = sha256Hex(rawBody);
   const key = deliveryKey(payload, bodySha256);
   // Checked before any file is written, so a duplicate never replaces an archived recording.
-  if (webhooks.isDelivered(target.tenantId, key)) return { status: 'duplicate' };
+  if (await webhooks.isDelivered(target.tenantId, key)) return { status: 'duplicate' };
   const ref = recordingRef(payload.recording);
-  const reason = conflictWith(deps, payload, target, ref);
+  const reason = await conflictWith(deps, payload, target, ref);
   if (reason !== null) return { status: 'conflict', reason };
   // The same recording again (another event of the call) is not archived twice.
-  const inline = payload.recording?.inline && !recordings.get(target.tenantId, target.callId, 'provider')
+  const inline = payload.recording?.inline && !(await recordings.get(target.tenantId, target.callId, 'provider'))
     ? await writeRecording(deps.options.recordings, target, { bytes: payload.recording.inline, mediaType: payload.recording.mediaType, origin: 'inline' })
     : undefined;
-  return deps.store.transaction((): Stored => {
-    const copy = cappedCopy(webhooks, deps.options, target, auditCopy(payload, rawBody, true));
-    const fresh = webhooks.record({
+  return deps.store.transaction(async (tx): Promise<Stored> => {
+    const copy = await cappedCopy(tx.webhooks, deps.options, target, auditCopy(payload, rawBody, true));
+    const fresh = await tx.webhooks.record({
       delivery_key: key, status: 'accepted', conflict_reason: null, provider: payload.provider, event: payload.event,
       conversation_id: payload.conversationId || null, agent_id: payload.agentId, tenant_id: target.tenantId, call_id: target.callId,
       body_sha256: bodySha256, body_bytes: Buffer.byteLength(rawBody, 'utf8'), recording_ref: ref, ...copy,
     });
     if (!fresh) return { status: 'duplicate' };
-    if (payload.turns.length > 0 && !transcripts.get(target.tenantId, target.callId, 'provider')) {
-      transcripts.save(target.callId, 'provider', toStoredTurns(payload.turns));
+    if (payload.turns.length > 0 && !(await tx.transcripts.get(target.tenantId, target.callId, 'provider'))) {
+      await tx.transcripts.save(target.callId, 'provider', toStoredTurns(payload.turns));
     }
     if (target.knownConversationId === null && payload.conversationId !== '') {
-      webhooks.setConversationId(target.tenantId, target.callId, payload.conversationId);
+      await tx.webhooks.setConversationId(target.tenantId, target.callId, payload.conversationId);
     }
-    if (inline) recordings.save(inline);
+    if (inline) await tx.recordings.save(inline);
     return { status: 'accepted', payloadOmitted: copy.payload_omitted };
   });
 }
@@ -150,13 +150,13 @@ export async function ingestPostCall(deps: IngestDeps, provider: WebhookProvider
     deps.logger.debug({ provider, kind: parsed.kind, reason: parsed.reason }, 'post-call webhook ignored');
     return 'ignored';
   }
-  const target = attribute(deps.store.webhooks, { payload: parsed, nowMs: deps.clock.now(), windowMs: deps.options.attributionWindowMs });
+  const target = await attribute(deps.store.webhooks, { payload: parsed, nowMs: deps.clock.now(), windowMs: deps.options.attributionWindowMs });
   if (!target) {
     deps.logger.info({ provider, event: parsed.event }, 'post-call webhook ignored: not attributable to a call');
     return 'ignored';
   }
   if ('contested' in target) {
-    keepConflict(deps, parsed, rawBody, null, 'contested_conversation');
+    await keepConflict(deps, parsed, rawBody, null, 'contested_conversation');
     return 'ignored';
   }
   const stored = await deps.queue.run(callKey(target), () => storeAttributed(deps, parsed, target, rawBody));

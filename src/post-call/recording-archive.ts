@@ -83,7 +83,7 @@ export async function archiveFromUrl(
 ): Promise<void> {
   const log = { provider, call_id: target.callId, tenant_id: target.tenantId, host: hostOf(url) };
   // First attribution wins (docs/WEBHOOKS.md): a provider recording already archived stays.
-  if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) {
+  if (await deps.store.recordings.get(target.tenantId, target.callId, 'provider')) {
     deps.logger.info(log, 'recording URL not fetched: the call has its provider recording already');
     return;
   }
@@ -102,8 +102,8 @@ export async function archiveFromUrl(
   try {
     await deps.queue.run(callKey(target), async () => {
       // Another event of the same call may have archived it while this download ran.
-      if (deps.store.recordings.get(target.tenantId, target.callId, 'provider')) return;
-      deps.store.recordings.save(await writeRecording(deps.options.recordings, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
+      if (await deps.store.recordings.get(target.tenantId, target.callId, 'provider')) return;
+      await deps.store.recordings.save(await writeRecording(deps.options.recordings, target, { bytes: result.bytes, mediaType: result.mediaType, origin: 'download' }));
       deps.logger.info({ ...log, bytes: result.bytes.length, sha256: result.sha256 }, 'provider recording archived');
     });
   } catch (err) {

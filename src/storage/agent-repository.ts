@@ -6,7 +6,7 @@ import type { Clock } from '../common/clock.js';
 import { newAgentId, type AgentId, type SipCredentialId, type TenantId } from '../common/ids.js';
 import type { SecretBox } from '../common/secret-box.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 /** The fields a tenant sets on import and may change with PUT. */
@@ -48,7 +48,7 @@ export type ApiKeyChange = { kind: 'keep' } | { kind: 'clear' } | { kind: 'set';
 type Row = Omit<AgentRecord, 'api_key_set' | 'transfer_policy'> & { api_key_set: number; transfer_policy: string | null };
 
 const SETTINGS = 'name, connection_mode, region, sip_credential_id, sip_uri, sip_transport, sip_region, websocket_url, transfer_policy';
-const COLUMNS = `id, tenant_id, provider, external_agent_id, ${SETTINGS}, api_key_sealed IS NOT NULL AS api_key_set, api_key_last4, verified_at, created_at, updated_at`;
+const COLUMNS = `id, tenant_id, provider, external_agent_id, ${SETTINGS}, CASE WHEN api_key_sealed IS NULL THEN 0 ELSE 1 END AS api_key_set, api_key_last4, verified_at, created_at, updated_at`;
 const context = (id: string): string => `agents/${id}/api_key`;
 const toRecord = (row: Row): AgentRecord => ({
   ...row, api_key_set: row.api_key_set === 1, transfer_policy: row.transfer_policy === null ? null : JSON.parse(row.transfer_policy) as AgentTransferPolicy,
@@ -57,29 +57,54 @@ const toRecord = (row: Row): AgentRecord => ({
 const bound = (settings: AgentSettings) => ({ ...settings, transfer_policy: settings.transfer_policy ? JSON.stringify(settings.transfer_policy) : null });
 
 export class AgentRepository {
+  readonly #db: SqlExecutor;
   readonly #secrets: SecretBox;
   readonly #clock: Clock;
-  readonly #insert;
-  readonly #get;
-  readonly #byExternal;
-  readonly #list;
-  readonly #update;
-  readonly #sealedKey;
 
-  constructor(db: Db, clock: Clock, secrets: SecretBox) {
+  constructor(db: SqlExecutor, clock: Clock, secrets: SecretBox) {
+    this.#db = db;
     this.#secrets = secrets;
     this.#clock = clock;
-    this.#insert = db.prepare(
+  }
+
+  /** Inserts an agent; run it inside a transaction when a route is created with it. */
+  async insert(tenantId: TenantId, input: { provider: string; external_agent_id: string; settings: AgentSettings; apiKey: string | null; verifiedAt: string | null }): Promise<AgentRecord> {
+    const id = newAgentId();
+    await this.#db.run(
       `INSERT INTO agents (id, tenant_id, provider, external_agent_id, ${SETTINGS}, api_key_sealed, api_key_last4, verified_at, created_at, updated_at)
        VALUES (@id, @tenant_id, @provider, @external_agent_id, @name, @connection_mode, @region, @sip_credential_id, @sip_uri, @sip_transport,
                @sip_region, @websocket_url, @transfer_policy, @api_key_sealed, @api_key_last4, @verified_at, @created_at, @created_at)`,
+      {
+        id, tenant_id: tenantId, provider: input.provider, external_agent_id: input.external_agent_id, ...bound(input.settings),
+        api_key_sealed: input.apiKey === null ? null : this.#secrets.seal(input.apiKey, context(id)),
+        api_key_last4: input.apiKey === null ? null : input.apiKey.slice(-4), verified_at: input.verifiedAt, created_at: isoNow(this.#clock),
+      },
     );
-    this.#get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND id = ?`);
-    this.#byExternal = db.prepare<[string, string, string], Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND provider = ? AND external_agent_id = ?`);
-    this.#list = db.prepare<[Record<string, unknown>], Row>(
+    return (await this.get(tenantId, id))!;
+  }
+
+  async get(tenantId: TenantId, id: string): Promise<AgentRecord | undefined> {
+    const row = await this.#db.get<Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND id = ?`, [tenantId, id]);
+    return row && toRecord(row);
+  }
+
+  async findByExternalId(tenantId: TenantId, provider: string, externalAgentId: string): Promise<AgentRecord | undefined> {
+    const row = await this.#db.get<Row>(`SELECT ${COLUMNS} FROM agents WHERE tenant_id = ? AND provider = ? AND external_agent_id = ?`, [tenantId, provider, externalAgentId]);
+    return row && toRecord(row);
+  }
+
+  async list(tenantId: TenantId, page: PageRequest): Promise<Page<AgentRecord>> {
+    const rows = await this.#db.all<Row>(
       `SELECT ${COLUMNS} FROM agents WHERE tenant_id = @tenant_id AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      { tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 },
     );
-    this.#update = db.prepare(
+    const { items, next } = toPage(rows, page.limit);
+    return { items: items.map(toRecord), next };
+  }
+
+  async update(tenantId: TenantId, id: AgentId, settings: AgentSettings, key: ApiKeyChange): Promise<AgentRecord | undefined> {
+    const sealed = key.kind === 'set' ? this.#secrets.seal(key.value, context(id)) : null;
+    const { changes } = await this.#db.run(
       `UPDATE agents SET name = @name, connection_mode = @connection_mode, region = @region, sip_credential_id = @sip_credential_id,
               sip_uri = @sip_uri, sip_transport = @sip_transport, sip_region = @sip_region, websocket_url = @websocket_url,
               transfer_policy = @transfer_policy,
@@ -88,50 +113,18 @@ export class AgentRepository {
               verified_at = CASE @key_kind WHEN 'keep' THEN verified_at ELSE @verified_at END,
               updated_at = @updated_at
         WHERE tenant_id = @tenant_id AND id = @id`,
+      {
+        tenant_id: tenantId, id, ...bound(settings), key_kind: key.kind, api_key_sealed: sealed,
+        api_key_last4: key.kind === 'set' ? key.value.slice(-4) : null, verified_at: key.kind === 'set' ? key.verifiedAt : null,
+        updated_at: isoNow(this.#clock),
+      },
     );
-    this.#sealedKey = db.prepare<[string, string], { api_key_sealed: string | null }>('SELECT api_key_sealed FROM agents WHERE tenant_id = ? AND id = ?');
-  }
-
-  /** Inserts an agent; run it inside a transaction when a route is created with it. */
-  insert(tenantId: TenantId, input: { provider: string; external_agent_id: string; settings: AgentSettings; apiKey: string | null; verifiedAt: string | null }): AgentRecord {
-    const id = newAgentId();
-    this.#insert.run({
-      id, tenant_id: tenantId, provider: input.provider, external_agent_id: input.external_agent_id, ...bound(input.settings),
-      api_key_sealed: input.apiKey === null ? null : this.#secrets.seal(input.apiKey, context(id)),
-      api_key_last4: input.apiKey === null ? null : input.apiKey.slice(-4), verified_at: input.verifiedAt, created_at: isoNow(this.#clock),
-    });
-    return this.get(tenantId, id)!;
-  }
-
-  get(tenantId: TenantId, id: string): AgentRecord | undefined {
-    const row = this.#get.get(tenantId, id);
-    return row && toRecord(row);
-  }
-
-  findByExternalId(tenantId: TenantId, provider: string, externalAgentId: string): AgentRecord | undefined {
-    const row = this.#byExternal.get(tenantId, provider, externalAgentId);
-    return row && toRecord(row);
-  }
-
-  list(tenantId: TenantId, page: PageRequest): Page<AgentRecord> {
-    const rows = this.#list.all({ tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 });
-    const { items, next } = toPage(rows, page.limit);
-    return { items: items.map(toRecord), next };
-  }
-
-  update(tenantId: TenantId, id: AgentId, settings: AgentSettings, key: ApiKeyChange): AgentRecord | undefined {
-    const sealed = key.kind === 'set' ? this.#secrets.seal(key.value, context(id)) : null;
-    const changed = this.#update.run({
-      tenant_id: tenantId, id, ...bound(settings), key_kind: key.kind, api_key_sealed: sealed,
-      api_key_last4: key.kind === 'set' ? key.value.slice(-4) : null, verified_at: key.kind === 'set' ? key.verifiedAt : null,
-      updated_at: isoNow(this.#clock),
-    }).changes;
-    return changed === 1 ? this.get(tenantId, id) : undefined;
+    return changes === 1 ? this.get(tenantId, id) : undefined;
   }
 
   /** The clear provider key, for call-time use only (signed URLs, call registration). */
-  apiKey(tenantId: TenantId, id: AgentId): string | null {
-    const sealed = this.#sealedKey.get(tenantId, id)?.api_key_sealed;
+  async apiKey(tenantId: TenantId, id: AgentId): Promise<string | null> {
+    const sealed = (await this.#db.get<{ api_key_sealed: string | null }>('SELECT api_key_sealed FROM agents WHERE tenant_id = ? AND id = ?', [tenantId, id]))?.api_key_sealed;
     return sealed ? this.#secrets.open(sealed, context(id)) : null;
   }
 }

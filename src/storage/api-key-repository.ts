@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../common/clock.js';
 import { newApiKeyId, randomBase62, type ApiKeyId, type TenantId } from '../common/ids.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 
 export type ApiKeyKind = 'live' | 'sandbox';
 
@@ -29,53 +29,42 @@ export const hashSecret = (value: string): string => createHash('sha256').update
 export const looksLikeApiKey = (value: string): boolean => KEY_PATTERN.test(value);
 
 export class ApiKeyRepository {
-  readonly #insert;
-  readonly #byHash;
-  readonly #revoke;
-  readonly #revokeSessions;
   readonly #clock: Clock;
-  readonly #db: Db;
+  readonly #db: SqlExecutor;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: SqlExecutor, clock: Clock) {
     this.#clock = clock;
     this.#db = db;
-    this.#insert = db.prepare(
-      'INSERT INTO api_keys (id, tenant_id, kind, key_hash, last4, created_at) VALUES (@id, @tenant_id, @kind, @key_hash, @last4, @created_at)',
-    );
-    this.#byHash = db.prepare<[string], ApiKeyRecord>(
-      'SELECT id, tenant_id, kind, last4, created_at, revoked_at FROM api_keys WHERE key_hash = ?',
-    );
-    this.#revoke = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL');
-    this.#revokeSessions = db.prepare<[string, string]>(
-      'UPDATE sessions SET revoked_at = ? WHERE revoked_at IS NULL AND api_key_id = (SELECT id FROM api_keys WHERE key_hash = ?)',
-    );
   }
 
   /** Creates a key for the tenant; the returned `apiKey` is the only time it exists in clear. */
-  create(tenantId: TenantId, kind: ApiKeyKind): { apiKey: string; record: ApiKeyRecord } {
+  async create(tenantId: TenantId, kind: ApiKeyKind): Promise<{ apiKey: string; record: ApiKeyRecord }> {
     const apiKey = PREFIX[kind] + randomBase62(40);
     const record: ApiKeyRecord = {
       id: newApiKeyId(), tenant_id: tenantId, kind, last4: apiKey.slice(-4), created_at: isoNow(this.#clock), revoked_at: null,
     };
-    this.#insert.run({ ...record, key_hash: hashSecret(apiKey) });
+    await this.#db.run(
+      'INSERT INTO api_keys (id, tenant_id, kind, key_hash, last4, created_at) VALUES (@id, @tenant_id, @kind, @key_hash, @last4, @created_at)',
+      { id: record.id, tenant_id: tenantId, kind, key_hash: hashSecret(apiKey), last4: record.last4, created_at: record.created_at },
+    );
     return { apiKey, record };
   }
 
   /** The key's record when it exists and is not revoked. */
-  findActive(apiKey: string): ApiKeyRecord | undefined {
+  async findActive(apiKey: string): Promise<ApiKeyRecord | undefined> {
     if (!looksLikeApiKey(apiKey)) return undefined;
-    const record = this.#byHash.get(hashSecret(apiKey));
+    const record = await this.#db.get<ApiKeyRecord>('SELECT id, tenant_id, kind, last4, created_at, revoked_at FROM api_keys WHERE key_hash = ?', [hashSecret(apiKey)]);
     return record && record.revoked_at === null ? record : undefined;
   }
 
   /** Revokes the key and every session made from it. False when no active key matched. */
-  revoke(apiKey: string): boolean {
+  async revoke(apiKey: string): Promise<boolean> {
     if (!looksLikeApiKey(apiKey)) return false;
     const now = isoNow(this.#clock);
     const hash = hashSecret(apiKey);
-    return this.#db.transaction(() => {
-      this.#revokeSessions.run(now, hash);
-      return this.#revoke.run(now, hash).changes === 1;
-    })();
+    return this.#db.transaction(async (tx) => {
+      await tx.run('UPDATE sessions SET revoked_at = ? WHERE revoked_at IS NULL AND api_key_id = (SELECT id FROM api_keys WHERE key_hash = ?)', [now, hash]);
+      return (await tx.run('UPDATE api_keys SET revoked_at = ? WHERE key_hash = ? AND revoked_at IS NULL', [now, hash])).changes === 1;
+    });
   }
 }

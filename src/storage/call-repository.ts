@@ -4,7 +4,7 @@
  */
 import type { TenantId } from '../common/ids.js';
 import type { CallRecord, CallRecordState, CallDirection } from '../engine/calls/call-record.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 import { LiveCallIndex, type CallListItem } from './live-call-index.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
@@ -27,7 +27,7 @@ const COLUMNS = [
 const SELECT = `SELECT ${COLUMNS.join(', ')} FROM calls`;
 
 /**
- * Rows are read as arrays (better-sqlite3's raw mode) and named here: the driver builds row
+ * Rows are read as arrays (the port's `values`: better-sqlite3's raw mode) and named here: the driver builds row
  * objects one property at a time through V8's API, which took more than half of a 50-call list
  * page (1.1 ms against 2.3 ms for 51 rows, measured interleaved). The columns are SELECTed by name
  * in COLUMNS order, so position i is COLUMNS[i].
@@ -44,12 +44,16 @@ function toRecord(values: unknown[]): CallRecord {
   return record as unknown as CallRecord;
 }
 const MUTABLE = COLUMNS.filter((c) => !['id', 'tenant_id', 'call_control_id', 'direction', 'created_at', 'sip_headers'].includes(c));
+const INSERT_SQL = `INSERT INTO calls (${COLUMNS.join(', ')}, node_id) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @node_id)`;
+const SAVE_SQL = `UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`;
 
 // Live calls are listed from memory (LiveCallIndex); calls ended since the live window began come
 // from the ended_at range of calls_tenant_ended, sorted: one window of calls at most.
 const ENDED_LIST_SQL = `${SELECT} WHERE tenant_id = @tenant_id AND ended_at >= @ended_since AND state = 'ended' `
-  + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
-  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+  + `AND (CAST(@direction AS TEXT) IS NULL OR direction = @direction) AND (CAST(@carrier_is AS TEXT) IS NULL OR carrier = @carrier_is) `
+  + `AND (CAST(@carrier_not AS TEXT) IS NULL OR carrier != @carrier_not) AND (CAST(@ended_before AS TEXT) IS NULL OR ended_at < @ended_before) `
+  + `AND (CAST(@number AS TEXT) IS NULL OR from_number = @number OR to_number = @number) AND (CAST(@end_reason AS TEXT) IS NULL OR end_reason = @end_reason) `
+  + `AND (CAST(@carrier AS TEXT) IS NULL OR carrier = @carrier) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallListFilter {
   /** One state, or undefined for every live (not ended) call. */
@@ -57,6 +61,14 @@ export interface CallListFilter {
   direction?: CallDirection;
   /** For `state: 'ended'`: only calls that ended at or after this time (all of them when absent). */
   endedSince?: string;
+  /** For `state: 'ended'` (the history, docs/API.md "Call history"): ended before this time. */
+  endedBefore?: string;
+  /** For `state: 'ended'`: calls from or to this number. */
+  number?: string;
+  /** For `state: 'ended'`: calls that ended for this reason. */
+  endReason?: string;
+  /** For `state: 'ended'`: calls on this carrier, besides the key's scope. */
+  carrierName?: string;
   /** Only calls on this carrier (`is`), or on any other (`isNot`): how sandbox and live keys see separate lists. */
   carrier?: CarrierFilter;
 }
@@ -64,9 +76,9 @@ export interface CallListFilter {
 export type CarrierFilter = { is: string } | { isNot: string };
 
 /** A live call's page as SQL reads it, for a process whose calls another process writes. */
-const LIVE_LIST_SQL = `${SELECT} WHERE state != 'ended' AND tenant_id = @tenant_id AND (@state IS NULL OR state = @state) `
-  + `AND (@direction IS NULL OR direction = @direction) AND (@carrier_is IS NULL OR carrier = @carrier_is) `
-  + `AND (@carrier_not IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+const LIVE_LIST_SQL = `${SELECT} WHERE state != 'ended' AND tenant_id = @tenant_id AND (CAST(@state AS TEXT) IS NULL OR state = @state) `
+  + `AND (CAST(@direction AS TEXT) IS NULL OR direction = @direction) AND (CAST(@carrier_is AS TEXT) IS NULL OR carrier = @carrier_is) `
+  + `AND (CAST(@carrier_not AS TEXT) IS NULL OR carrier != @carrier_not) AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`;
 
 export interface CallRepositoryOptions {
   /** The engine whose calls this process writes: recorded on each new row (docs/ARCHITECTURE.md "Process roles"). */
@@ -84,35 +96,31 @@ const carrierParams = (carrier: CarrierFilter | undefined) => ({
 });
 
 export class CallRepository {
-  readonly #insert;
-  readonly #save;
-  readonly #get;
-  readonly #byControlId;
-  readonly #listEnded;
-  readonly #unfinished;
-  readonly #unfinishedOf;
-  readonly #ownerOf;
-  readonly #ownerOfControlId;
-  readonly #listLive;
-  readonly #nodeId: string | null;
+  readonly #db: SqlExecutor;
+  readonly #options: CallRepositoryOptions;
   /** Every live call, kept in step by insert and save: the list's live pages are read from it. */
-  readonly #live = new LiveCallIndex();
+  readonly #live: LiveCallIndex;
 
-  constructor(db: Db, options: CallRepositoryOptions = {}) {
-    this.#nodeId = options.nodeId ?? null;
-    this.#insert = db.prepare(`INSERT INTO calls (${COLUMNS.join(', ')}, node_id) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @node_id)`);
-    this.#save = db.prepare(`UPDATE calls SET ${MUTABLE.map((c) => `${c} = @${c}`).join(', ')} WHERE tenant_id = @tenant_id AND id = @id`);
-    this.#get = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND id = ?`).raw(true);
-    this.#byControlId = db.prepare<[string, string], unknown[]>(`${SELECT} WHERE tenant_id = ? AND call_control_id = ?`).raw(true);
-    this.#listEnded = db.prepare<[Record<string, unknown>], unknown[]>(ENDED_LIST_SQL).raw(true);
-    this.#unfinished = db.prepare<[], unknown[]>(`${SELECT} WHERE state != 'ended'`).raw(true);
-    this.#unfinishedOf = db.prepare<[string], unknown[]>(`${SELECT} WHERE state != 'ended' AND (node_id = ? OR node_id IS NULL)`).raw(true);
-    this.#ownerOf = db.prepare<[string, string], { node_id: string | null }>('SELECT node_id FROM calls WHERE tenant_id = ? AND id = ?');
-    this.#ownerOfControlId = db.prepare<[string, string], { node_id: string | null }>('SELECT node_id FROM calls WHERE tenant_id = ? AND call_control_id = ?');
-    this.#listLive = options.liveList === 'database' ? db.prepare<[Record<string, unknown>], unknown[]>(LIVE_LIST_SQL).raw(true) : null;
-    // One repository per database in a process (one gateway per data folder): what is live in the
-    // file now is what the index starts from.
-    if (!this.#listLive) for (const call of this.unfinished()) this.#live.update(call);
+  /** Over `db`; `live` is shared by the repositories of one store (its transactions' included). */
+  constructor(db: SqlExecutor, options: CallRepositoryOptions = {}, live = new LiveCallIndex()) {
+    this.#db = db;
+    this.#options = options;
+    this.#live = live;
+  }
+
+  /** The same repository over a transaction (one live list for both). */
+  over(tx: SqlExecutor): CallRepository {
+    return new CallRepository(tx, this.#options, this.#live);
+  }
+
+  /**
+   * Fills the live list from the database: run once when the store opens. One repository per
+   * database in a process (one gateway per data folder): what is live in the file now is what the
+   * index starts from. A process that reads the live list from SQL keeps no index.
+   */
+  async load(): Promise<void> {
+    if (this.#options.liveList === 'database') return;
+    for (const call of await this.unfinished()) this.#live.update(call);
   }
 
   /**
@@ -120,51 +128,58 @@ export class CallRepository {
    * has run, so neither belongs inside a store transaction that may roll back (none does today):
    * the list would keep a change the file lost.
    */
-  insert(call: CallRecord): void {
-    this.#insert.run({ ...fromRecord(call), node_id: this.#nodeId });
+  async insert(call: CallRecord): Promise<void> {
+    await this.#db.run(INSERT_SQL, { ...fromRecord(call), node_id: this.#options.nodeId ?? null });
     this.#live.update(call);
   }
 
   /** Writes the mutable fields of a call (a state change, hold, transfer, end). */
-  save(call: CallRecord): void {
-    if (this.#save.run(fromRecord(call)).changes > 0) this.#live.update(call);
+  async save(call: CallRecord): Promise<void> {
+    if ((await this.#db.run(SAVE_SQL, fromRecord(call))).changes > 0) this.#live.update(call);
   }
 
-  get(tenantId: TenantId, id: string): CallRecord | undefined {
-    const row = this.#get.get(tenantId, id);
+  async get(tenantId: TenantId, id: string): Promise<CallRecord | undefined> {
+    const [row] = await this.#db.values(`${SELECT} WHERE tenant_id = ? AND id = ?`, [tenantId, id]);
     return row && toRecord(row);
   }
 
-  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined {
-    const row = this.#byControlId.get(tenantId, callControlId);
+  async getByControlId(tenantId: TenantId, callControlId: string): Promise<CallRecord | undefined> {
+    const [row] = await this.#db.values(`${SELECT} WHERE tenant_id = ? AND call_control_id = ?`, [tenantId, callControlId]);
     return row && toRecord(row);
   }
 
   /** A page of the list, newest first: live calls (any, or one live state) from memory, ended ones from the database. */
-  list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Page<CallListItem> {
+  async list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Promise<Page<CallListItem>> {
     const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...carrierParams(filter.carrier), ...keysetParams(page.after), limit: page.limit + 1 };
     if (filter.state !== 'ended') {
-      if (this.#listLive) return toPage(this.#listLive.all({ ...params, state: filter.state ?? null }).map(toRecord), page.limit);
+      if (this.#options.liveList === 'database') return toPage((await this.#db.values(LIVE_LIST_SQL, { ...params, state: filter.state ?? null })).map(toRecord), page.limit);
       return this.#live.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
     }
-    return toPage(this.#listEnded.all({ ...params, ended_since: filter.endedSince ?? '' }).map(toRecord), page.limit);
+    const history = {
+      ended_since: filter.endedSince ?? '', ended_before: filter.endedBefore ?? null, number: filter.number ?? null,
+      end_reason: filter.endReason ?? null, carrier: filter.carrierName ?? null,
+    };
+    return toPage((await this.#db.values(ENDED_LIST_SQL, { ...params, ...history })).map(toRecord), page.limit);
   }
 
   /**
    * Calls a crash left unfinished (every tenant's): recovery ends them at start-up. With a node
    * id, only that engine's, and those of rows from before calls named their node.
    */
-  unfinished(nodeId?: string): CallRecord[] {
-    return (nodeId === undefined ? this.#unfinished.all() : this.#unfinishedOf.all(nodeId)).map(toRecord);
+  async unfinished(nodeId?: string): Promise<CallRecord[]> {
+    const rows = nodeId === undefined
+      ? await this.#db.values(`${SELECT} WHERE state != 'ended'`)
+      : await this.#db.values(`${SELECT} WHERE state != 'ended' AND (node_id = ? OR node_id IS NULL)`, [nodeId]);
+    return rows.map(toRecord);
   }
 
   /** The engine that owns a call (null for rows from before calls named their node), or undefined without such a call. */
-  ownerOf(tenantId: TenantId, id: string): string | null | undefined {
-    return this.#ownerOf.get(tenantId, id)?.node_id;
+  async ownerOf(tenantId: TenantId, id: string): Promise<string | null | undefined> {
+    return (await this.#db.get<{ node_id: string | null }>('SELECT node_id FROM calls WHERE tenant_id = ? AND id = ?', [tenantId, id]))?.node_id;
   }
 
   /** {@link ownerOf} by the call's control id. */
-  ownerOfControlId(tenantId: TenantId, callControlId: string): string | null | undefined {
-    return this.#ownerOfControlId.get(tenantId, callControlId)?.node_id;
+  async ownerOfControlId(tenantId: TenantId, callControlId: string): Promise<string | null | undefined> {
+    return (await this.#db.get<{ node_id: string | null }>('SELECT node_id FROM calls WHERE tenant_id = ? AND call_control_id = ?', [tenantId, callControlId]))?.node_id;
   }
 }

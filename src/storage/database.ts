@@ -6,6 +6,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isPostgresUrl, type SqlDatabase } from './sql/sql-database.js';
+import { SqliteDatabase } from './sql/sqlite-database.js';
 
 export type Db = Database.Database;
 
@@ -54,6 +56,18 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 250;
 
 export interface DatabaseOptions {
   busyTimeoutMs?: number;
+}
+
+/**
+ * Opens the database behind the SQL port: PostgreSQL for a `postgres://` URL, else the SQLite
+ * file (created and migrated here, synchronously, before anything else runs).
+ */
+export async function openSqlDatabase(location: string, options: DatabaseOptions = {}): Promise<SqlDatabase> {
+  if (isPostgresUrl(location)) {
+    const { openPostgresDatabase } = await import('./sql/postgres-database.js');
+    return openPostgresDatabase(location);
+  }
+  return new SqliteDatabase(openDatabase(location, options));
 }
 
 /** Opens (creating if needed) and migrates the database at `file`; `:memory:` for tests. */

@@ -19,13 +19,14 @@ import { callRecord } from '../../test/support/call-records.js';
 import { CDR_JOURNAL_FILE, CdrJournal, type JournalFs } from './cdr-journal.js';
 import { DurableCallStore } from './durable-call-store.js';
 import { databasePath, openStore, type Store } from './index.js';
+import { sqliteOf } from '../../test/support/sqlite-of.js';
 
 const policy = { idleMs: 60_000, absoluteMs: 3_600_000 };
 const secrets = new SecretBox(randomBytes(32));
 
-function rig(dir: string, fs?: JournalFs): { store: Store; calls: DurableCallStore; clock: FakeClock; journal: CdrJournal } {
+async function rig(dir: string, fs?: JournalFs): Promise<{ store: Store; calls: DurableCallStore; clock: FakeClock; journal: CdrJournal }> {
   const clock = new FakeClock(Date.parse('2026-01-01T12:00:00.000Z'));
-  const store = openStore(databasePath(dir), clock, policy, secrets, { busyTimeoutMs: 20 });
+  const store = await openStore(databasePath(dir), clock, policy, secrets, { busyTimeoutMs: 20 });
   const journal = new CdrJournal(dir, fs);
   const calls = new DurableCallStore({
     calls: store.calls, transcripts: store.transcripts, transaction: (fn) => store.transaction(fn), journal, clock, logger: silentLogger(), retryMs: 1000,
@@ -38,38 +39,41 @@ const turns = [{ role: 'agent' as const, text: 'goodbye', offset_s: 1.5 }];
 
 t.test('a final record refused by a locked database goes to the CDR journal and is written, with its transcript, once the lock is gone', async (t) => {
   const dir = t.testdir({});
-  const { store, calls, clock, journal } = rig(dir);
+  const { store, calls, clock, journal } = await rig(dir);
   t.teardown(() => store.close());
-  const tenant = store.tenants.create('acme').id;
+  const tenant = (await store.tenants.create('acme')).id;
   const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
-  calls.insert(call);
+  await calls.insert(call);
 
   const other = new Database(databasePath(dir));
   t.teardown(() => other.close());
   other.exec('BEGIN EXCLUSIVE');
   t.doesNotThrow(() => calls.finish({ call: ended(call), transcripts: [{ source: 'provider', turns }] }), 'ending never throws the refusal');
+  await calls.settled();
   t.doesNotThrow(() => calls.save({ ...call, on_hold: true }), 'a change of an ended call is ignored, not thrown');
   await journal.settled();
   const lines = readFileSync(join(dir, CDR_JOURNAL_FILE), 'utf8').trim().split('\n');
   t.equal(lines.length, 1, 'one journal line');
   t.match(JSON.parse(lines[0]!), { call: { id: call.id, state: 'ended', recording_path: 'recordings/x.wav' }, transcripts: [{ source: 'provider', turns }] });
-  t.equal(store.calls.get(tenant, call.id)?.state, 'active', 'the database still has the live record');
-  t.same(calls.unfinished(), [], 'recovery does not take a call whose final record waits for a call a crash cut off');
+  t.equal((await store.calls.get(tenant, call.id))?.state, 'active', 'the database still has the live record');
+  t.same(await calls.unfinished(), [], 'recovery does not take a call whose final record waits for a call a crash cut off');
   let refusal: unknown;
   try {
-    calls.insert(callRecord(tenant, '2026-01-01T12:00:01.000Z'));
+    await calls.insert(callRecord(tenant, '2026-01-01T12:00:01.000Z'));
   } catch (err) {
     refusal = err;
   }
   t.ok(isStorageFailure(refusal), 'a new call is refused with a storage failure (the API answers 503)');
 
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 1, 'still waiting while the lock is held');
   other.exec('COMMIT');
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 0, 'the retry wrote it');
-  t.match(store.calls.get(tenant, call.id), { state: 'ended', hangup_by: 'agent', recording_path: 'recordings/x.wav' });
-  t.same(store.transcripts.get(tenant, call.id, 'provider'), turns, 'with its transcript, in the same write');
+  t.match(await store.calls.get(tenant, call.id), { state: 'ended', hangup_by: 'agent', recording_path: 'recordings/x.wav' });
+  t.same(await store.transcripts.get(tenant, call.id, 'provider'), turns, 'with its transcript, in the same write');
   await journal.settled();
   t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the journal is emptied');
   t.notOk(calls.isFailing);
@@ -77,25 +81,26 @@ t.test('a final record refused by a locked database goes to the CDR journal and 
 
 t.test('a CDR journal left by a stopped gateway is replayed at the next start', async (t) => {
   const dir = t.testdir({});
-  let { store, calls } = rig(dir);
-  const tenant = store.tenants.create('acme').id;
+  let { store, calls } = await rig(dir);
+  const tenant = (await store.tenants.create('acme')).id;
   const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
-  calls.insert(call);
+  await calls.insert(call);
   const other = new Database(databasePath(dir));
   other.exec('BEGIN EXCLUSIVE');
   calls.finish({ call: ended(call), transcripts: [] });
+  await calls.settled();
   await calls.stop();
-  store.close();
+  await store.close();
   other.exec('COMMIT');
   other.close();
   t.ok(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the stop left the record in the journal');
 
-  ({ store, calls } = rig(dir));
+  ({ store, calls } = await rig(dir));
   t.teardown(() => store.close());
-  t.equal(store.calls.unfinished().length, 1, 'the database alone would have it unfinished');
-  t.equal(calls.replayJournal(), 1);
-  t.match(store.calls.get(tenant, call.id), { state: 'ended', end_reason: 'completed' });
-  t.same(calls.unfinished(), []);
+  t.equal((await store.calls.unfinished()).length, 1, 'the database alone would have it unfinished');
+  t.equal(await calls.replayJournal(), 1);
+  t.match(await store.calls.get(tenant, call.id), { state: 'ended', end_reason: 'completed' });
+  t.same(await calls.unfinished(), []);
   await calls.stop();
   t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)));
 });
@@ -109,41 +114,46 @@ t.test('disk full: SQLITE_FULL from the database and ENOSPC from the journal nei
     rename: fsp.rename,
     rm: fsp.rm,
   };
-  const { store, calls, clock, journal } = rig(dir, fs);
+  const { store, calls, clock, journal } = await rig(dir, fs);
   t.teardown(() => store.close());
-  const tenant = store.tenants.create('acme').id;
+  const tenant = (await store.tenants.create('acme')).id;
   const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
-  calls.insert(call);
+  await calls.insert(call);
   // The database may not grow by a page: a large transcript cannot be stored.
-  const pages = store.db.pragma('page_count', { simple: true }) as number;
-  store.db.pragma(`max_page_count = ${pages}`);
+  const pages = sqliteOf(store).pragma('page_count', { simple: true }) as number;
+  sqliteOf(store).pragma(`max_page_count = ${pages}`);
   const long = Array.from({ length: 2000 }, (_, i) => ({ role: 'caller' as const, text: `turn ${i} `.repeat(10), offset_s: i }));
   t.doesNotThrow(() => calls.finish({ call: ended(call), transcripts: [{ source: 'gateway', turns: long }] }));
+  await calls.settled();
   await journal.settled();
   t.notOk(existsSync(join(dir, CDR_JOURNAL_FILE)), 'the journal could not be written either');
   t.equal(calls.pendingFinals, 1, 'the record is kept in memory and retried');
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 1, 'still refused while the disk is full');
 
   diskFull = false;
-  store.db.pragma('max_page_count = 1073741823');
+  sqliteOf(store).pragma('max_page_count = 1073741823');
   clock.advance(1000);
+  await calls.settled();
   t.equal(calls.pendingFinals, 0);
-  t.equal(store.transcripts.get(tenant, call.id, 'gateway')?.length, 2000, 'written whole once there is room');
+  t.equal((await store.transcripts.get(tenant, call.id, 'gateway'))?.length, 2000, 'written whole once there is room');
 });
 
 t.test('a final record the database rejects as invalid (a bug, not an outage) is kept in the journal and holds back nothing', async (t) => {
   const dir = t.testdir({});
-  const { store, calls, journal } = rig(dir);
+  const { store, calls, journal } = await rig(dir);
   t.teardown(() => store.close());
-  const tenant = store.tenants.create('acme').id;
+  const tenant = (await store.tenants.create('acme')).id;
   // A transcript of a call the database never had: the foreign key refuses it.
   const unknown = callRecord(tenant, '2026-01-01T11:59:00.000Z');
   t.doesNotThrow(() => calls.finish({ call: ended(unknown), transcripts: [{ source: 'gateway', turns }] }));
+  await calls.settled();
   const call = callRecord(tenant, '2026-01-01T11:59:30.000Z');
-  calls.insert(call);
+  await calls.insert(call);
   calls.finish({ call: ended(call), transcripts: [] });
-  t.equal(store.calls.get(tenant, call.id)?.state, 'ended', 'the next record is written at once: no breaker for a bug');
+  await calls.settled();
+  t.equal((await store.calls.get(tenant, call.id))?.state, 'ended', 'the next record is written at once: no breaker for a bug');
   t.notOk(calls.isFailing);
   await journal.settled();
   t.match(readFileSync(join(dir, CDR_JOURNAL_FILE), 'utf8'), unknown.id, 'the rejected record is kept for the operator');

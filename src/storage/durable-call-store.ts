@@ -6,6 +6,14 @@
  * CDR journal (durable) and a refused change of a live call is kept in memory; both are written
  * again every `storage.retry_seconds`, and the journal is replayed at start. While writes fail,
  * new ones are not tried (each would hold the event loop for the busy time-out): the retry probes.
+ *
+ * The repositories are asynchronous (docs/ARCHITECTURE.md "Storage"): the call layer never waits
+ * for a change or a final record. They go into one queue, written in the order the calls made
+ * them, so two changes of a call cannot overtake each other on a pool of connections.
+ *
+ * Each write also appends the call events the change causes (docs/EVENTS.md "Event types") to the
+ * outbox in the same transaction, derived from the record as stored before it; once committed
+ * they are handed to `onEvents` (the live stream's bus). docs/DECISIONS.md "Call events: the outbox".
  */
 import type { Clock, TimerHandle } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
@@ -16,12 +24,23 @@ import type { CallOutcome, CallRecordStore } from '../engine/calls/ports.js';
 import type { CallRepository } from './call-repository.js';
 import type { CdrJournal, CdrJournalEntry } from './cdr-journal.js';
 import type { TranscriptRepository } from './transcript-repository.js';
+import type { EventRecord, EventRepository } from './event-repository.js';
+import { callEvents } from './call-events.js';
+
+/** What one write of a call goes through: the repositories of one transaction. */
+export interface CallWriteTx {
+  calls: CallRepository;
+  transcripts: Pick<TranscriptRepository, 'save'>;
+  events: Pick<EventRepository, 'append'>;
+}
 
 export interface DurableCallStoreOptions {
   calls: CallRepository;
   transcripts: Pick<TranscriptRepository, 'save'>;
-  /** Runs `fn` in one transaction (the store's). */
-  transaction<T>(fn: () => T): T;
+  /** Runs `fn` in one transaction (the store's), over the repositories it is given. */
+  transaction<T>(fn: (tx: CallWriteTx) => Promise<T>): Promise<T>;
+  /** Events just committed with a call's change (the live stream's bus); never throws into the store. */
+  onEvents?: (events: EventRecord[]) => void;
   journal: CdrJournal;
   clock: Clock;
   logger: Logger;
@@ -44,6 +63,9 @@ export class DurableCallStore implements CallRecordStore {
   #failing = false;
   #timer: TimerHandle | null = null;
   #stopped = false;
+  /** Writes run one at a time, in order: the end of the queue, and how many are in it. */
+  #tail: Promise<unknown> = Promise.resolve();
+  #queued = 0;
 
   constructor(options: DurableCallStoreOptions) {
     this.#o = options;
@@ -59,88 +81,115 @@ export class DurableCallStore implements CallRecordStore {
     return this.#failing;
   }
 
+  /** Resolves once every write asked for so far has been tried. */
+  async settled(): Promise<void> {
+    while (this.#queued > 0) await this.#tail.then(() => undefined, () => undefined);
+  }
+
   /**
    * Loads the journal a previous run left and writes it into the database (run before recovery,
    * so a call whose final record waits there is not taken for one a crash left unfinished).
    */
-  replayJournal(): number {
+  async replayJournal(): Promise<number> {
     const { entries, skipped } = this.#o.journal.read();
     if (skipped > 0) this.#o.logger.error({ skipped, journal: this.#o.journal.path }, 'CDR journal lines that cannot be read were skipped');
     for (const entry of entries) this.#finals.set(entry.call.id, entry);
     if (entries.length === 0) return 0;
     this.#o.logger.info({ calls: this.#finals.size }, 'replaying the CDR journal');
     this.#failing = true;
-    this.retry();
+    await this.retry();
     return entries.length;
   }
 
-  /** Throws when the database refuses the call: a call that cannot be recorded is not placed. */
-  insert(call: CallRecord): void {
-    this.#o.calls.insert(call);
+  /** Rejects when the database refuses the call: a call that cannot be recorded is not placed. */
+  async insert(call: CallRecord): Promise<void> {
+    this.#committed(await this.#o.transaction(async (tx) => {
+      const events = await tx.events.append(call.tenant_id, callEvents(undefined, call));
+      await tx.calls.insert(call);
+      return events;
+    }));
   }
 
   save(call: CallRecord): void {
     if (this.#finals.has(call.id)) return;
-    if (!this.#failing) {
-      try {
-        this.#o.calls.save(call);
-        this.#changes.delete(call.id);
+    if (this.#failing) return this.#keepChange(call);
+    void this.#serial(async () => {
+      if (this.#failing || this.#finals.has(call.id)) {
+        if (!this.#finals.has(call.id)) this.#keepChange(call);
         return;
+      }
+      try {
+        await this.#saveChange(call);
+        this.#changes.delete(call.id);
       } catch (err) {
         if (!isStorageFailure(err)) {
           this.#o.logger.error({ err, call_id: call.id }, 'the database rejected a change of a call');
           return;
         }
         this.#refused(err);
+        this.#keepChange(call);
       }
-    }
-    this.#changes.set(call.id, call);
-    this.#arm();
+    });
   }
 
   finish(outcome: CallOutcome): void {
     const entry: CdrJournalEntry = { call: outcome.call, transcripts: outcome.transcripts };
     this.#changes.delete(entry.call.id);
-    let pending = this.#finals;
-    if (!this.#failing) {
+    if (this.#failing) return this.#keepFinal(entry, this.#finals);
+    void this.#serial(async () => {
+      if (this.#failing) return this.#keepFinal(entry, this.#finals);
       try {
-        this.#write(entry);
-        return;
+        await this.#write(entry);
       } catch (err) {
-        if (isStorageFailure(err)) this.#refused(err);
-        else pending = this.#reject(entry, err);
+        if (isStorageFailure(err)) {
+          this.#refused(err);
+          this.#keepFinal(entry, this.#finals);
+        } else {
+          this.#keepFinal(entry, this.#reject(entry, err));
+        }
       }
-    }
-    pending.set(entry.call.id, entry);
-    const log = this.#o.logger.child({ call_id: entry.call.id, tenant_id: entry.call.tenant_id });
-    this.#o.journal.append(entry).then(
-      () => log.warn('call record kept in the CDR journal until the database takes it'),
-      (err: unknown) => log.error({ err }, 'cannot write the call record to the CDR journal either; it is kept in memory and retried'),
-    );
-    this.#arm();
+    });
   }
 
-  get(tenantId: TenantId, id: string): CallRecord | undefined {
+  get(tenantId: TenantId, id: string): Promise<CallRecord | undefined> {
     return this.#o.calls.get(tenantId, id);
   }
 
-  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined {
+  getByControlId(tenantId: TenantId, callControlId: string): Promise<CallRecord | undefined> {
     return this.#o.calls.getByControlId(tenantId, callControlId);
   }
 
-  unfinished(nodeId?: string): CallRecord[] {
-    return this.#o.calls.unfinished(nodeId).filter((call) => !this.#finals.has(call.id) && !this.#rejected.has(call.id));
+  async unfinished(nodeId?: string): Promise<CallRecord[]> {
+    return (await this.#o.calls.unfinished(nodeId)).filter((call) => !this.#finals.has(call.id) && !this.#rejected.has(call.id));
   }
 
-  /** Writes what was refused, oldest final records first; stops at the first refusal. True when nothing is left. */
-  retry(): boolean {
+  /** Writes what was refused, oldest final records first; stops at the first refusal. Resolves true when nothing is left. */
+  retry(): Promise<boolean> {
     this.#timer?.cancel();
     this.#timer = null;
+    return this.#serial(() => this.#retryNow());
+  }
+
+  /** Stops retrying after one last attempt; resolves once the journal's writes are on disk. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#failing) await this.retry();
+    this.#timer?.cancel();
+    this.#timer = null;
+    await this.settled();
+    await this.#o.journal.settled();
+    if (this.#finals.size > 0) {
+      this.#o.logger.warn({ calls: [...this.#finals.keys()] }, 'call records left in the CDR journal; written at the next start');
+    }
+    if (this.#changes.size > 0) this.#o.logger.warn({ calls: [...this.#changes.keys()] }, 'changes of live calls never written');
+  }
+
+  async #retryNow(): Promise<boolean> {
     let written = 0;
     try {
       for (const [id, entry] of this.#finals) {
         try {
-          this.#write(entry);
+          await this.#write(entry);
           written += 1;
         } catch (err) {
           if (isStorageFailure(err)) throw err;
@@ -149,7 +198,7 @@ export class DurableCallStore implements CallRecordStore {
         this.#finals.delete(id);
       }
       for (const [id, call] of this.#changes) {
-        this.#o.calls.save(call);
+        await this.#saveChange(call);
         this.#changes.delete(id);
       }
       if (this.#failing) this.#o.logger.info('the database takes writes again');
@@ -168,25 +217,64 @@ export class DurableCallStore implements CallRecordStore {
     return !this.#failing;
   }
 
-  /** Stops retrying after one last attempt; resolves once the journal's writes are on disk. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#failing) this.retry();
-    this.#timer?.cancel();
-    this.#timer = null;
-    await this.#o.journal.settled();
-    if (this.#finals.size > 0) {
-      this.#o.logger.warn({ calls: [...this.#finals.keys()] }, 'call records left in the CDR journal; written at the next start');
-    }
-    if (this.#changes.size > 0) this.#o.logger.warn({ calls: [...this.#changes.keys()] }, 'changes of live calls never written');
+  /** The call's final record, its transcripts and its events, all or nothing. */
+  async #write(entry: CdrJournalEntry): Promise<void> {
+    this.#committed(await this.#o.transaction(async (tx) => {
+      for (const t of entry.transcripts) await tx.transcripts.save(entry.call.id, t.source, t.turns);
+      return this.#changeWithEvents(tx, entry.call, entry.transcripts.map((t) => t.source));
+    }));
   }
 
-  /** The call's final record and its transcripts, all or nothing. */
-  #write(entry: CdrJournalEntry): void {
-    this.#o.transaction(() => {
-      for (const t of entry.transcripts) this.#o.transcripts.save(entry.call.id, t.source, t.turns);
-      this.#o.calls.save(entry.call);
-    });
+  /** A change of a live call and its events, all or nothing. */
+  async #saveChange(call: CallRecord): Promise<void> {
+    this.#committed(await this.#o.transaction((tx) => this.#changeWithEvents(tx, call, [])));
+  }
+
+  /**
+   * The events are derived from the record as stored before the change, and appended before it is
+   * saved: the save updates the in-memory live list, so it is the transaction's last statement.
+   */
+  async #changeWithEvents(tx: CallWriteTx, call: CallRecord, transcriptSources: readonly string[]): Promise<EventRecord[]> {
+    const before = await tx.calls.get(call.tenant_id, call.id);
+    const events = before === undefined ? [] : await tx.events.append(call.tenant_id, callEvents(before, call, transcriptSources));
+    await tx.calls.save(call);
+    return events;
+  }
+
+  #committed(events: EventRecord[]): void {
+    if (events.length === 0 || !this.#o.onEvents) return;
+    try {
+      this.#o.onEvents(events);
+    } catch (err) {
+      this.#o.logger.error({ err }, 'a listener of call events threw');
+    }
+  }
+
+  /** Runs `work` after every write queued before it; at once (same tick) when none is. */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queued === 0 ? work() : this.#tail.then(work, work);
+    this.#queued += 1;
+    this.#tail = run.then(
+      () => { this.#queued -= 1; },
+      () => { this.#queued -= 1; },
+    );
+    return run;
+  }
+
+  #keepChange(call: CallRecord): void {
+    this.#changes.set(call.id, call);
+    this.#arm();
+  }
+
+  /** Keeps a final record in `pending` and in the journal until the database takes it. */
+  #keepFinal(entry: CdrJournalEntry, pending: Map<string, CdrJournalEntry>): void {
+    pending.set(entry.call.id, entry);
+    const log = this.#o.logger.child({ call_id: entry.call.id, tenant_id: entry.call.tenant_id });
+    this.#o.journal.append(entry).then(
+      () => log.warn('call record kept in the CDR journal until the database takes it'),
+      (err: unknown) => log.error({ err }, 'cannot write the call record to the CDR journal either; it is kept in memory and retried'),
+    );
+    this.#arm();
   }
 
   /** Logs a record the database rejected as invalid; returns where it is kept. */
@@ -204,7 +292,7 @@ export class DurableCallStore implements CallRecordStore {
     if (this.#timer !== null || this.#stopped) return;
     this.#timer = this.#o.clock.setTimeout(() => {
       this.#timer = null;
-      this.retry();
+      void this.retry();
     }, this.#o.retryMs);
   }
 }

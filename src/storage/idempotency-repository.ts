@@ -5,7 +5,7 @@
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import { isoTime } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 
 /** How long a key replays its first response (docs/API.md "Calls"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
@@ -32,61 +32,53 @@ interface Row {
 }
 
 export class IdempotencyRepository {
-  readonly #db: Db;
+  readonly #db: SqlExecutor;
   readonly #clock: Clock;
-  readonly #purge;
-  readonly #find;
-  readonly #drop;
-  readonly #insert;
-  readonly #complete;
-  readonly #release;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: SqlExecutor, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
-    this.#purge = db.prepare<[string]>('DELETE FROM idempotency_keys WHERE created_at < ?');
-    this.#find = db.prepare<[string, string], Row>(
-      'SELECT request_hash, response_status, response_json, created_at FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ?',
-    );
-    this.#drop = db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ?');
-    this.#insert = db.prepare<[string, string, string, string]>(
-      'INSERT INTO idempotency_keys (tenant_id, idempotency_key, request_hash, created_at) VALUES (?, ?, ?, ?)',
-    );
-    this.#complete = db.prepare<[number, string, string, string]>(
-      'UPDATE idempotency_keys SET response_status = ?, response_json = ? WHERE tenant_id = ? AND idempotency_key = ? AND response_status IS NULL',
-    );
-    this.#release = db.prepare<[string, string]>(
-      'DELETE FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ? AND response_status IS NULL',
-    );
   }
 
   /**
    * Takes the key for a new request, or reports what holds it. Expired rows (every tenant's) are
-   * purged first, so an old key is free again; one IMMEDIATE transaction makes the check and the
-   * insert atomic even beside another process on the same database.
+   * purged first, so an old key is free again; one transaction makes the check and the insert
+   * atomic even beside another process on the same database (an IMMEDIATE one on SQLite; on
+   * PostgreSQL the primary key on (tenant, key) refuses the second insert, reported as in flight).
    */
-  reserve(tenantId: TenantId, key: string, requestHash: string): IdempotencyReservation {
+  async reserve(tenantId: TenantId, key: string, requestHash: string): Promise<IdempotencyReservation> {
     const now = this.#clock.now();
-    return this.#db.transaction((): IdempotencyReservation => {
-      this.#purge.run(isoTime(now - IDEMPOTENCY_TTL_MS));
-      const row = this.#find.get(tenantId, key);
-      if (row && row.response_status !== null && row.response_json !== null) {
-        return { outcome: 'completed', requestHash: row.request_hash, status: row.response_status, responseJson: row.response_json };
-      }
-      if (row && row.created_at >= isoTime(now - IDEMPOTENCY_ABANDONED_MS)) return { outcome: 'in_flight', requestHash: row.request_hash };
-      if (row) this.#drop.run(tenantId, key);
-      this.#insert.run(tenantId, key, requestHash, isoTime(now));
-      return { outcome: 'reserved' };
-    }).immediate();
+    try {
+      return await this.#db.transaction(async (tx): Promise<IdempotencyReservation> => {
+        await tx.run('DELETE FROM idempotency_keys WHERE created_at < ?', [isoTime(now - IDEMPOTENCY_TTL_MS)]);
+        const row = await tx.get<Row>(
+          'SELECT request_hash, response_status, response_json, created_at FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ?', [tenantId, key],
+        );
+        if (row && row.response_status !== null && row.response_json !== null) {
+          return { outcome: 'completed', requestHash: row.request_hash, status: row.response_status, responseJson: row.response_json };
+        }
+        if (row && row.created_at >= isoTime(now - IDEMPOTENCY_ABANDONED_MS)) return { outcome: 'in_flight', requestHash: row.request_hash };
+        if (row) await tx.run('DELETE FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ?', [tenantId, key]);
+        await tx.run('INSERT INTO idempotency_keys (tenant_id, idempotency_key, request_hash, created_at) VALUES (?, ?, ?, ?)', [tenantId, key, requestHash, isoTime(now)]);
+        return { outcome: 'reserved' };
+      });
+    } catch (err) {
+      if (!this.#db.dialect.isUniqueViolation(err)) throw err;
+      const holder = await this.#db.get<Row>('SELECT request_hash FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ?', [tenantId, key]);
+      return { outcome: 'in_flight', requestHash: holder?.request_hash ?? requestHash };
+    }
   }
 
   /** Stores the response a reservation answered with; later requests with the key replay it. */
-  complete(tenantId: TenantId, key: string, status: number, responseJson: string): void {
-    this.#complete.run(status, responseJson, tenantId, key);
+  async complete(tenantId: TenantId, key: string, status: number, responseJson: string): Promise<void> {
+    await this.#db.run(
+      'UPDATE idempotency_keys SET response_status = ?, response_json = ? WHERE tenant_id = ? AND idempotency_key = ? AND response_status IS NULL',
+      [status, responseJson, tenantId, key],
+    );
   }
 
   /** Frees a reservation whose outcome is not to be replayed (a 5xx), so a retry runs again. */
-  release(tenantId: TenantId, key: string): void {
-    this.#release.run(tenantId, key);
+  async release(tenantId: TenantId, key: string): Promise<void> {
+    await this.#db.run('DELETE FROM idempotency_keys WHERE tenant_id = ? AND idempotency_key = ? AND response_status IS NULL', [tenantId, key]);
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../common/clock.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 
 export interface NodeRecord {
   id: string;
@@ -21,55 +21,50 @@ export interface NodeRecord {
 }
 
 export class NodeRepository {
+  readonly #db: SqlExecutor;
   readonly #clock: Clock;
-  readonly #upsert;
-  readonly #refresh;
-  readonly #get;
-  readonly #seenSince;
-  readonly #remove;
-  readonly #drain;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: SqlExecutor, clock: Clock) {
+    this.#db = db;
     this.#clock = clock;
-    this.#upsert = db.prepare(
-      `INSERT INTO nodes (id, internal_url, live_calls, started_at, last_seen_ms) VALUES (@id, @internal_url, @live_calls, @started_at, @last_seen_ms)
-       ON CONFLICT (id) DO UPDATE SET internal_url = excluded.internal_url, live_calls = excluded.live_calls,
-         started_at = excluded.started_at, last_seen_ms = excluded.last_seen_ms, draining = 0`,
-    );
-    this.#refresh = db.prepare<[number, number, string]>('UPDATE nodes SET live_calls = ?, last_seen_ms = ? WHERE id = ?');
-    this.#get = db.prepare<[string], NodeRecord>('SELECT * FROM nodes WHERE id = ?');
-    this.#seenSince = db.prepare<[number], NodeRecord>('SELECT * FROM nodes WHERE last_seen_ms >= ? AND draining = 0 ORDER BY id');
-    this.#drain = db.prepare<[string]>('UPDATE nodes SET draining = 1 WHERE id = ?');
-    this.#remove = db.prepare<[string]>('DELETE FROM nodes WHERE id = ?');
   }
 
   /** Registers (or re-registers, after a restart) an engine as seen now. */
-  register(node: { id: string; internalUrl: string; liveCalls: number }): void {
+  async register(node: { id: string; internalUrl: string; liveCalls: number }): Promise<void> {
     const now = this.#clock.now();
-    this.#upsert.run({ id: node.id, internal_url: node.internalUrl, live_calls: node.liveCalls, started_at: isoNow(this.#clock), last_seen_ms: now });
+    await this.#db.run(
+      `INSERT INTO nodes (id, internal_url, live_calls, started_at, last_seen_ms) VALUES (@id, @internal_url, @live_calls, @started_at, @last_seen_ms)
+       ON CONFLICT (id) DO UPDATE SET internal_url = excluded.internal_url, live_calls = excluded.live_calls,
+         started_at = excluded.started_at, last_seen_ms = excluded.last_seen_ms, draining = 0`,
+      { id: node.id, internal_url: node.internalUrl, live_calls: node.liveCalls, started_at: isoNow(this.#clock), last_seen_ms: now },
+    );
   }
 
   /** The engine is alive now and carries `liveCalls`; false when its row is gone (then register again). */
-  refresh(id: string, liveCalls: number): boolean {
-    return this.#refresh.run(liveCalls, this.#clock.now(), id).changes > 0;
+  async refresh(id: string, liveCalls: number): Promise<boolean> {
+    return (await this.#db.run('UPDATE nodes SET live_calls = ?, last_seen_ms = ? WHERE id = ?', [liveCalls, this.#clock.now(), id])).changes > 0;
   }
 
-  get(id: string): NodeRecord | undefined {
-    return this.#get.get(id);
+  async get(id: string): Promise<NodeRecord | undefined> {
+    const row = await this.#db.get<NodeRecord>('SELECT * FROM nodes WHERE id = ?', [id]);
+    return row && toRecord(row);
   }
 
   /** Engines that refreshed their row within `withinMs` of now and are not draining, by id: where new calls may go. */
-  live(withinMs: number): NodeRecord[] {
-    return this.#seenSince.all(this.#clock.now() - withinMs);
+  async live(withinMs: number): Promise<NodeRecord[]> {
+    return (await this.#db.all<NodeRecord>('SELECT * FROM nodes WHERE last_seen_ms >= ? AND draining = 0 ORDER BY id', [this.#clock.now() - withinMs])).map(toRecord);
   }
 
   /** The engine drains: it keeps its row (commands on its calls still reach it) but takes no new call. */
-  drain(id: string): void {
-    this.#drain.run(id);
+  async drain(id: string): Promise<void> {
+    await this.#db.run('UPDATE nodes SET draining = 1 WHERE id = ?', [id]);
   }
 
   /** An engine that has stopped says so. */
-  remove(id: string): void {
-    this.#remove.run(id);
+  async remove(id: string): Promise<void> {
+    await this.#db.run('DELETE FROM nodes WHERE id = ?', [id]);
   }
 }
+
+/** PostgreSQL returns BIGINT columns as numbers here (the adapter's type parser); both engines give numbers. */
+const toRecord = (row: NodeRecord): NodeRecord => ({ ...row, live_calls: Number(row.live_calls), last_seen_ms: Number(row.last_seen_ms), draining: Number(row.draining) });

@@ -21,9 +21,11 @@ export interface Page<T> {
  * SQL for "rows strictly after the cursor in (created_at DESC, id DESC) order", with named
  * parameters @after_created_at and @after_id (both null for the first page). Keyset paging stays
  * stable under concurrent inserts: new rows sort before the cursor and never shift a page.
+ * The CAST gives PostgreSQL the parameter's type where it is only tested for NULL: it cannot
+ * infer one there ("could not determine data type of parameter"); SQLite reads it the same way.
  */
 export const KEYSET_SQL =
-  '(@after_created_at IS NULL OR created_at < @after_created_at OR (created_at = @after_created_at AND id < @after_id))';
+  '(CAST(@after_created_at AS TEXT) IS NULL OR created_at < @after_created_at OR (created_at = @after_created_at AND id < @after_id))';
 
 export function keysetParams(after: PageAfter | undefined): { after_created_at: string | null; after_id: string | null } {
   return { after_created_at: after?.createdAt ?? null, after_id: after?.id ?? null };

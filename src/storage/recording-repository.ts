@@ -2,7 +2,7 @@
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 
 export type RecordingSource = 'provider' | 'gateway';
 
@@ -20,39 +20,36 @@ export interface RecordingRecord {
 }
 
 export class RecordingRepository {
+  readonly #db: SqlExecutor;
   readonly #clock: Clock;
-  readonly #upsert;
-  readonly #get;
-  readonly #byPath;
-  readonly #setCallPath;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: SqlExecutor, clock: Clock) {
+    this.#db = db;
     this.#clock = clock;
-    this.#upsert = db.prepare(
+  }
+
+  /** Stores (or replaces) the recording of a call from one source, and points the call at it if it has none. */
+  async save(recording: Omit<RecordingRecord, 'created_at'>): Promise<void> {
+    await this.#db.run(
       `INSERT INTO recordings (call_id, tenant_id, source, path, media_type, bytes, sha256, origin, created_at)
        VALUES (@call_id, @tenant_id, @source, @path, @media_type, @bytes, @sha256, @origin, @created_at)
        ON CONFLICT (call_id, source) DO UPDATE SET path = excluded.path, media_type = excluded.media_type, bytes = excluded.bytes,
          sha256 = excluded.sha256, origin = excluded.origin, created_at = excluded.created_at`,
+      { ...recording, created_at: isoNow(this.#clock) },
     );
-    this.#get = db.prepare<[string, string, string], RecordingRecord>('SELECT * FROM recordings WHERE tenant_id = ? AND call_id = ? AND source = ?');
-    this.#byPath = db.prepare<[string, string, string], RecordingRecord>('SELECT * FROM recordings WHERE tenant_id = ? AND call_id = ? AND path = ?');
     // The call detail's `recording.available` reads calls.recording_path: a provider copy fills it
     // only when the gateway recorded nothing itself, so the gateway's own recording always wins.
-    this.#setCallPath = db.prepare<[string, string, string]>('UPDATE calls SET recording_path = ? WHERE tenant_id = ? AND id = ? AND recording_path IS NULL');
+    await this.#db.run('UPDATE calls SET recording_path = ? WHERE tenant_id = ? AND id = ? AND recording_path IS NULL', [recording.path, recording.tenant_id, recording.call_id]);
   }
 
-  /** Stores (or replaces) the recording of a call from one source, and points the call at it if it has none. */
-  save(recording: Omit<RecordingRecord, 'created_at'>): void {
-    this.#upsert.run({ ...recording, created_at: isoNow(this.#clock) });
-    this.#setCallPath.run(recording.path, recording.tenant_id, recording.call_id);
-  }
-
-  get(tenantId: TenantId, callId: string, source: RecordingSource): RecordingRecord | undefined {
-    return this.#get.get(tenantId, callId, source);
+  async get(tenantId: TenantId, callId: string, source: RecordingSource): Promise<RecordingRecord | undefined> {
+    const row = await this.#db.get<RecordingRecord>('SELECT * FROM recordings WHERE tenant_id = ? AND call_id = ? AND source = ?', [tenantId, callId, source]);
+    return row && { ...row, bytes: Number(row.bytes) };
   }
 
   /** The archived recording stored at `path` for the call, if that path is one of ours. */
-  byPath(tenantId: TenantId, callId: string, path: string): RecordingRecord | undefined {
-    return this.#byPath.get(tenantId, callId, path);
+  async byPath(tenantId: TenantId, callId: string, path: string): Promise<RecordingRecord | undefined> {
+    const row = await this.#db.get<RecordingRecord>('SELECT * FROM recordings WHERE tenant_id = ? AND call_id = ? AND path = ?', [tenantId, callId, path]);
+    return row && { ...row, bytes: Number(row.bytes) };
   }
 }

@@ -2,7 +2,7 @@
 import type { Clock } from '../common/clock.js';
 import { newRouteId, type AgentId, type RouteId, type TenantId } from '../common/ids.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 export interface RouteRecord {
@@ -18,57 +18,49 @@ export interface RouteRecord {
 const COLUMNS = 'id, tenant_id, did_number, carrier, agent_provider, agent_id, created_at';
 
 export class RouteRepository {
+  readonly #db: SqlExecutor;
   readonly #clock: Clock;
-  readonly #insert;
-  readonly #get;
-  readonly #list;
-  readonly #delete;
-  readonly #deleteForDid;
-  readonly #liveForDid;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: SqlExecutor, clock: Clock) {
+    this.#db = db;
     this.#clock = clock;
-    this.#insert = db.prepare(`INSERT INTO routes (${COLUMNS}) VALUES (@id, @tenant_id, @did_number, @carrier, @agent_provider, @agent_id, @created_at)`);
-    this.#get = db.prepare<[string, string], RouteRecord>(`SELECT ${COLUMNS} FROM routes WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL`);
-    this.#list = db.prepare<[Record<string, unknown>], RouteRecord>(
-      `SELECT ${COLUMNS} FROM routes WHERE tenant_id = @tenant_id AND deleted_at IS NULL AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    );
-    this.#delete = db.prepare<[string, string, string]>('UPDATE routes SET deleted_at = ? WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL');
-    this.#deleteForDid = db.prepare<[string, string, string, string]>(
-      'UPDATE routes SET deleted_at = ? WHERE tenant_id = ? AND did_number = ? AND carrier = ? AND deleted_at IS NULL',
-    );
-    this.#liveForDid = db.prepare<[string, string], RouteRecord>(`SELECT ${COLUMNS} FROM routes WHERE did_number = ? AND carrier = ? AND deleted_at IS NULL`);
   }
 
   /** Inserts a route; call inside the transaction that creates its agent. */
-  insert(tenantId: TenantId, input: { didNumber: string; carrier: string; agentId: AgentId }): RouteRecord {
+  async insert(tenantId: TenantId, input: { didNumber: string; carrier: string; agentId: AgentId }): Promise<RouteRecord> {
     const route: RouteRecord = {
       id: newRouteId(), tenant_id: tenantId, did_number: input.didNumber, carrier: input.carrier,
       agent_provider: 'external_bridge', agent_id: input.agentId, created_at: isoNow(this.#clock),
     };
-    this.#insert.run(route);
+    await this.#db.run(`INSERT INTO routes (${COLUMNS}) VALUES (@id, @tenant_id, @did_number, @carrier, @agent_provider, @agent_id, @created_at)`, route);
     return route;
   }
 
-  get(tenantId: TenantId, id: string): RouteRecord | undefined {
-    return this.#get.get(tenantId, id);
+  get(tenantId: TenantId, id: string): Promise<RouteRecord | undefined> {
+    return this.#db.get<RouteRecord>(`SELECT ${COLUMNS} FROM routes WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL`, [tenantId, id]);
   }
 
-  list(tenantId: TenantId, page: PageRequest): Page<RouteRecord> {
-    return toPage(this.#list.all({ tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 }), page.limit);
+  async list(tenantId: TenantId, page: PageRequest): Promise<Page<RouteRecord>> {
+    const rows = await this.#db.all<RouteRecord>(
+      `SELECT ${COLUMNS} FROM routes WHERE tenant_id = @tenant_id AND deleted_at IS NULL AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      { tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 },
+    );
+    return toPage(rows, page.limit);
   }
 
-  delete(tenantId: TenantId, id: string): boolean {
-    return this.#delete.run(isoNow(this.#clock), tenantId, id).changes === 1;
+  async delete(tenantId: TenantId, id: string): Promise<boolean> {
+    return (await this.#db.run('UPDATE routes SET deleted_at = ? WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL', [isoNow(this.#clock), tenantId, id])).changes === 1;
   }
 
   /** Removes the tenant's live routes of a DID (number release); returns how many. */
-  deleteForDid(tenantId: TenantId, didNumber: string, carrier: string): number {
-    return this.#deleteForDid.run(isoNow(this.#clock), tenantId, didNumber, carrier).changes;
+  async deleteForDid(tenantId: TenantId, didNumber: string, carrier: string): Promise<number> {
+    return (await this.#db.run(
+      'UPDATE routes SET deleted_at = ? WHERE tenant_id = ? AND did_number = ? AND carrier = ? AND deleted_at IS NULL', [isoNow(this.#clock), tenantId, didNumber, carrier],
+    )).changes;
   }
 
   /** The live route of a DID on a carrier, whoever holds it (inbound INVITE routing). */
-  liveForDid(didNumber: string, carrier: string): RouteRecord | undefined {
-    return this.#liveForDid.get(didNumber, carrier);
+  liveForDid(didNumber: string, carrier: string): Promise<RouteRecord | undefined> {
+    return this.#db.get<RouteRecord>(`SELECT ${COLUMNS} FROM routes WHERE did_number = ? AND carrier = ? AND deleted_at IS NULL`, [didNumber, carrier]);
   }
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../common/clock.js';
 import { newSipCredentialId, type SipCredentialId, type TenantId } from '../common/ids.js';
 import type { SecretBox } from '../common/secret-box.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 export interface SipCredentialRecord {
@@ -19,53 +19,50 @@ const COLUMNS = 'id, tenant_id, username, realm, created_at';
 const context = (id: string): string => `sip_credentials/${id}/password`;
 
 export class SipCredentialRepository {
+  readonly #db: SqlExecutor;
   readonly #secrets: SecretBox;
   readonly #clock: Clock;
-  readonly #insert;
-  readonly #get;
-  readonly #password;
-  readonly #list;
-  readonly #delete;
-  readonly #inUse;
 
-  constructor(db: Db, clock: Clock, secrets: SecretBox) {
+  constructor(db: SqlExecutor, clock: Clock, secrets: SecretBox) {
+    this.#db = db;
     this.#secrets = secrets;
     this.#clock = clock;
-    this.#insert = db.prepare(`INSERT INTO sip_credentials (${COLUMNS}, password_sealed) VALUES (@id, @tenant_id, @username, @realm, @created_at, @password_sealed)`);
-    this.#get = db.prepare<[string, string], SipCredentialRecord>(`SELECT ${COLUMNS} FROM sip_credentials WHERE tenant_id = ? AND id = ?`);
-    this.#password = db.prepare<[string, string], { password_sealed: string }>('SELECT password_sealed FROM sip_credentials WHERE tenant_id = ? AND id = ?');
-    this.#list = db.prepare<[Record<string, unknown>], SipCredentialRecord>(
-      `SELECT ${COLUMNS} FROM sip_credentials WHERE tenant_id = @tenant_id AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    );
-    this.#delete = db.prepare<[string, string]>('DELETE FROM sip_credentials WHERE tenant_id = ? AND id = ?');
-    this.#inUse = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM agents WHERE sip_credential_id = ?');
   }
 
-  create(tenantId: TenantId, input: { username: string; password: string; realm: string | null }): SipCredentialRecord {
+  async create(tenantId: TenantId, input: { username: string; password: string; realm: string | null }): Promise<SipCredentialRecord> {
     const record: SipCredentialRecord = { id: newSipCredentialId(), tenant_id: tenantId, username: input.username, realm: input.realm, created_at: isoNow(this.#clock) };
-    this.#insert.run({ ...record, password_sealed: this.#secrets.seal(input.password, context(record.id)) });
+    await this.#db.run(
+      `INSERT INTO sip_credentials (${COLUMNS}, password_sealed) VALUES (@id, @tenant_id, @username, @realm, @created_at, @password_sealed)`,
+      { ...record, password_sealed: this.#secrets.seal(input.password, context(record.id)) },
+    );
     return record;
   }
 
-  get(tenantId: TenantId, id: string): SipCredentialRecord | undefined {
-    return this.#get.get(tenantId, id);
+  get(tenantId: TenantId, id: string): Promise<SipCredentialRecord | undefined> {
+    return this.#db.get<SipCredentialRecord>(`SELECT ${COLUMNS} FROM sip_credentials WHERE tenant_id = ? AND id = ?`, [tenantId, id]);
   }
 
   /** The clear password, for the SIP stack at call time only. */
-  password(tenantId: TenantId, id: SipCredentialId): string | undefined {
-    const row = this.#password.get(tenantId, id);
+  async password(tenantId: TenantId, id: SipCredentialId): Promise<string | undefined> {
+    const row = await this.#db.get<{ password_sealed: string }>('SELECT password_sealed FROM sip_credentials WHERE tenant_id = ? AND id = ?', [tenantId, id]);
     return row ? this.#secrets.open(row.password_sealed, context(id)) : undefined;
   }
 
-  list(tenantId: TenantId, page: PageRequest): Page<SipCredentialRecord> {
-    return toPage(this.#list.all({ tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 }), page.limit);
+  async list(tenantId: TenantId, page: PageRequest): Promise<Page<SipCredentialRecord>> {
+    const rows = await this.#db.all<SipCredentialRecord>(
+      `SELECT ${COLUMNS} FROM sip_credentials WHERE tenant_id = @tenant_id AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      { tenant_id: tenantId, ...keysetParams(page.after), limit: page.limit + 1 },
+    );
+    return toPage(rows, page.limit);
   }
 
-  /** Deletes unless an agent refers to it. */
-  delete(tenantId: TenantId, id: string): 'deleted' | 'not_found' | 'in_use' {
-    if (!this.get(tenantId, id)) return 'not_found';
-    if ((this.#inUse.get(id)?.n ?? 0) > 0) return 'in_use';
-    this.#delete.run(tenantId, id);
-    return 'deleted';
+  /** Deletes unless an agent refers to it (one transaction, so an agent added meanwhile is seen or refused by the foreign key). */
+  delete(tenantId: TenantId, id: string): Promise<'deleted' | 'not_found' | 'in_use'> {
+    return this.#db.transaction(async (tx) => {
+      if (!(await tx.get(`SELECT id FROM sip_credentials WHERE tenant_id = ? AND id = ?`, [tenantId, id]))) return 'not_found';
+      if (Number((await tx.get<{ n: number | string }>('SELECT count(*) AS n FROM agents WHERE sip_credential_id = ?', [id]))?.n ?? 0) > 0) return 'in_use';
+      await tx.run('DELETE FROM sip_credentials WHERE tenant_id = ? AND id = ?', [tenantId, id]);
+      return 'deleted';
+    });
   }
 }

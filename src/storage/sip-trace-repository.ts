@@ -1,6 +1,6 @@
 /** @module SIP traces of ended calls (docs/API.md "SIP trace of a call"): one JSON document per call, read by its tenant only. */
 import type { TenantId } from '../common/ids.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 
 /** One SIP message as kept: masked text, with where and when it went. */
 export interface SipTraceMessage {
@@ -25,27 +25,27 @@ export interface SipTraceRecord {
 }
 
 export class SipTraceRepository {
-  readonly #put;
-  readonly #get;
-  readonly #expire;
+  readonly #db: SqlExecutor;
 
-  constructor(db: Db) {
-    this.#put = db.prepare(`INSERT OR REPLACE INTO sip_traces (tenant_id, call_id, created_at, trace_json) VALUES (?, ?, ?, ?)`);
-    this.#get = db.prepare<[string, string], { trace_json: string }>(`SELECT trace_json FROM sip_traces WHERE tenant_id = ? AND call_id = ?`);
-    this.#expire = db.prepare(`DELETE FROM sip_traces WHERE created_at < ?`);
+  constructor(db: SqlExecutor) {
+    this.#db = db;
   }
 
-  save(tenantId: TenantId, callId: string, createdAt: string, trace: SipTraceRecord): void {
-    this.#put.run(tenantId, callId, createdAt, JSON.stringify(trace));
+  async save(tenantId: TenantId, callId: string, createdAt: string, trace: SipTraceRecord): Promise<void> {
+    await this.#db.run(
+      `INSERT INTO sip_traces (tenant_id, call_id, created_at, trace_json) VALUES (?, ?, ?, ?)
+       ON CONFLICT (tenant_id, call_id) DO UPDATE SET created_at = excluded.created_at, trace_json = excluded.trace_json`,
+      [tenantId, callId, createdAt, JSON.stringify(trace)],
+    );
   }
 
-  get(tenantId: TenantId, callId: string): SipTraceRecord | undefined {
-    const row = this.#get.get(tenantId, callId);
+  async get(tenantId: TenantId, callId: string): Promise<SipTraceRecord | undefined> {
+    const row = await this.#db.get<{ trace_json: string }>('SELECT trace_json FROM sip_traces WHERE tenant_id = ? AND call_id = ?', [tenantId, callId]);
     return row ? (JSON.parse(row.trace_json) as SipTraceRecord) : undefined;
   }
 
   /** Deletes traces written before `before` (ISO time); returns how many. */
-  expire(before: string): number {
-    return this.#expire.run(before).changes;
+  async expire(before: string): Promise<number> {
+    return (await this.#db.run('DELETE FROM sip_traces WHERE created_at < ?', [before])).changes;
   }
 }

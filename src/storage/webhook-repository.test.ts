@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { FakeClock } from '../common/clock.js';
 import { newCallControlId, newCallId, newTenantId, type TenantId } from '../common/ids.js';
 import { migrate } from './database.js';
+import { SqliteDatabase } from './sql/sqlite-database.js';
 import { WebhookRepository } from './webhook-repository.js';
 
 const MIGRATIONS = fileURLToPath(new URL('./migrations/', import.meta.url));
@@ -22,7 +23,7 @@ function databaseBefore(version: number): Database.Database {
   return db;
 }
 
-t.test('migration 010: deliveries stored before keep deduplicating and attributing, now per tenant', (t) => {
+t.test('migration 010: deliveries stored before keep deduplicating and attributing, now per tenant', async (t) => {
   const db = databaseBefore(10);
   t.teardown(() => db.close());
   const clock = new FakeClock(Date.parse('2026-11-22T10:00:00.000Z'));
@@ -47,24 +48,24 @@ t.test('migration 010: deliveries stored before keep deduplicating and attributi
     .run(acme.id, callId, body, '2026-11-22T09:59:30.000Z');
 
   t.same(migrate(db).filter((v) => v <= 10), [10], 'migration 010 was pending');
-  const repo = new WebhookRepository(db, clock);
+  const repo = new WebhookRepository(new SqliteDatabase(db), clock);
   const key = 'elevenlabs:post_call_transcription:conv_old';
-  t.ok(repo.isDelivered(acme.id, key), 'the old row still answers duplicate for its tenant');
-  t.notOk(repo.isDelivered(bravo.id, key), 'and for no other tenant');
-  t.same(repo.attributedConversation('elevenlabs', 'conv_old').map((b) => [b.tenant_id, b.call_id, b.agent_id]), [[acme.id, callId, 'agent_1']]);
-  t.same(repo.callDeliveries(acme.id, callId), { conversationIds: ['conv_old'], recordingRef: null });
+  t.ok(await repo.isDelivered(acme.id, key), 'the old row still answers duplicate for its tenant');
+  t.notOk(await repo.isDelivered(bravo.id, key), 'and for no other tenant');
+  t.same((await repo.attributedConversation('elevenlabs', 'conv_old')).map((b) => [b.tenant_id, b.call_id, b.agent_id]), [[acme.id, callId, 'agent_1']]);
+  t.same(await repo.callDeliveries(acme.id, callId), { conversationIds: ['conv_old'], recordingRef: null });
   const bytes = Buffer.byteLength(body, 'utf8');
-  t.same(repo.keptRawBytes(acme.id, callId), { call: bytes, total: bytes }, 'kept bytes counted in UTF-8 bytes');
+  t.same(await repo.keptRawBytes(acme.id, callId), { call: bytes, total: bytes }, 'kept bytes counted in UTF-8 bytes');
 
   const row = {
     delivery_key: key, status: 'accepted' as const, conflict_reason: null, provider: 'elevenlabs', event: 'post_call_transcription',
     conversation_id: 'conv_old', agent_id: 'agent_1', call_id: null, body_sha256: 'cd', body_bytes: 2, payload_json: '{}', payload_omitted: null, recording_ref: null,
   };
-  t.notOk(repo.record({ ...row, tenant_id: acme.id }), 'the same key in the same tenant is refused');
-  t.ok(repo.record({ ...row, tenant_id: bravo.id }), 'the same key in another tenant is its own delivery');
-  t.ok(repo.record({ ...row, tenant_id: acme.id, status: 'conflict', conflict_reason: 'transcript' }), 'a conflict reserves no key');
-  t.equal(repo.keptRawBytes(null, null).total, bytes + 4, 'the total follows every insert');
+  t.notOk(await repo.record({ ...row, tenant_id: acme.id }), 'the same key in the same tenant is refused');
+  t.ok(await repo.record({ ...row, tenant_id: bravo.id }), 'the same key in another tenant is its own delivery');
+  t.ok(await repo.record({ ...row, tenant_id: acme.id, status: 'conflict', conflict_reason: 'transcript' }), 'a conflict reserves no key');
+  t.equal((await repo.keptRawBytes(null, null)).total, bytes + 4, 'the total follows every insert');
   db.prepare("DELETE FROM webhook_deliveries WHERE status = 'conflict'").run();
-  t.equal(repo.keptRawBytes(null, null).total, bytes + 2, 'and every delete');
+  t.equal((await repo.keptRawBytes(null, null)).total, bytes + 2, 'and every delete');
   t.end();
 });

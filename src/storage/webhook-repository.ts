@@ -6,7 +6,7 @@
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import { isoNow } from '../common/time.js';
-import type { Db } from './database.js';
+import type { SqlExecutor } from './sql/sql-database.js';
 
 /**
  * A delivery as stored: `accepted` (applied to its call) or `conflict` (kept for audit, applied
@@ -79,124 +79,113 @@ export interface RoutedCallQuery {
 const MAX_CANDIDATES = 50;
 
 export class WebhookRepository {
+  readonly #db: SqlExecutor;
   readonly #clock: Clock;
-  readonly #insert;
-  readonly #exists;
-  readonly #repeatedConflict;
-  readonly #callConversations;
-  readonly #callRecording;
-  readonly #keptForCall;
-  readonly #keptTotal;
-  readonly #byConversation;
-  readonly #routedCalls;
-  readonly #bridgeCalls;
-  readonly #setConversation;
 
-  constructor(db: Db, clock: Clock) {
+  constructor(db: SqlExecutor, clock: Clock) {
+    this.#db = db;
     this.#clock = clock;
-    this.#insert = db.prepare(
-      `INSERT OR IGNORE INTO webhook_deliveries (delivery_key, status, conflict_reason, provider, event, conversation_id, agent_id, tenant_id, call_id,
+  }
+
+  /** Whether an applied delivery of this tenant has this key. */
+  async isDelivered(tenantId: TenantId, deliveryKey: string): Promise<boolean> {
+    return (await this.#db.get("SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id = ? AND delivery_key = ? AND status = 'accepted'", [tenantId, deliveryKey])) !== undefined;
+  }
+
+  /** Whether the same body under the same key was already kept as a conflict for this call (or for no call). */
+  async isRepeatedConflict(tenantId: TenantId | null, callId: string | null, deliveryKey: string, bodySha256: string): Promise<boolean> {
+    return (await this.#db.get(
+      `SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id IS NOT DISTINCT FROM ? AND call_id IS NOT DISTINCT FROM ? AND delivery_key = ?
+          AND body_sha256 = ? AND status = 'conflict'`,
+      [tenantId, callId, deliveryKey, bodySha256],
+    )) !== undefined;
+  }
+
+  /** Stores a delivery; false when an applied one of the tenant had the key already (a duplicate). */
+  async record(delivery: Omit<WebhookDelivery, 'received_at'>): Promise<boolean> {
+    const kept = delivery.payload_json === null ? 0 : Buffer.byteLength(delivery.payload_json, 'utf8');
+    return (await this.#db.run(
+      `INSERT INTO webhook_deliveries (delivery_key, status, conflict_reason, provider, event, conversation_id, agent_id, tenant_id, call_id,
          body_sha256, body_bytes, payload_json, payload_omitted, kept_bytes, recording_ref, received_at)
        VALUES (@delivery_key, @status, @conflict_reason, @provider, @event, @conversation_id, @agent_id, @tenant_id, @call_id,
-         @body_sha256, @body_bytes, @payload_json, @payload_omitted, @kept_bytes, @recording_ref, @received_at)`,
-    );
-    this.#exists = db.prepare<[string, string], { one: number }>(
-      "SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id = ? AND delivery_key = ? AND status = 'accepted'",
-    );
-    this.#repeatedConflict = db.prepare<[string | null, string | null, string, string], { one: number }>(
-      "SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id IS ? AND call_id IS ? AND delivery_key = ? AND body_sha256 = ? AND status = 'conflict'",
-    );
-    this.#callConversations = db.prepare<[string, string], string>(
+         @body_sha256, @body_bytes, @payload_json, @payload_omitted, @kept_bytes, @recording_ref, @received_at)
+       ON CONFLICT DO NOTHING`,
+      { ...delivery, kept_bytes: kept, received_at: isoNow(this.#clock) },
+    )).changes === 1;
+  }
+
+  /** What the call's applied deliveries stored first. */
+  async callDeliveries(tenantId: TenantId, callId: string): Promise<CallDeliveries> {
+    const conversations = await this.#db.all<{ conversation_id: string }>(
       `SELECT conversation_id FROM webhook_deliveries WHERE tenant_id = ? AND call_id = ? AND status = 'accepted' AND conversation_id IS NOT NULL
-        ORDER BY id`,
-    ).pluck();
-    this.#callRecording = db.prepare<[string, string], string>(
+        ORDER BY id`, [tenantId, callId],
+    );
+    const recording = await this.#db.get<{ recording_ref: string }>(
       `SELECT recording_ref FROM webhook_deliveries WHERE tenant_id = ? AND call_id = ? AND status = 'accepted' AND recording_ref IS NOT NULL
-        ORDER BY id LIMIT 1`,
-    ).pluck();
-    this.#keptForCall = db.prepare<[string | null, string | null], number>(
-      'SELECT coalesce(sum(kept_bytes), 0) FROM webhook_deliveries WHERE tenant_id IS ? AND call_id IS ?',
-    ).pluck();
-    this.#keptTotal = db.prepare<[], number>('SELECT bytes FROM webhook_raw_usage WHERE id = 1').pluck();
-    this.#byConversation = db.prepare<[string, string], ConversationBinding>(
+        ORDER BY id LIMIT 1`, [tenantId, callId],
+    );
+    return { conversationIds: conversations.map((r) => r.conversation_id), recordingRef: recording?.recording_ref ?? null };
+  }
+
+  /** Raw bytes kept for one call (both null: for conflicts between tenants), and for all deliveries. */
+  async keptRawBytes(tenantId: TenantId | null, callId: string | null): Promise<{ call: number; total: number }> {
+    const call = await this.#db.get<{ n: number | string }>(
+      'SELECT coalesce(sum(kept_bytes), 0) AS n FROM webhook_deliveries WHERE tenant_id IS NOT DISTINCT FROM ? AND call_id IS NOT DISTINCT FROM ?', [tenantId, callId],
+    );
+    const total = await this.#db.get<{ bytes: number | string }>('SELECT bytes FROM webhook_raw_usage WHERE id = 1');
+    return { call: Number(call?.n ?? 0), total: Number(total?.bytes ?? 0) };
+  }
+
+  /** Calls that applied deliveries of this provider and conversation id were attributed to, in any tenant. */
+  attributedConversation(provider: string, conversationId: string): Promise<ConversationBinding[]> {
+    return this.#db.all<ConversationBinding>(
       `SELECT DISTINCT d.tenant_id, d.call_id, d.agent_id, c.ended_at, c.conversation_id
          FROM webhook_deliveries d JOIN calls c ON c.id = d.call_id AND c.tenant_id = d.tenant_id
         WHERE d.provider = ? AND d.conversation_id = ? AND d.status = 'accepted' LIMIT ${MAX_CANDIDATES}`,
+      [provider, conversationId],
     );
-    // A route serves the call when it existed at the call's start and was not deleted before it:
-    // routes are soft-deleted so a route deleted after the call still attributes.
-    this.#routedCalls = db.prepare<[Record<string, unknown>], AttributionCandidate>(
+  }
+
+  /**
+   * Ended calls on a DID routed to an agent of the provider, with the remote party, in the window.
+   * A route serves the call when it existed at the call's start and was not deleted before it:
+   * routes are soft-deleted so a route deleted after the call still attributes.
+   */
+  routedCalls(q: RoutedCallQuery): Promise<AttributionCandidate[]> {
+    return this.#db.all<AttributionCandidate>(
       `SELECT DISTINCT c.tenant_id, c.id AS call_id, c.ended_at, c.conversation_id
          FROM routes r
          JOIN agents a ON a.id = r.agent_id AND a.tenant_id = r.tenant_id
          JOIN calls c ON c.tenant_id = r.tenant_id
         WHERE r.did_number = @agent_number
           AND a.provider = @provider
-          AND (@external_agent_id IS NULL OR a.external_agent_id = @external_agent_id)
+          AND (CAST(@external_agent_id AS TEXT) IS NULL OR a.external_agent_id = @external_agent_id)
           AND c.state = 'ended' AND c.ended_at >= @ended_from AND c.ended_at <= @ended_to
           AND ((c.direction = 'inbound' AND c.to_number = @agent_number AND c.from_number = @remote_number)
             OR (c.direction = 'outbound' AND c.from_number = @agent_number AND c.to_number = @remote_number))
-          AND (@direction IS NULL OR c.direction = @direction)
+          AND (CAST(@direction AS TEXT) IS NULL OR c.direction = @direction)
           AND r.created_at <= c.created_at AND (r.deleted_at IS NULL OR r.deleted_at >= c.created_at)
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
+      {
+        provider: q.provider, agent_number: q.agentNumber, remote_number: q.remoteNumber, external_agent_id: q.externalAgentId,
+        direction: q.direction, ended_from: q.endedFrom, ended_to: q.endedTo,
+      },
     );
-    this.#bridgeCalls = db.prepare<[string, string, string, string], ConversationBinding>(
+  }
+
+  /** Ended calls of an imported agent of the provider that saw this conversation id (media_bridge), in the window. */
+  callsWithConversation(provider: string, conversationId: string, endedFrom: string, endedTo: string): Promise<ConversationBinding[]> {
+    return this.#db.all<ConversationBinding>(
       `SELECT c.tenant_id, c.id AS call_id, c.ended_at, c.conversation_id, a.external_agent_id AS agent_id
          FROM calls c JOIN agents a ON a.id = c.agent_id AND a.tenant_id = c.tenant_id
         WHERE c.conversation_id = ? AND c.state = 'ended' AND c.ended_at >= ? AND c.ended_at <= ? AND a.provider = ?
         ORDER BY c.ended_at DESC LIMIT ${MAX_CANDIDATES}`,
+      [conversationId, endedFrom, endedTo, provider],
     );
-    this.#setConversation = db.prepare<[string, string, string]>(
-      'UPDATE calls SET conversation_id = ? WHERE tenant_id = ? AND id = ? AND conversation_id IS NULL',
-    );
-  }
-
-  /** Whether an applied delivery of this tenant has this key. */
-  isDelivered(tenantId: TenantId, deliveryKey: string): boolean {
-    return this.#exists.get(tenantId, deliveryKey) !== undefined;
-  }
-
-  /** Whether the same body under the same key was already kept as a conflict for this call (or for no call). */
-  isRepeatedConflict(tenantId: TenantId | null, callId: string | null, deliveryKey: string, bodySha256: string): boolean {
-    return this.#repeatedConflict.get(tenantId, callId, deliveryKey, bodySha256) !== undefined;
-  }
-
-  /** Stores a delivery; false when an applied one of the tenant had the key already (a duplicate). */
-  record(delivery: Omit<WebhookDelivery, 'received_at'>): boolean {
-    const kept = delivery.payload_json === null ? 0 : Buffer.byteLength(delivery.payload_json, 'utf8');
-    return this.#insert.run({ ...delivery, kept_bytes: kept, received_at: isoNow(this.#clock) }).changes === 1;
-  }
-
-  /** What the call's applied deliveries stored first. */
-  callDeliveries(tenantId: TenantId, callId: string): CallDeliveries {
-    return { conversationIds: this.#callConversations.all(tenantId, callId), recordingRef: this.#callRecording.get(tenantId, callId) ?? null };
-  }
-
-  /** Raw bytes kept for one call (both null: for conflicts between tenants), and for all deliveries. */
-  keptRawBytes(tenantId: TenantId | null, callId: string | null): { call: number; total: number } {
-    return { call: this.#keptForCall.get(tenantId, callId) ?? 0, total: this.#keptTotal.get() ?? 0 };
-  }
-
-  /** Calls that applied deliveries of this provider and conversation id were attributed to, in any tenant. */
-  attributedConversation(provider: string, conversationId: string): ConversationBinding[] {
-    return this.#byConversation.all(provider, conversationId);
-  }
-
-  /** Ended calls on a DID routed to an agent of the provider, with the remote party, in the window. */
-  routedCalls(q: RoutedCallQuery): AttributionCandidate[] {
-    return this.#routedCalls.all({
-      provider: q.provider, agent_number: q.agentNumber, remote_number: q.remoteNumber, external_agent_id: q.externalAgentId,
-      direction: q.direction, ended_from: q.endedFrom, ended_to: q.endedTo,
-    });
-  }
-
-  /** Ended calls of an imported agent of the provider that saw this conversation id (media_bridge), in the window. */
-  callsWithConversation(provider: string, conversationId: string, endedFrom: string, endedTo: string): ConversationBinding[] {
-    return this.#bridgeCalls.all(conversationId, endedFrom, endedTo, provider);
   }
 
   /** Records the provider's conversation id on a call that has none yet. */
-  setConversationId(tenantId: TenantId, callId: string, conversationId: string): void {
-    this.#setConversation.run(conversationId, tenantId, callId);
+  async setConversationId(tenantId: TenantId, callId: string, conversationId: string): Promise<void> {
+    await this.#db.run('UPDATE calls SET conversation_id = ? WHERE tenant_id = ? AND id = ? AND conversation_id IS NULL', [conversationId, tenantId, callId]);
   }
 }

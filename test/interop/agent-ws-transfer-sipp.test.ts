@@ -127,7 +127,7 @@ t.test('docs/DECISIONS.md "Transfer policy defaults": an imported WebSocket agen
     yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 10',
   });
   const did = '+15550121';
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'ws-bot', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: did,
     transfer_policy: { allow: ['+1555999*'], max_per_call: 1 },

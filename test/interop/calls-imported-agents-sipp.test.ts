@@ -36,7 +36,7 @@ async function gatewayTo(t: Test, callee: SippPeer, yaml = ''): Promise<TestGate
     carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${callee.port};transport=udp"\n    codecs: [PCMU, PCMA]\n    options_ping_s: 0\n`,
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 10\n${yaml}`,
   });
-  gw.gateway.store.numbers.add(gw.tenantId, FROM, 'far');
+  await gw.gateway.store.numbers.add(gw.tenantId, FROM, 'far');
   return gw;
 }
 
@@ -153,8 +153,8 @@ t.test('docs/API.md "Calls": exactly one of agent_ws_url and agent_id (400), and
   const callee = await sippPeer(t, 'calls-uas-talk-wait-bye.xml');
   const gw = await gatewayTo(t, callee);
   const ours = await gw.api('POST', '/v1/agents/import', { provider: 'custom', external_agent_id: 'ours', connection_mode: 'media_bridge', websocket_url: 'ws://127.0.0.1:9/agent' }, { key: gw.liveKey });
-  const other = gw.gateway.store.tenants.create('other');
-  const otherKey = gw.gateway.store.apiKeys.create(other.id, 'live').apiKey;
+  const other = await gw.gateway.store.tenants.create('other');
+  const otherKey = (await gw.gateway.store.apiKeys.create(other.id, 'live')).apiKey;
   const theirs = await gw.api('POST', '/v1/agents/import', { provider: 'custom', external_agent_id: 'theirs', connection_mode: 'media_bridge', websocket_url: 'ws://127.0.0.1:9/agent' }, { key: otherKey });
   t.equal(theirs.status, 200, JSON.stringify(theirs.body));
   const base = { from: FROM, to: TO, carrier: 'far' };

@@ -204,8 +204,8 @@ t.test('docs/API.md "Authentication": another tenant gets 404 for every command 
   const { gw } = r;
   const placed = await placeCall(r, { record: true });
   await callState(gw, placed.body.id, 'active');
-  const other = gw.gateway.store.tenants.create('intruder');
-  const key = gw.gateway.store.apiKeys.create(other.id, 'live').apiKey;
+  const other = await gw.gateway.store.tenants.create('intruder');
+  const key = (await gw.gateway.store.apiKeys.create(other.id, 'live')).apiKey;
   const id = placed.body.id;
   const transfer = (controlId: string): unknown => ({ call_control_id: controlId, to: '+15550142' });
   // Each request with this call's id, and the same with an id that does not exist.

@@ -230,7 +230,7 @@ t.test('media_bridge from a real carrier: the pcap speech reaches an ElevenLabs 
   await sippPassed(t, carrier, 'the carrier (BYE answered 200)');
   const done = await ended(gw, live.id);
   t.match(done.cdr, { end_reason: 'completed', hangup_by: 'caller' });
-  t.equal(gw.gateway.store.calls.get(gw.tenantId, live.id)?.conversation_id, fake.conversationId, 'the conversation id is stored');
+  t.equal((await gw.gateway.store.calls.get(gw.tenantId, live.id))?.conversation_id, fake.conversationId, 'the conversation id is stored');
   await detailWhen(gw, live.id, 'recording', (d) => d.recording.available);
   const response = await fetch(`${gw.base}/v1/calls/${live.id}/recording`, { headers: { authorization: `Bearer ${gw.liveKey}` } });
   const [caller, agent] = channelRms(Buffer.from(await response.arrayBuffer()));

@@ -42,7 +42,7 @@ async function startEdgeRig(t: Test): Promise<EdgeRig> {
     carriers,
     yaml: `sip:\n  trusted_proxies: ['127.0.0.2']\ncalls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
   });
-  gw.gateway.store.numbers.add(gw.tenantId, BETA_DID, 'beta');
+  await gw.gateway.store.numbers.add(gw.tenantId, BETA_DID, 'beta');
   const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: BETA_DID }, { key: gw.liveKey });
   if (imported.status !== 200) throw new Error(`import: ${JSON.stringify(imported.body)}`);
   const edge = await startKamailioEdge(t, { ip: '127.0.0.1', port: gw.gateway.sip.udpPort });

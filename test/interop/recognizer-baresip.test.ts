@@ -127,7 +127,7 @@ t.test('docs/API.md "Calls", gateway transcript on sip_trunk: the agent edge (ba
     dir: callerDir, ...(await baresipPorts()), sourceWav: silence, user: '+15557770002', autoAnswer: false,
     rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
   });
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'trunk-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePort}`, sip_transport: 'udp',
     did_number: '+15550101',

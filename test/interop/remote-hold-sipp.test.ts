@@ -29,7 +29,7 @@ async function startCustomBridgeRig(t: Test, did: string): Promise<{ gw: TestGat
     carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
     yaml: 'calls:\n  allow_private_agent_urls: true',
   });
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'ws-bot', connection_mode: 'media_bridge', websocket_url: bot.url, did_number: did,
   }, { key: gw.liveKey });

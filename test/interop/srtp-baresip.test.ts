@@ -34,7 +34,7 @@ t.test('RFC 3711 + RFC 4568: an outbound call over an SRTP carrier to baresip ca
   await phone.waitFor(/baresip is ready/);
   const gw = await gatewayWith(t, `    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort};transport=udp"\n    codecs: [PCMU, telephone-event]\n    options_ping_s: 0\n`);
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });
@@ -77,7 +77,7 @@ t.test('RFC 3711 + RFC 4568: baresip calls a DID over an SRTP carrier; a plain-R
   const edgePorts = await baresipPorts();
   const edge = startBaresipPeer(t, { dir: edgeDir, ...edgePorts, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}` });
   await edge.waitFor(/baresip is ready/);
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePorts.sipPort}`, sip_transport: 'udp', did_number: '+15550100',
   }, { key: gw.liveKey });
@@ -97,7 +97,7 @@ t.test('RFC 3264 6: a carrier left at media_encryption disabled refuses baresip\
   if (!needPeer(t, 'baresip', 'flite', 'sox')) return;
   const dir = tempWorkdir(t, 'vgw-srtp-');
   const gw = await startTestGateway(t, { yaml: 'calls:\n  allow_private_sip_targets: true', carriers: `carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n` });
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'plain');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'edge', connection_mode: 'sip_trunk', sip_uri: 'sip:bot@127.0.0.1:9', sip_transport: 'udp', did_number: '+15550101',
   }, { key: gw.liveKey });
@@ -128,7 +128,7 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
     dir: edgeDir, ...edgePorts, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`, mediaenc: 'srtp-mand',
   });
   await edge.waitFor(/baresip is ready/);
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'plain');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'secure-edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePorts.sipPort}`, sip_transport: 'udp', did_number: '+15550102',
   }, { key: gw.liveKey });

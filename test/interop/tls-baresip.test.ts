@@ -26,7 +26,7 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: baresip calls over TLS with SRTP, the keys
     carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    inbound:\n      sources: ['127.0.0.1']\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'with a TLS listener, the start has no exposure to warn of');
   const tlsPort = gw.gateway.sip.tlsPort;
   t.type(tlsPort, 'number', 'the gateway listens for SIP over TLS');
@@ -65,7 +65,7 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: an outbound call over TLS with SRTP to bar
     carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   t.notOk(gw.logs.some((l) => /cross the network readable/.test(String(l.msg))), 'a transport=tls carrier URI exposes no keys');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
@@ -107,7 +107,7 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
     carriers: `carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const placed = await gw.api('POST', '/v1/calls', { from: '+15550100', to: '+15550199', carrier: 'secure', agent_ws_url: bot.url }, { key: gw.liveKey });
@@ -129,7 +129,7 @@ t.test('RFC 3261 26.2: without sip.tls a TLS carrier stops the start; a TLS agen
   const min = 30000 + 4 * Math.floor(Math.random() * 2400);
   const gw = await startTestGateway(t, { yaml: 'calls:\n  allow_private_sip_targets: true', carriers: "carriers:\n  - name: plain\n    inbound:\n      sources: ['127.0.0.1']\n", rtp: { min, max: min + 3 } });
   t.equal(gw.gateway.sip.tlsPort, null, 'no TLS listener');
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550104', 'plain');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550104', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'tls-edge', connection_mode: 'sip_trunk', sip_uri: 'sip:bot@127.0.0.1:5999;transport=tls', sip_transport: 'tls', did_number: '+15550104',
   }, { key: gw.liveKey });

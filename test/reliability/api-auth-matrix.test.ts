@@ -31,7 +31,9 @@ const BODY_REFERENCES: Record<string, { owned(w: ApiWorld): object; missing: obj
 };
 
 /** Valid bodies for requests the API must act on, where `{}` would not do. */
-const VALID_BODIES: Record<string, object> = { updateAgent: { sip_uri: 'sip:agent@edge.example.net' }, sendCallDtmf: { digits: '1w2#' } };
+const VALID_BODIES: Record<string, object> = {
+  updateAgent: { sip_uri: 'sip:agent@edge.example.net' }, sendCallDtmf: { digits: '1w2#' }, updateWebhookEndpoint: { description: 'billing' },
+};
 
 /** Probes that must reach the handler: login applies its CSRF rule after validating the body. */
 const PROBE_BODIES: Record<string, object> = { login: { api_key: 'vgw_live_0000000000000000000000000000000000000000' } };

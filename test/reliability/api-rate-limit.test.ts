@@ -45,7 +45,7 @@ const badKey = (): string => `vgw_live_${randomBytes(30).toString('base64url').s
 
 t.test('docs/API.md rate limits: a key over its rate gets 429 rate_limited with Retry-After; another key and another tenant are unaffected', async (t) => {
   const world = await startApiWorld(t, { rateLimitPerSecond: RATE, rateLimitBurst: BURST });
-  const sibling = world.h.store.apiKeys.create(world.owner.tenant.id, 'live').apiKey;
+  const sibling = (await world.h.store.apiKeys.create(world.owner.tenant.id, 'live')).apiKey;
   const bearer = (key: string) => () => ({ authorization: `Bearer ${key}` });
   const [flood, sameTenant, otherTenant] = await Promise.all([
     load({ base: world.base, path: '/v1/tenant', connections: 8, seconds: SECONDS, headers: bearer(world.owner.apiKey) }),

@@ -266,14 +266,14 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   const dir = t.testdir({});
   const dataDir = join(dir, 'data');
   const clock = new FakeClock(Date.parse('2026-01-01T12:00:00.000Z'));
-  const store = openStore(join(dir, 'gateway.db'), clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
+  const store = await openStore(join(dir, 'gateway.db'), clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
   t.teardown(() => store.db.close());
-  const tenant = store.tenants.create('acme');
+  const tenant = await store.tenants.create('acme');
   // Answered at 11:00; the recorder last wrote at 11:10; the gateway died then and came back at 12:00.
   const recorded = callRecord(tenant.id, '2026-01-01T10:59:58.000Z', { answered_at: '2026-01-01T11:00:00.000Z', record: true });
   const unrecorded = callRecord(tenant.id, '2026-01-01T10:59:58.000Z', { answered_at: '2026-01-01T11:00:00.000Z' });
   const early = callRecord(tenant.id, '2026-01-01T11:30:00.000Z', { answered_at: '2026-01-01T11:30:01.000Z', record: true });
-  for (const call of [recorded, unrecorded, early]) store.calls.insert(call);
+  for (const call of [recorded, unrecorded, early]) await store.calls.insert(call);
   const wav = (call: CallRecord, lastWrite: string): void => {
     const file = join(dataDir, 'recordings', recordingPathOf(call));
     mkdirSync(dirname(file), { recursive: true });
@@ -286,7 +286,7 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
   const calls = new DurableCallStore({
     calls: store.calls, transcripts: store.transcripts, transaction: (fn) => store.transaction(fn), journal: new CdrJournal(dataDir), clock, logger, retryMs: 1000,
   });
-  const cdr = (id: string) => callDetailRecord(store.calls.get(tenant.id, id)!);
+  const cdr = async (id: string) => callDetailRecord((await store.calls.get(tenant.id, id))!);
   const heartbeatAt = (at: string): void => {
     writeFileSync(join(dataDir, HEARTBEAT_FILE), '');
     utimesSync(join(dataDir, HEARTBEAT_FILE), new Date(at), new Date(at));
@@ -294,16 +294,18 @@ t.test('restart recovery: a call cut off by a crash ends at the last sign of lif
 
   // A data folder from before heartbeats: the recording is the only trace.
   t.equal(await recoverUnfinishedCalls(calls, dataDir, clock, logger), 3);
-  t.match(cdr(recorded.id), { ended_at: '2026-01-01T11:10:00.000Z', billable_s: 600, end_reason: 'gateway_restart' }, 'billed up to the last recorded audio, not the hour of downtime');
-  t.match(cdr(unrecorded.id), { ended_at: '2026-01-01T12:00:00.000Z', end_reason: 'gateway_restart' }, 'with no trace at all it ends at the restart');
-  t.match(cdr(early.id), { ended_at: '2026-01-01T11:30:01.000Z', billable_s: 0 }, 'never before the answer');
+  await calls.settled();
+  t.match(await cdr(recorded.id), { ended_at: '2026-01-01T11:10:00.000Z', billable_s: 600, end_reason: 'gateway_restart' }, 'billed up to the last recorded audio, not the hour of downtime');
+  t.match(await cdr(unrecorded.id), { ended_at: '2026-01-01T12:00:00.000Z', end_reason: 'gateway_restart' }, 'with no trace at all it ends at the restart');
+  t.match(await cdr(early.id), { ended_at: '2026-01-01T11:30:01.000Z', billable_s: 0 }, 'never before the answer');
 
   // The engine's heartbeat last moved at 11:40, after the recording's last write.
   const again = [recorded, unrecorded].map((c) => callRecord(tenant.id, c.created_at, { answered_at: c.answered_at, record: c.record }));
-  for (const call of again) store.calls.insert(call);
+  for (const call of again) await store.calls.insert(call);
   wav(again[0]!, '2026-01-01T11:10:00.000Z');
   heartbeatAt('2026-01-01T11:40:00.000Z');
   t.equal(await recoverUnfinishedCalls(calls, dataDir, clock, logger), 2);
-  t.match(cdr(again[0]!.id), { ended_at: '2026-01-01T11:40:00.000Z' }, 'alive (on hold, say) until the last heartbeat');
-  t.match(cdr(again[1]!.id), { ended_at: '2026-01-01T11:40:00.000Z', billable_s: 2400 }, 'without a recording: the last heartbeat, not the restart');
+  await calls.settled();
+  t.match(await cdr(again[0]!.id), { ended_at: '2026-01-01T11:40:00.000Z' }, 'alive (on hold, say) until the last heartbeat');
+  t.match(await cdr(again[1]!.id), { ended_at: '2026-01-01T11:40:00.000Z', billable_s: 2400 }, 'without a recording: the last heartbeat, not the restart');
 });

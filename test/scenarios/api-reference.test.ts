@@ -42,7 +42,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 t.test('every operation, every field and every error code of the API is in docs/API.md', async (t) => {
-  const h = buildApp(t);
+  const h = await buildApp(t);
   const res = await h.request({ method: 'GET', url: '/v1/openapi.json' });
   t.equal(res.statusCode, 200);
   const doc = JSON.parse(res.body) as { paths: Record<string, Record<string, Record<string, unknown>>>; components?: { schemas?: Record<string, Schema> } };

@@ -31,13 +31,13 @@ function wav(): Buffer {
 }
 
 /** A call whose provider recording was archived with the media type its download claimed. */
-function archivedRecording(h: AppHarness, tenantId: Parameters<typeof callRecord>[0], bytes: Buffer, claimed: string): string {
+async function archivedRecording(h: AppHarness, tenantId: Parameters<typeof callRecord>[0], bytes: Buffer, claimed: string): Promise<string> {
   const call = callRecord(tenantId, isoTime(h.clock.now() - 60_000), { state: 'ended', ended_at: isoTime(h.clock.now() - 1_000), end_reason: 'completed' });
-  h.store.calls.insert(call);
+  await h.store.calls.insert(call);
   const path = join(tenantId, `${call.id}.provider.bin`);
   mkdirSync(join(h.dataDir, 'recordings', tenantId), { recursive: true });
   writeFileSync(join(h.dataDir, 'recordings', path), bytes);
-  h.store.recordings.save({
+  await h.store.recordings.save({
     call_id: call.id, tenant_id: tenantId, source: 'provider', path, media_type: claimed, bytes: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'), origin: 'download',
   });
@@ -45,8 +45,8 @@ function archivedRecording(h: AppHarness, tenantId: Parameters<typeof callRecord
 }
 
 t.test('docs/SECURITY.md serving recordings: the type comes from the bytes, always an attachment with nosniff', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const base = await listening(t, h);
   const html = Buffer.from('<html><script>alert(document.cookie)</script></html>');
   const cases = [
@@ -56,7 +56,7 @@ t.test('docs/SECURITY.md serving recordings: the type comes from the bytes, alwa
     { name: 'an MP3 with ID3 claimed application/octet-stream', bytes: Buffer.from('ID3\u0004\u0000\u0000\u0000\u0000\u0000\u0000'), claimed: 'application/octet-stream', type: 'audio/mpeg', ext: 'mp3' },
   ];
   for (const c of cases) {
-    const id = archivedRecording(h, acme.tenant.id, c.bytes, c.claimed);
+    const id = await archivedRecording(h, acme.tenant.id, c.bytes, c.claimed);
     const response = await fetch(`${base}/v1/calls/${id}/recording`, { headers: acme.auth });
     t.equal(response.status, 200, c.name);
     t.equal(response.headers.get('content-type'), c.type, `${c.name}: served as ${c.type}`);
@@ -67,8 +67,8 @@ t.test('docs/SECURITY.md serving recordings: the type comes from the bytes, alwa
 });
 
 t.test('docs/SECURITY.md logs: an unknown path is logged without its query and with credential shapes masked', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const base = await listening(t, h);
   const hexToken = 'a3f1c2d4e5b6a7980112233445566778';
   const session = 'Zk3_q-9rT2xW8yB4nM1pL6vC0sD5fG7hJ2kA3qE9uI0';
@@ -92,8 +92,8 @@ t.test('docs/SECURITY.md logs: an unknown path is logged without its query and w
 });
 
 t.test('docs/API.md query parameters: numbers are decimal digits only; 0x10, 1e1, " 5", +5 are 400 validation_failed', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
   const base = await listening(t, h);
   for (const path of ['/v1/calls', '/v1/agents', '/v1/numbers']) {
     for (const value of ['0x10', '1e1', '%205', '%2B5', '5%20', '0b1', '1.0', '-1', '']) {

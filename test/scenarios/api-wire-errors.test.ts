@@ -11,9 +11,9 @@ import { buildApp } from '../support/build-app.js';
 import { createApiServer } from '../../src/control-api/http-server.js';
 
 t.test('RFC 8259 8.1: a body with invalid UTF-8 is 400 validation_failed and stores nothing', async (t) => {
-  const app = buildApp(t);
+  const app = await buildApp(t);
   const request = app.request.bind(app);
-  const { auth } = app.createTenant();
+  const { auth } = await app.createTenant();
   const bad = Buffer.concat([Buffer.from('{"username":"alice","password":"ok-'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
   const res = await request({ method: 'POST', url: '/v1/sip-credentials', headers: { ...auth, 'content-type': 'application/json' }, payload: bad });
   t.equal(res.statusCode, 400);

@@ -33,8 +33,8 @@ t.test('docs/API.md "Caller IDs": owned, verified and any carriers; verified cal
     yaml: 'calls:\n  allow_private_agent_urls: true',
     carriers: `carriers:\n${carrier('owned', farEnd.uri)}${carrier('strict', farEnd.uri, 'verified')}${carrier('open', farEnd.uri, 'any')}`,
   });
-  const other = gw.gateway.store.tenants.create('globex');
-  const otherKey = gw.gateway.store.apiKeys.create(other.id, 'live').apiKey;
+  const other = await gw.gateway.store.tenants.create('globex');
+  const otherKey = (await gw.gateway.store.apiKeys.create(other.id, 'live')).apiKey;
   const place = (from: string, carrierName: string, key = gw.liveKey) =>
     gw.api('POST', '/v1/calls', { from, to: '+15550199', carrier: carrierName, agent_ws_url: 'ws://127.0.0.1:9/agent' }, { key });
   const refused = async (from: string, carrierName: string, key: string | undefined, why: string) => {
@@ -53,7 +53,7 @@ t.test('docs/API.md "Caller IDs": owned, verified and any carriers; verified cal
   t.same((await gw.api('GET', '/v1/calls', undefined, { key: gw.liveKey })).body.data, [], 'a refused call leaves no call');
   await placed('+15550100', 'open', gw.liveKey, 'any number on an any carrier');
 
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'owned');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'owned');
   await placed('+15550100', 'owned', gw.liveKey, 'a number the tenant holds on that carrier');
   await refused('+15550100', 'strict', gw.liveKey, 'holding the number is not enough on a verified carrier');
   await refused('+15550100', 'owned', otherKey, "another tenant's held number");

@@ -11,16 +11,16 @@ import { FakeCallControl } from '../support/fake-call-control.js';
 const resolveHost: HostResolver = () => Promise.resolve([{ address: '93.184.215.14', family: 4 }]);
 const CALL = { from: '+15550100', to: '+15550199', carrier: 'telnyx', agent_ws_url: 'wss://agent.example.com/stream' };
 
-function setup(t: Test) {
+async function setup(t: Test) {
   let fake: FakeCallControl | undefined;
-  const h = buildApp(t, { resolveHost, callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)) });
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t, { resolveHost, callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)) });
+  const acme = await h.createTenant('Acme');
   const place = (body: Record<string, unknown>) => h.request({ method: 'POST', url: '/v1/calls', payload: { ...CALL, ...body }, headers: acme.auth });
   return { fake: fake!, place, tenantId: acme.tenant.id };
 }
 
 t.test('docs/API.md "Answering-machine detection": on_machine and wait_for_beep without hold_until_result are 400 machine_detection_mismatch', async (t) => {
-  const { fake, place } = setup(t);
+  const { fake, place } = await setup(t);
   const cases: [Record<string, unknown>, string][] = [
     [{ on_machine: 'connect' }, '/on_machine'],
     [{ machine_detection: 'off', wait_for_beep: true }, '/wait_for_beep'],
@@ -43,7 +43,7 @@ t.test('docs/API.md "Answering-machine detection": on_machine and wait_for_beep 
 });
 
 t.test('docs/API.md "Answering-machine detection": hold_until_result is placed with on_machine hangup and no beep wait by default', async (t) => {
-  const { fake, place, tenantId } = setup(t);
+  const { fake, place, tenantId } = await setup(t);
   t.equal((await place({ machine_detection: 'hold_until_result' })).statusCode, 200);
   t.equal((await place({ machine_detection: 'hold_until_result', on_machine: 'connect', wait_for_beep: true })).statusCode, 200);
   const base = { tenantId, from: CALL.from, to: CALL.to, carrier: 'telnyx', agentUrl: CALL.agent_ws_url, record: false, machineDetection: 'hold_until_result' };

@@ -30,10 +30,10 @@ const CALL = { from: '+15550100', to: '+15550199', carrier: 'telnyx', agent_ws_u
 
 interface Setup { h: AppHarness; fake: FakeCallControl; acme: TestTenant }
 
-function setup(t: Test, options: Partial<ApiOptions> = {}): Setup {
+async function setup(t: Test, options: Partial<ApiOptions> = {}): Promise<Setup> {
   let fake: FakeCallControl | undefined;
-  const h = buildApp(t, { options, resolveHost, callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)) });
-  return { h, fake: fake!, acme: h.createTenant('Acme') };
+  const h = await buildApp(t, { options, resolveHost, callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)) });
+  return { h, fake: fake!, acme: await h.createTenant('Acme') };
 }
 
 function expectProblem(t: Test, res: Response, status: number, code: string): Record<string, unknown> {
@@ -52,7 +52,7 @@ const place = (h: AppHarness, who: TestTenant | string, payload: unknown, key?: 
 const paths = (body: Record<string, unknown>) => (body.errors as { path: string }[]).map((e) => e.path).sort();
 
 t.test('docs/API.md "Calls": POST /v1/calls answers 200 with the initiated call; record defaults to false', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   const res = await place(h, acme, CALL);
   t.equal(res.statusCode, 200);
   const call = JSON.parse(res.body);
@@ -67,7 +67,7 @@ t.test('docs/API.md "Calls": POST /v1/calls answers 200 with the initiated call;
 });
 
 t.test('docs/API.md "Requests and responses" and docs/API.md "Errors": validation errors name the fields; nothing is placed', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   t.same(paths(expectProblem(t, await place(h, acme, {}), 400, 'validation_failed')), ['/carrier', '/from', '/to']);
   // docs/API.md "Call commands": the agent is agent_ws_url or agent_id, exactly one, checked once the body's shape is valid.
   const { agent_ws_url: _url, ...noAgent } = CALL;
@@ -82,14 +82,14 @@ t.test('docs/API.md "Requests and responses" and docs/API.md "Errors": validatio
 });
 
 t.test('docs/API.md "Errors": an unknown carrier is 400 unknown_carrier', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   const body = expectProblem(t, await place(h, acme, { ...CALL, carrier: 'nowhere' }), 400, 'unknown_carrier');
   t.same(paths(body), ['/carrier']);
   t.equal(fake.placed.length, 0);
 });
 
 t.test('docs/API.md "Errors": sandbox keys use the sandbox carrier only, live keys never (403 sandbox_mismatch)', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   expectProblem(t, await place(h, acme.sandboxKey, CALL), 403, 'sandbox_mismatch');
   expectProblem(t, await place(h, acme, { ...CALL, carrier: 'sandbox' }), 403, 'sandbox_mismatch');
   t.equal(fake.placed.length, 0);
@@ -97,7 +97,7 @@ t.test('docs/API.md "Errors": sandbox keys use the sandbox carrier only, live ke
 });
 
 t.test('docs/API.md "Calls": agent addresses on non-public networks are refused unless allowed', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   const refused = [
     'ws://127.0.0.1:9000/agent', 'ws://10.1.2.3/agent', 'ws://169.254.169.254/latest', 'ws://[::1]:8080/', 'ws://localhost/',
     'wss://100.64.0.1/', 'ws://224.0.0.1/', 'ws://0.0.0.0/', 'ws://[::ffff:10.0.0.1]/', 'wss://[fe80::1]/',
@@ -111,14 +111,14 @@ t.test('docs/API.md "Calls": agent addresses on non-public networks are refused 
   t.equal(fake.placed.length, 0, 'none of them was placed');
   t.equal((await place(h, acme, { ...CALL, agent_ws_url: `ws://${PUBLIC_V4}:8080/a` })).statusCode, 200, 'a public literal address');
 
-  const open = setup(t, { allowPrivateAgentUrls: true });
+  const open = await setup(t, { allowPrivateAgentUrls: true });
   for (const url of ['ws://127.0.0.1:9000/agent', 'wss://internal.example.com/agent', 'ws://[::1]:8080/']) {
     t.equal((await place(open.h, open.acme, { ...CALL, agent_ws_url: url })).statusCode, 200, `allowed by configuration: ${url}`);
   }
 });
 
 t.test('docs/API.md "Calls": the same Idempotency-Key and body returns the first response and places one call', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   const first = await place(h, acme, CALL, 'order-42');
   t.equal(first.statusCode, 200);
   h.clock.advance(23 * 3600_000);
@@ -133,7 +133,7 @@ t.test('docs/API.md "Calls": the same Idempotency-Key and body returns the first
   t.match(other.detail, /another request body/);
   t.equal(fake.placed.length, 1);
 
-  const beta = h.createTenant('Beta');
+  const beta = await h.createTenant('Beta');
   const theirs = await place(h, beta, CALL, 'order-42');
   t.equal(theirs.statusCode, 200, "another tenant's same key is its own");
   t.not(JSON.parse(theirs.body).id, JSON.parse(first.body).id);
@@ -145,11 +145,11 @@ t.test('docs/API.md "Calls": the same Idempotency-Key and body returns the first
   t.equal(later.headers['idempotent-replayed'], undefined, 'a 25 h old key no longer replays');
   t.not(JSON.parse(later.body).id, JSON.parse(first.body).id, 'a new call');
   t.equal(fake.placed.length, 3);
-  t.equal(h.store.db.prepare("SELECT COUNT(*) AS n FROM idempotency_keys WHERE tenant_id = ?").pluck().get(acme.tenant.id), 1, 'the expired row was purged');
+  t.equal((await h.store.db.get<{ n: number }>('SELECT count(*) AS n FROM idempotency_keys WHERE tenant_id = ?', [acme.tenant.id]))?.n, 1, 'the expired row was purged');
 });
 
 t.test('docs/API.md "Errors": a duplicate while the first request runs is 409 idempotency_conflict', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   const release = fake.holdPlacement();
   const first = place(h, acme, CALL, 'in-flight');
   for (let i = 0; i < 10_000 && fake.placed.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -165,7 +165,7 @@ t.test('docs/API.md "Errors": a duplicate while the first request runs is 409 id
 });
 
 t.test('docs/API.md "Errors": Idempotency-Key must be 1 to 255 visible ASCII characters', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   for (const key of ['', 'x'.repeat(256), 'two words', 'caf\u00e9']) {
     const res = await h.request({ method: 'POST', url: '/v1/calls', payload: CALL, headers: { ...acme.auth, 'idempotency-key': key } });
     t.same(paths(expectProblem(t, res, 400, 'validation_failed')), ['/headers/idempotency-key'], JSON.stringify(key.slice(0, 10)));
@@ -175,7 +175,7 @@ t.test('docs/API.md "Errors": Idempotency-Key must be 1 to 255 visible ASCII cha
 });
 
 t.test('docs/API.md "Errors": 5xx outcomes are not stored (a retry runs again); 4xx outcomes replay', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   fake.failNext({ error: 'carrier_unavailable', detail: 'no route to sip:gw.internal:5060' });
   const bad = expectProblem(t, await place(h, acme, CALL, 'k1'), 502, 'carrier_unavailable');
   t.notMatch(JSON.stringify(bad), /gw\.internal/, 'a 5xx carries no internals');
@@ -199,7 +199,7 @@ t.test('docs/API.md "Errors": 5xx outcomes are not stored (a retry runs again); 
 });
 
 t.test('docs/API.md "Errors": command failures map to their status and code', async (t) => {
-  const { h, fake, acme } = setup(t);
+  const { h, fake, acme } = await setup(t);
   fake.failNext({ error: 'concurrency_limit', retryAfterSeconds: 7 });
   const limited = await place(h, acme, CALL);
   expectProblem(t, limited, 429, 'concurrency_limit');
@@ -209,7 +209,7 @@ t.test('docs/API.md "Errors": command failures map to their status and code', as
   fake.failNext({ error: 'unavailable', detail: 'draining' });
   expectProblem(t, await place(h, acme, CALL), 503, 'unavailable');
   const ringing = callRecord(acme.tenant.id, isoTime(h.clock.now()), { state: 'ringing', answered_at: null });
-  h.store.calls.insert(ringing);
+  await h.store.calls.insert(ringing);
   for (const command of ['hold', 'unhold']) {
     expectProblem(t, await h.request({ method: 'POST', url: `/v1/calls/${ringing.id}/${command}`, headers: acme.auth }), 409, 'call_not_active');
   }
@@ -219,10 +219,10 @@ t.test('docs/API.md "Errors": command failures map to their status and code', as
 });
 
 t.test('docs/API.md "Errors": without the engine, commands answer 503 unavailable and reads still work', async (t) => {
-  const h = buildApp(t, { resolveHost });
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t, { resolveHost });
+  const acme = await h.createTenant('Acme');
   const call = callRecord(acme.tenant.id, isoTime(h.clock.now()));
-  h.store.calls.insert(call);
+  await h.store.calls.insert(call);
   expectProblem(t, await place(h, acme, CALL), 503, 'unavailable');
   for (const command of ['hold', 'unhold', 'hangup']) {
     expectProblem(t, await h.request({ method: 'POST', url: `/v1/calls/${call.id}/${command}`, headers: acme.auth }), 503, 'unavailable');
@@ -234,9 +234,9 @@ t.test('docs/API.md "Errors": without the engine, commands answer 503 unavailabl
 });
 
 t.test('docs/API.md "Calls": hold, unhold, hangup and transfer answer with the call', async (t) => {
-  const { h, acme } = setup(t);
+  const { h, acme } = await setup(t);
   const call = callRecord(acme.tenant.id, isoTime(h.clock.now()));
-  h.store.calls.insert(call);
+  await h.store.calls.insert(call);
   const command = (name: string, extra: { payload?: string; headers?: Record<string, string> } = {}) =>
     h.request({ method: 'POST', url: `/v1/calls/${call.id}/${name}`, ...extra, headers: { ...acme.auth, ...extra.headers } });
   const json = { 'content-type': 'application/json' };
@@ -266,10 +266,10 @@ t.test('docs/API.md "Calls": hold, unhold, hangup and transfer answer with the c
 });
 
 t.test(`docs/API.md "Authentication": another tenant's call answers like a missing one for every command`, async (t) => {
-  const { h, acme } = setup(t);
-  const intruder = h.createTenant('Intruder');
+  const { h, acme } = await setup(t);
+  const intruder = await h.createTenant('Intruder');
   const call = callRecord(acme.tenant.id, isoTime(h.clock.now()));
-  h.store.calls.insert(call);
+  await h.store.calls.insert(call);
   const post = (url: string, payload?: Record<string, unknown>) => ({ method: 'POST' as const, url, ...(payload ? { payload } : {}) });
   await assertTenantIsolation(t, h, acme, intruder, [
     { name: 'hold', request: post(`/v1/calls/${call.id}/hold`), missing: post('/v1/calls/call_never/hold'), ownerStatus: 200 },
@@ -283,7 +283,7 @@ t.test(`docs/API.md "Authentication": another tenant's call answers like a missi
 });
 
 t.test('docs/API.md "Requests and responses": the call commands are in the OpenAPI document, which stays valid', async (t) => {
-  const { h } = setup(t);
+  const { h } = await setup(t);
   const doc = JSON.parse((await h.request({ method: 'GET', url: '/v1/openapi.json' })).body);
   const result = await new Validator().validate(doc);
   t.same(result.errors ?? [], [], 'valid OpenAPI 3.1');

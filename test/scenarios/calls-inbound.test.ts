@@ -130,7 +130,7 @@ t.test('sip_trunk: the gateway dials the agent edge with the stored digest crede
   });
 
   const credential = await gw.api('POST', '/v1/sip-credentials', { username: 'gw-trunk', password: 's3cret-pass' }, { key: gw.liveKey });
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'trunk-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.port}`,
     sip_transport: 'udp', sip_credential_id: credential.body.id, did_number: '+15550101',
@@ -176,7 +176,7 @@ t.test('sip_trunk: CANCEL from the caller before the agent answers is propagated
     incoming.progress(180);
     incoming.events.on('cancel', () => cancelled.push('cancel'));
   });
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'slow-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.port}`, sip_transport: 'udp', did_number: '+15550102',
   }, { key: gw.liveKey });
@@ -205,7 +205,7 @@ t.test('RFC 3960: the agent edge\'s early media (183 with SDP) reaches the calle
     edgePhone.startSending(mulawTone(440, 1000));
     setTimeout(() => incoming.accept(sdp), 3000);
   });
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550103', 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550103', 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'early-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.port}`, sip_transport: 'udp', did_number: '+15550103',
   }, { key: gw.liveKey });

@@ -33,7 +33,7 @@ t.test('docs/SANDBOX.md: a key neither sees nor commands calls of the other kind
     carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "${farEnd.uri}"\n    codecs: [PCMU]\n    options_ping_s: 0\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const live = await activeCall(gw, gw.liveKey, 'far', bot.url);

@@ -208,7 +208,7 @@ for (const c of CASES) {
     t.teardown(() => fake.core.close());
     const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: `${CALLS_YAML}\n${providersYaml}` });
     const did = '+15550110';
-    gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+    await gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
     const imported = await gw.api('POST', '/v1/agents/import', { ...importBody, did_number: did }, { key: gw.liveKey });
     t.equal(imported.status, 200, JSON.stringify(imported.body));
 
@@ -262,7 +262,7 @@ for (const c of CASES) {
     const loud = after.slice(Math.max(firstSilent, 0)).filter((peak) => peak > SILENT_PEAK).length;
     t.equal(loud, 0, `once silent, the caller hears no more of the interrupted turn (loud packets: ${loud}, peaks ${after.slice(0, 8).join(', ')})`);
 
-    const stored = gw.gateway.store.calls.get(gw.tenantId, live.id);
+    const stored = await gw.gateway.store.calls.get(gw.tenantId, live.id);
     t.equal(stored?.conversation_id ?? null, fake.conversationId ?? null, `the platform's conversation id is stored (${fake.conversationId ?? 'none for custom'})`);
 
     await session.bye();

@@ -8,12 +8,12 @@ import { assertTenantIsolation } from '../support/tenant-isolation.js';
 const STATES = ['initiated', 'ringing', 'active', 'ended'] as const;
 
 t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging over 1,200 calls', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
-  const other = h.createTenant('Other');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
+  const other = await h.createTenant('Other');
   const now = h.clock.now();
   const live: string[] = [];
-  h.store.transaction(() => {
+  await h.store.transaction(async (tx) => {
     for (let i = 0; i < 1200; i++) {
       const state = STATES[i % 4]!;
       // Calls created one per second; the ended ones ended 1 s after creation.
@@ -22,10 +22,10 @@ t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging 
         state, direction: i % 3 === 0 ? 'inbound' : 'outbound',
         ...(state === 'ended' ? { ended_at: isoTime(now - (1200 - i) * 1000 + 1000), end_reason: 'completed', hangup_by: 'caller' as const } : {}),
       });
-      h.store.calls.insert(call);
+      await tx.calls.insert(call);
       if (state !== 'ended') live.push(call.id);
     }
-    h.store.calls.insert(callRecord(other.tenant.id, isoTime(now)));
+    await tx.calls.insert(callRecord(other.tenant.id, isoTime(now)));
   });
   const get = async (query: string) => JSON.parse((await h.request({ method: 'GET', url: `/v1/calls${query}`, headers: acme.auth })).body);
 
@@ -35,7 +35,7 @@ t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging 
   do {
     const page = await get(`?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
     ids.push(...page.data.map((c: { id: string }) => c.id));
-    if (pages === 0) h.store.calls.insert(callRecord(acme.tenant.id, isoTime(now + 5000))); // a new call while paging
+    if (pages === 0) await h.store.calls.insert(callRecord(acme.tenant.id, isoTime(now + 5000))); // a new call while paging
     cursor = page.next_cursor;
     t.equal(page.has_more, cursor !== null);
     pages++;
@@ -65,19 +65,19 @@ t.test('docs/API.md "Calls": list filters, newest-first order and keyset paging 
 });
 
 t.test('docs/API.md "Calls": call detail merges the call, CDR, transcript and recording presence', async (t) => {
-  const h = buildApp(t);
-  const acme = h.createTenant('Acme');
-  const intruder = h.createTenant('Intruder');
+  const h = await buildApp(t);
+  const acme = await h.createTenant('Acme');
+  const intruder = await h.createTenant('Intruder');
   const start = h.clock.now() - 65_500;
   const ended = callRecord(acme.tenant.id, isoTime(start), {
     state: 'ended', answered_at: isoTime(start + 4_000), ended_at: isoTime(start + 65_500), end_reason: 'completed', sip_status: null,
     hangup_by: 'callee', recording_path: '/data/recordings/x.wav', record: true,
   });
   const active = callRecord(acme.tenant.id, isoTime(start + 1), { on_hold: true });
-  h.store.calls.insert(ended);
-  h.store.calls.insert(active);
-  h.store.transcripts.save(ended.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 1.2 }]);
-  h.store.transcripts.save(ended.id, 'provider', [{ role: 'agent', text: 'hi there', offset_s: 0.4 }]);
+  await h.store.calls.insert(ended);
+  await h.store.calls.insert(active);
+  await h.store.transcripts.save(ended.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 1.2 }]);
+  await h.store.transcripts.save(ended.id, 'provider', [{ role: 'agent', text: 'hi there', offset_s: 0.4 }]);
 
   const detail = JSON.parse((await h.request({ method: 'GET', url: `/v1/calls/${ended.id}`, headers: acme.auth })).body);
   t.match(detail, {

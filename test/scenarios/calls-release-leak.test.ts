@@ -17,6 +17,7 @@ import { FakeElevenLabs } from '../support/fake-agent-servers/elevenlabs-server.
 import { json } from '../support/fake-agent-servers/fake-ws-server.js';
 import { routeDidToFakeAgent, startTestGateway, waitFor } from '../support/gateway-harness.js';
 import { answered, startSipPhoneUa } from '../support/sip-phone.js';
+import { sqliteOf } from '../support/sqlite-of.js';
 
 const CALLS = Number(process.env.VGW_LEAK_CALLS ?? 1000);
 /** Calls at once: one to the ElevenLabs agent, the others each to a custom agent of its own (a fake serves one socket). */
@@ -70,7 +71,7 @@ t.test(`${CALLS} released calls leave WASM memory, media sockets and handles whe
     yaml: `calls:\n  allow_private_agent_urls: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
   });
   const did = '+15550110';
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', api_key: API_KEY, did_number: did }, { key: gw.liveKey });
   t.equal(imported.status, 200, JSON.stringify(imported.body));
   const customDids = Array.from({ length: CONCURRENT - 1 }, (_, i) => `+1555012${String(i).padStart(4, '0')}`);
@@ -120,6 +121,6 @@ t.test(`${CALLS} released calls leave WASM memory, media sockets and handles whe
   // Sockets close and timers fire a little after the last call's end.
   const after = await settledFootprint();
   t.same(after, before, 'WASM instance counts and memory, media sockets and handles as before the calls');
-  const ended = gw.gateway.store.db.prepare("SELECT COUNT(*) AS n FROM calls WHERE state = 'ended'").pluck().get() as number;
+  const ended = sqliteOf(gw.gateway.store).prepare("SELECT COUNT(*) AS n FROM calls WHERE state = 'ended'").pluck().get() as number;
   t.equal(ended, CALLS, `all ${CALLS} calls ended and were recorded`);
 });

@@ -58,8 +58,8 @@ t.test('SIP trace: the ladder of a call, every message of its leg in order, with
   t.equal(trace.dropped_messages, 0);
 
   // Tenant isolation: the same id under another tenant's key is a call that does not exist.
-  const other = gw.gateway.store.tenants.create('other');
-  const otherKey = gw.gateway.store.apiKeys.create(other.id, 'sandbox').apiKey;
+  const other = await gw.gateway.store.tenants.create('other');
+  const otherKey = (await gw.gateway.store.apiKeys.create(other.id, 'sandbox')).apiKey;
   const refused = await gw.api('GET', `/v1/calls/${id}/sip-trace`, undefined, { key: otherKey });
   t.equal(refused.status, 404);
   t.equal(refused.body.code, 'not_found');

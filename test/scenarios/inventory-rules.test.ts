@@ -6,7 +6,7 @@ const code = (res: { body: string }) => (JSON.parse(res.body) as { code: string 
 
 t.test('import: 200 with the agent, key redacted, defaults filled, route created with did_number', async (t) => {
   const h = await buildInventory(t);
-  h.store.numbers.add(h.acme.tenant.id, '+15550100', 'sandbox');
+  await h.store.numbers.add(h.acme.tenant.id, '+15550100', 'sandbox');
   const res = await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_1', api_key: EL_KEY, did_number: '+15550100', name: 'Front desk' });
   t.equal(res.statusCode, 200, res.body);
   const body = JSON.parse(res.body);
@@ -100,7 +100,7 @@ t.test('PUT: immutable fields, defaults on omission, api_key keep / clear / repl
 t.test('routes and numbers: delete, release removes routes, re-import only after the number is added back', async (t) => {
   const h = await buildInventory(t);
   const tenantId = h.acme.tenant.id;
-  h.store.numbers.add(tenantId, '+15550100', 'sandbox');
+  await h.store.numbers.add(tenantId, '+15550100', 'sandbox');
   const first = JSON.parse((await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_1', did_number: '+15550100' })).body);
   const taken = await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_2', did_number: '+15550100' });
   t.equal(code(taken), 'did_not_routable', 'a DID already routed is not routable');
@@ -114,7 +114,7 @@ t.test('routes and numbers: delete, release removes routes, re-import only after
   t.equal((await release({ phone_number: '+15550177', carrier: 'sandbox' })).statusCode, 404, 'never held');
   t.equal((await h.request({ method: 'GET', url: `/v1/routes/${first.route.id}`, headers: h.acme.auth })).statusCode, 404, 'the route went with the number');
   t.equal(code(await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_2', did_number: '+15550100' })), 'did_not_routable', 'released: not routable');
-  h.store.numbers.add(tenantId, '+15550100', 'sandbox');
+  await h.store.numbers.add(tenantId, '+15550100', 'sandbox');
   const back = await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_2', did_number: '+15550100' });
   t.equal(back.statusCode, 200, 'routable again once the number is added back');
   const routeId = JSON.parse(back.body).route.id;
@@ -134,5 +134,5 @@ t.test('SIP credentials: 201 without the password, in use by an agent → 409, t
   t.equal(code(await del()), 'in_use');
   await h.request({ method: 'PUT', url: `/v1/agents/${agent.id}`, headers: h.acme.auth, payload: { sip_uri: 'sip:agent@edge.example.net' } });
   t.equal((await del()).statusCode, 204, 'free once no agent refers to it');
-  t.equal(h.store.sipCredentials.password(h.acme.tenant.id, cred.id), undefined);
+  t.equal(await h.store.sipCredentials.password(h.acme.tenant.id, cred.id), undefined);
 });

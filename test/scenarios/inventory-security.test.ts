@@ -38,19 +38,19 @@ t.test('docs/API.md "Agents, routes, numbers and SIP credentials": the raw datab
   const h = await buildInventory(t, join(dir, 'gateway.db'));
   await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_1', api_key: EL_KEY });
   await h.request({ method: 'POST', url: '/v1/sip-credentials', headers: h.acme.auth, payload: { username: 'gw', password: SIP_PASSWORD } });
-  t.ok(h.store.agents.list(h.acme.tenant.id, { limit: 1 }).items[0]?.api_key_set, 'the key was stored');
+  t.ok((await h.store.agents.list(h.acme.tenant.id, { limit: 1 })).items[0]?.api_key_set, 'the key was stored');
   const bytes = readdirSync(dir).map((f) => readFileSync(join(dir, f)));
   t.ok(bytes.reduce((n, b) => n + b.length, 0) > 4096, 'the database and its WAL were read');
   for (const secret of [EL_KEY, SIP_PASSWORD]) {
     t.notOk(bytes.some((b) => b.includes(Buffer.from(secret)) || b.includes(Buffer.from(secret, 'utf16le'))), 'not in the file in clear');
   }
-  t.equal(h.store.agents.apiKey(h.acme.tenant.id, h.store.agents.list(h.acme.tenant.id, { limit: 1 }).items[0]!.id), EL_KEY, 'yet it opens for call-time use');
+  t.equal(await h.store.agents.apiKey(h.acme.tenant.id, (await h.store.agents.list(h.acme.tenant.id, { limit: 1 })).items[0]!.id), EL_KEY, 'yet it opens for call-time use');
 });
 
 t.test('docs/API.md "Authentication": tenant isolation on every inventory endpoint', async (t) => {
   const h = await buildInventory(t);
-  const intruder = h.createTenant('Intruder');
-  h.store.numbers.add(h.acme.tenant.id, '+15550100', 'sandbox');
+  const intruder = await h.createTenant('Intruder');
+  await h.store.numbers.add(h.acme.tenant.id, '+15550100', 'sandbox');
   const agent = JSON.parse((await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_1', did_number: '+15550100' })).body);
   const cred = JSON.parse((await h.request({ method: 'POST', url: '/v1/sip-credentials', headers: h.acme.auth, payload: { username: 'gw', password: SIP_PASSWORD } })).body);
   await h.request({ method: 'PUT', url: `/v1/agents/${agent.id}`, headers: intruder.auth, payload: { name: 'intruder was here', api_key: null } });
@@ -70,8 +70,8 @@ t.test('docs/API.md "Authentication": tenant isolation on every inventory endpoi
     const res = await h.request({ method: 'GET', url, headers: intruder.auth });
     t.same(JSON.parse(res.body).data, [], `${url}: another tenant's items are not listed`);
   }
-  const other = h.createTenant('Other');
-  h.store.numbers.add(h.acme.tenant.id, '+15550122', 'sandbox');
+  const other = await h.createTenant('Other');
+  await h.store.numbers.add(h.acme.tenant.id, '+15550122', 'sandbox');
   const foreignDid = await h.importAgent({ provider: 'elevenlabs', external_agent_id: 'agent_el_2', did_number: '+15550122' }, other);
   t.equal(JSON.parse(foreignDid.body).code, 'did_not_routable', "another tenant's number cannot be routed");
   const cred2 = JSON.parse((await h.request({ method: 'POST', url: '/v1/sip-credentials', headers: h.acme.auth, payload: { username: 'gw', password: 'x' } })).body);

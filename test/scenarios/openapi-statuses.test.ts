@@ -13,9 +13,9 @@ type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 t.test('every status an operation answers on the shared error paths is declared, with its headers', async (t) => {
-  const app = buildApp(t, { options: { rateLimitPerSecond: 1, rateLimitBurst: 1 } });
+  const app = await buildApp(t, { options: { rateLimitPerSecond: 1, rateLimitBurst: 1 } });
   const request = app.request.bind(app);
-  const { auth } = app.createTenant();
+  const { auth } = await app.createTenant();
   const doc = (await request({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } }>();
   t.notOk('$id' in doc.components.schemas.Problem!, 'the Problem component carries no stray $id');
 

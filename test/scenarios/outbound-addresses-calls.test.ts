@@ -30,14 +30,14 @@ async function udpListener(t: Test): Promise<{ port: number; datagrams: string[]
 }
 
 /** Stores `settings` as an agent routed from `did`, bypassing the import check (as a stored agent from before would). */
-function storeAgent(gw: TestGateway, did: string, settings: Record<string, unknown>): void {
+async function storeAgent(gw: TestGateway, did: string, settings: Record<string, unknown>): Promise<void> {
   const { store } = gw.gateway;
-  store.numbers.add(gw.tenantId, did, 'trunk');
-  const agent = store.agents.insert(gw.tenantId, {
+  await store.numbers.add(gw.tenantId, did, 'trunk');
+  const agent = await store.agents.insert(gw.tenantId, {
     provider: 'custom', external_agent_id: `bot-${did}`, apiKey: null, verifiedAt: null,
     settings: { ...SETTINGS, sip_uri: null, websocket_url: null, ...settings } as never,
   });
-  store.routes.insert(gw.tenantId, { didNumber: did, carrier: 'trunk', agentId: agent.id });
+  await store.routes.insert(gw.tenantId, { didNumber: did, carrier: 'trunk', agentId: agent.id });
 }
 
 /** The carrier calls `did`; resolves with the final status the caller got (an answered call is left to the gateway to end). */
@@ -51,8 +51,8 @@ async function callDid(t: Test, gw: TestGateway, did: string): Promise<number> {
 t.test('Outbound addresses: a stored sip_trunk target on loopback or at the metadata address gets no INVITE', async (t) => {
   const gw = await startTestGateway(t, { carriers: CARRIERS, yaml: 'calls:\n  ring_timeout_seconds: 3' });
   const pbx = await udpListener(t);
-  storeAgent(gw, '+15550131', { connection_mode: 'sip_trunk', sip_uri: `sip:+19005550100@127.0.0.1:${pbx.port}`, sip_transport: 'udp' });
-  storeAgent(gw, '+15550132', { connection_mode: 'sip_trunk', sip_uri: 'sip:x@169.254.169.254:80;transport=tcp', sip_transport: 'tcp' });
+  await storeAgent(gw, '+15550131', { connection_mode: 'sip_trunk', sip_uri: `sip:+19005550100@127.0.0.1:${pbx.port}`, sip_transport: 'udp' });
+  await storeAgent(gw, '+15550132', { connection_mode: 'sip_trunk', sip_uri: 'sip:x@169.254.169.254:80;transport=tcp', sip_transport: 'tcp' });
   t.equal(await callDid(t, gw, '+15550131'), 503, 'the caller is refused (RFC 3261 21.5.4: the agent cannot be reached)');
   t.equal(await callDid(t, gw, '+15550132'), 503);
   // The refusal is decided before anything is sent; give a late INVITE time to show up anyway.
@@ -66,7 +66,7 @@ t.test('Outbound addresses: the operator allows private SIP targets (calls.allow
   for (const yaml of ['calls:\n  allow_private_sip_targets: true\n  ring_timeout_seconds: 3', "calls:\n  allowed_private_networks: ['127.0.0.1/32']\n  ring_timeout_seconds: 3"]) {
     const gw = await startTestGateway(t, { carriers: CARRIERS, yaml });
     const pbx = await udpListener(t);
-    storeAgent(gw, '+15550133', { connection_mode: 'sip_trunk', sip_uri: `sip:+19005550100@127.0.0.1:${pbx.port}`, sip_transport: 'udp' });
+    await storeAgent(gw, '+15550133', { connection_mode: 'sip_trunk', sip_uri: `sip:+19005550100@127.0.0.1:${pbx.port}`, sip_transport: 'udp' });
     void callDid(t, gw, '+15550133');
     await waitFor(`the INVITE at the PBX (${yaml})`, () => pbx.datagrams.some((d) => d.startsWith('INVITE sip:+19005550100@127.0.0.1')));
     t.pass(`allowed: ${yaml.split('\n')[1]!.trim()}`);
@@ -82,7 +82,7 @@ t.test('Outbound addresses: a stored media_bridge URL on a loopback name gets no
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
   const port = (server.address() as AddressInfo).port;
-  storeAgent(gw, '+15550134', { connection_mode: 'media_bridge', websocket_url: `ws://localhost:${port}/agent` });
+  await storeAgent(gw, '+15550134', { connection_mode: 'media_bridge', websocket_url: `ws://localhost:${port}/agent` });
   const status = await callDid(t, gw, '+15550134');
   // Left alone, the caller stays on: only the gateway ends this call (it has no agent).
   const ended = await waitFor('the call ended', async () => {

@@ -38,9 +38,9 @@ const sipDns = {
   resolve6: (): Promise<string[]> => none(),
 };
 
-function setup(t: Test, overrides: BuildAppOverrides = {}): { h: AppHarness; acme: TestTenant; importAgent: (body: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }> } {
-  const h = buildApp(t, { resolveHost, sipDns, ...overrides });
-  const acme = h.createTenant('Acme');
+async function setup(t: Test, overrides: BuildAppOverrides = {}): Promise<{ h: AppHarness; acme: TestTenant; importAgent: (body: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }> }> {
+  const h = await buildApp(t, { resolveHost, sipDns, ...overrides });
+  const acme = await h.createTenant('Acme');
   let n = 0;
   return {
     h, acme,
@@ -55,7 +55,7 @@ const ws = (url: string) => ({ connection_mode: 'media_bridge', websocket_url: u
 const sip = (uri: string) => ({ connection_mode: 'sip_trunk', sip_uri: uri });
 
 t.test('Outbound addresses: a websocket_url whose name resolves to loopback, private or metadata space is refused at import', async (t) => {
-  const { h, acme, importAgent } = setup(t);
+  const { h, acme, importAgent } = await setup(t);
   for (const url of ['ws://loopback.example.test:8080/agent', 'wss://mixed.example.test/agent', 'ws://metadata.example.test/', 'ws://localhost:9/x', 'ws://[::ffff:127.0.0.1]:9/x']) {
     const res = await importAgent(ws(url));
     t.equal(res.status, 400, url);
@@ -69,7 +69,7 @@ t.test('Outbound addresses: a websocket_url whose name resolves to loopback, pri
 });
 
 t.test('Outbound addresses: a sip_uri on loopback, link-local (metadata) or private space is refused at import', async (t) => {
-  const { importAgent } = setup(t);
+  const { importAgent } = await setup(t);
   const refused = [
     'sip:+19005550100@127.0.0.1:5070', 'sip:x@169.254.169.254:80;transport=tcp', 'sip:x@10.0.0.1', 'sip:x@[::1]:5060',
     'sip:x@localhost', 'sips:x@[::ffff:169.254.169.254]', 'sip:x@pbx.internal.test', 'sip:x@edge.example.test;maddr=127.0.0.1',
@@ -88,7 +88,7 @@ t.test('Outbound addresses: a sip_uri on loopback, link-local (metadata) or priv
 });
 
 t.test('Outbound addresses: PUT is checked like import', async (t) => {
-  const { h, acme, importAgent } = setup(t);
+  const { h, acme, importAgent } = await setup(t);
   const created = await importAgent(sip('sip:x@edge.example.test'));
   t.equal(created.status, 200);
   const put = (payload: Record<string, unknown>) => h.request({ method: 'PUT', url: `/v1/agents/${String(created.body.id)}`, headers: acme.auth, payload });
@@ -101,7 +101,7 @@ t.test('Outbound addresses: PUT is checked like import', async (t) => {
 });
 
 t.test('Outbound addresses: a URL that passes the schema but does not parse is a 400 validation_failed, never a 500', async (t) => {
-  const { importAgent } = setup(t);
+  const { importAgent } = await setup(t);
   for (const url of ['ws://[', 'ws://a:99999/', 'ws://%zz/', 'wss://[::1', 'ws://a%00b/']) {
     const res = await importAgent(ws(url));
     t.equal(res.status, 400, url);
@@ -115,13 +115,13 @@ t.test('Outbound addresses: a URL that passes the schema but does not parse is a
 });
 
 t.test('Outbound addresses: the operator allows non-public targets, all of them or some networks', async (t) => {
-  const open = setup(t, { options: { allowPrivateAgentUrls: true, allowPrivateSipTargets: true } });
+  const open = await setup(t, { options: { allowPrivateAgentUrls: true, allowPrivateSipTargets: true } });
   for (const body of [ws('ws://loopback.example.test:8080/agent'), sip('sip:+19005550100@127.0.0.1:5070'), sip('sip:x@169.254.169.254:80;transport=tcp')]) {
     t.equal((await open.importAgent(body)).status, 200, `allowed by calls.allow_private_*: ${JSON.stringify(body)}`);
   }
-  const sipOnly = setup(t, { options: { allowPrivateSipTargets: true } });
+  const sipOnly = await setup(t, { options: { allowPrivateSipTargets: true } });
   t.equal((await sipOnly.importAgent(ws('ws://loopback.example.test:8080/agent'))).status, 400, 'each kind has its own switch');
-  const listed = setup(t, { options: { allowedPrivateNetworks: ['127.0.0.0/8', '10.1.2.0/24'] } });
+  const listed = await setup(t, { options: { allowedPrivateNetworks: ['127.0.0.0/8', '10.1.2.0/24'] } });
   t.equal((await listed.importAgent(sip('sip:x@127.0.0.1:5070'))).status, 200, 'a listed network');
   t.equal((await listed.importAgent(sip('sip:x@pbx.internal.test'))).status, 200, 'a name resolving into a listed network');
   t.equal((await listed.importAgent(ws('ws://loopback.example.test/a'))).status, 200, 'agent URLs share the list');

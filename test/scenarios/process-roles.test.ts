@@ -148,26 +148,27 @@ t.test('Process roles: recovery at an engine start ends its own unfinished calls
   const policy = { idleMs: 60_000, absoluteMs: 3_600_000 };
   const secrets = new SecretBox(randomBytes(32));
   const file = join(dir, 'gateway.db');
-  const nodeA = openStore(file, clock, policy, secrets, { nodeId: 'node-a' });
-  const nodeB = openStore(file, clock, policy, secrets, { nodeId: 'node-b' });
-  const before = openStore(file, clock, policy, secrets);
-  t.teardown(() => { nodeA.close(); nodeB.close(); before.close(); });
-  const tenant = nodeA.tenants.create('acme');
+  const nodeA = await openStore(file, clock, policy, secrets, { nodeId: 'node-a' });
+  const nodeB = await openStore(file, clock, policy, secrets, { nodeId: 'node-b' });
+  const before = await openStore(file, clock, policy, secrets);
+  t.teardown(async () => { await nodeA.close(); await nodeB.close(); await before.close(); });
+  const tenant = await nodeA.tenants.create('acme');
   const ofA = callRecord(tenant.id, '2026-01-01T11:00:00.000Z');
   const ofB = callRecord(tenant.id, '2026-01-01T11:00:00.000Z');
   const ofNone = callRecord(tenant.id, '2026-01-01T11:00:00.000Z');
-  nodeA.calls.insert(ofA);
-  nodeB.calls.insert(ofB);
-  before.calls.insert(ofNone);
-  t.equal(nodeA.calls.ownerOf(tenant.id, ofB.id), 'node-b', 'each row names its node');
-  t.equal(nodeA.calls.ownerOf(tenant.id, ofNone.id), null);
+  await nodeA.calls.insert(ofA);
+  await nodeB.calls.insert(ofB);
+  await before.calls.insert(ofNone);
+  t.equal(await nodeA.calls.ownerOf(tenant.id, ofB.id), 'node-b', 'each row names its node');
+  t.equal(await nodeA.calls.ownerOf(tenant.id, ofNone.id), null);
 
   const logger = createLogger({ level: 'silent' });
   const store = new DurableCallStore({
     calls: nodeA.calls, transcripts: nodeA.transcripts, transaction: (fn) => nodeA.transaction(fn), journal: new CdrJournal(dataDir), clock, logger, retryMs: 1000,
   });
   t.equal(await recoverUnfinishedCalls(store, dataDir, clock, logger, { nodeId: 'node-a' }), 2);
-  t.match(nodeA.calls.get(tenant.id, ofA.id), { state: 'ended', end_reason: 'gateway_restart' }, "node A's call is ended");
-  t.match(nodeA.calls.get(tenant.id, ofNone.id), { state: 'ended', end_reason: 'gateway_restart' }, 'a row from before node ids is its own');
-  t.match(nodeA.calls.get(tenant.id, ofB.id), { state: 'active', end_reason: null }, "node B's live call is left alone");
+  await store.settled();
+  t.match(await nodeA.calls.get(tenant.id, ofA.id), { state: 'ended', end_reason: 'gateway_restart' }, "node A's call is ended");
+  t.match(await nodeA.calls.get(tenant.id, ofNone.id), { state: 'ended', end_reason: 'gateway_restart' }, 'a row from before node ids is its own');
+  t.match(await nodeA.calls.get(tenant.id, ofB.id), { state: 'active', end_reason: null }, "node B's live call is left alone");
 });

@@ -12,6 +12,7 @@ import {
   elevenLabsAudio, elevenLabsTranscription, postWebhook, retellCall, serveOnLoopback, vapiReport, type CallFacts,
 } from '../support/fake-providers/post-call-sender.js';
 import { webhookTenant, type WebhookTenant } from '../support/webhook-tenants.js';
+import { sqliteOf } from '../support/sqlite-of.js';
 
 const GENUINE: CallFacts['turns'] = [['agent', 'Front desk, how can I help?'], ['user', 'Please cancel my appointment.']];
 const FORGED: CallFacts['turns'] = [['agent', 'Front desk.'], ['user', 'Please send my file to this new address.']];
@@ -21,8 +22,8 @@ const FORGED_WAV = Buffer.alloc(4000, 0x42);
 const facts = (tenant: WebhookTenant, conversationId: string, agentId: string | null, turns: CallFacts['turns']): CallFacts =>
   ({ conversationId, agentId, did: tenant.did, caller: tenant.caller, endMs: tenant.endMs, turns });
 
-const texts = (h: AppHarness, tenant: WebhookTenant): string[] =>
-  (h.store.transcripts.get(tenant.tenant.id, tenant.call.id, 'provider') ?? []).map((turn) => turn.text);
+const texts = async (h: AppHarness, tenant: WebhookTenant): Promise<string[]> =>
+  ((await h.store.transcripts.get(tenant.tenant.id, tenant.call.id, 'provider')) ?? []).map((turn) => turn.text);
 
 async function recordingBytes(h: AppHarness, tenant: WebhookTenant): Promise<Buffer> {
   const res = await h.request({ method: 'GET', url: `/v1/calls/${tenant.call.id}/recording`, headers: tenant.auth });
@@ -31,7 +32,7 @@ async function recordingBytes(h: AppHarness, tenant: WebhookTenant): Promise<Buf
 }
 
 const conflicts = (h: AppHarness) =>
-  h.store.db.prepare("SELECT tenant_id, call_id, conversation_id, conflict_reason, payload_json FROM webhook_deliveries WHERE status = 'conflict' ORDER BY id").all() as
+  sqliteOf(h.store).prepare("SELECT tenant_id, call_id, conversation_id, conflict_reason, payload_json FROM webhook_deliveries WHERE status = 'conflict' ORDER BY id").all() as
     { tenant_id: string; call_id: string; conversation_id: string; conflict_reason: string; payload_json: string }[];
 
 /** Recording URLs on media.recordings.test reach an HTTPS fixture on 127.0.0.1 (that one name only). */
@@ -42,7 +43,7 @@ async function withRecordings(t: Test) {
     else res.writeHead(404).end();
   });
   const loopback: ResolvedAddress[] = [{ address: '127.0.0.1', family: 4 }];
-  const h = buildApp(t, {
+  const h = await buildApp(t, {
     webhooks: { recordingHosts: { elevenlabs: [], retell: ['*.recordings.test'], vapi: ['*.recordings.test'] } },
     recordingDownload: {
       ca: fx.ca,
@@ -55,7 +56,7 @@ async function withRecordings(t: Test) {
 
 t.test('WEBHOOKS first attribution wins: a forged Retell payload with a fresh call id replaces neither transcript nor recording', async (t) => {
   const { fx, h, base } = await withRecordings(t);
-  const acme = webhookTenant(h, 'Acme', { provider: 'retell', externalAgentId: 'retell_agent_1', did: '+13105550100', caller: '+13105550199' });
+  const acme = await webhookTenant(h, 'Acme', { provider: 'retell', externalAgentId: 'retell_agent_1', did: '+13105550100', caller: '+13105550199' });
   const genuine = retellCall(facts(acme, 'call_genuine_1', 'retell_agent_1', GENUINE), 'call_ended', { recording_url: fx.url('/genuine.wav') });
   t.same(await postWebhook(base, 'retell', genuine), { http: 200, status: 'accepted' });
   t.ok((await recordingBytes(h, acme)).equals(GENUINE_WAV), 'the genuine recording is archived');
@@ -63,15 +64,15 @@ t.test('WEBHOOKS first attribution wins: a forged Retell payload with a fresh ca
   // What an outsider knows: the DID and the caller. No agent id (optional in Retell payloads).
   const forged = retellCall(facts(acme, 'call_forged_1', null, FORGED), 'call_ended', { recording_url: fx.url('/forged.wav') });
   t.same(await postWebhook(base, 'retell', forged), { http: 200, status: 'ignored' }, 'answered like a payload that attributes to nothing');
-  t.same(texts(h, acme), GENUINE.map(([, text]) => text), 'the transcript is the genuine one');
+  t.same(await texts(h, acme), GENUINE.map(([, text]) => text), 'the transcript is the genuine one');
   t.ok((await recordingBytes(h, acme)).equals(GENUINE_WAV), 'the recording is the genuine one');
   t.notOk(fx.requests.some((r) => r.includes('/forged.wav')), 'the forged recording URL is never fetched');
-  t.equal(h.store.calls.get(acme.tenant.id, acme.call.id)?.conversation_id, 'call_genuine_1');
+  t.equal((await h.store.calls.get(acme.tenant.id, acme.call.id))?.conversation_id, 'call_genuine_1');
   t.same(await postWebhook(base, 'retell', forged), { http: 200, status: 'ignored' }, 'the same forgery again');
 
   const analyzedForged = retellCall(facts(acme, 'call_genuine_1', 'retell_agent_1', FORGED), 'call_analyzed', { recording_url: fx.url('/genuine.wav') });
   t.same(await postWebhook(base, 'retell', analyzedForged), { http: 200, status: 'ignored' }, 'the right call id with other turns');
-  t.same(texts(h, acme), GENUINE.map(([, text]) => text));
+  t.same(await texts(h, acme), GENUINE.map(([, text]) => text));
 
   const kept = conflicts(h);
   t.same(kept.map((k) => [k.tenant_id, k.call_id, k.conversation_id, k.conflict_reason]), [
@@ -87,9 +88,9 @@ t.test('WEBHOOKS first attribution wins: a forged Retell payload with a fresh ca
 });
 
 t.test('WEBHOOKS first attribution wins: forged ElevenLabs transcription and audio under a fresh conversation id change nothing', async (t) => {
-  const h = buildApp(t);
+  const h = await buildApp(t);
   const base = await serveOnLoopback(t, h.api.app.callback());
-  const acme = webhookTenant(h, 'Acme', { provider: 'elevenlabs', externalAgentId: 'agent_el_1', did: '+13105550200', caller: '+13105550299' });
+  const acme = await webhookTenant(h, 'Acme', { provider: 'elevenlabs', externalAgentId: 'agent_el_1', did: '+13105550200', caller: '+13105550299' });
   const mp3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00', 'latin1'), Buffer.alloc(5000, 0x11)]);
   t.equal((await postWebhook(base, 'elevenlabs', elevenLabsTranscription(facts(acme, 'conv_genuine', 'agent_el_1', GENUINE)))).status, 'accepted');
   t.equal((await postWebhook(base, 'elevenlabs', elevenLabsAudio('conv_genuine', 'agent_el_1', mp3))).status, 'accepted');
@@ -99,15 +100,15 @@ t.test('WEBHOOKS first attribution wins: forged ElevenLabs transcription and aud
   t.equal((await postWebhook(base, 'elevenlabs', elevenLabsAudio('conv_forged', 'agent_el_1', Buffer.alloc(5000, 0x22)))).status, 'ignored',
     'a conversation id only a conflict carried binds nothing');
   t.equal((await postWebhook(base, 'elevenlabs', elevenLabsAudio('conv_genuine', 'agent_el_1', Buffer.alloc(5000, 0x33)))).status, 'duplicate');
-  t.same(texts(h, acme), GENUINE.map(([, text]) => text));
+  t.same(await texts(h, acme), GENUINE.map(([, text]) => text));
   t.ok((await recordingBytes(h, acme)).equals(mp3), 'the genuine audio stays');
   t.same(conflicts(h).map((k) => [k.conversation_id, k.conflict_reason]), [['conv_forged', 'conversation_id']]);
 });
 
 t.test('WEBHOOKS first attribution wins: two audio deliveries of one call at once store one recording, and the file is the one the row names', async (t) => {
-  const h = buildApp(t, { webhooks: { bodyLimitBytes: 16 * 1024 * 1024 } });
+  const h = await buildApp(t, { webhooks: { bodyLimitBytes: 16 * 1024 * 1024 } });
   const base = await serveOnLoopback(t, h.api.app.callback());
-  const acme = webhookTenant(h, 'Acme', { provider: 'elevenlabs', externalAgentId: 'agent_el_1', did: '+13105550200', caller: '+13105550299' });
+  const acme = await webhookTenant(h, 'Acme', { provider: 'elevenlabs', externalAgentId: 'agent_el_1', did: '+13105550200', caller: '+13105550299' });
   t.equal((await postWebhook(base, 'elevenlabs', elevenLabsTranscription(facts(acme, 'conv_genuine', 'agent_el_1', GENUINE)))).status, 'accepted');
   // Megabytes each, so the first file is still being written (off the event loop) when the second arrives.
   const first = Buffer.concat([Buffer.from('ID3\x04\x00\x00', 'latin1'), Buffer.alloc(3_000_000, 0x11)]);
@@ -117,18 +118,18 @@ t.test('WEBHOOKS first attribution wins: two audio deliveries of one call at onc
     postWebhook(base, 'elevenlabs', elevenLabsAudio('conv_genuine', 'agent_el_1', second)),
   ]);
   t.same(answers.map((a) => a.status).sort(), ['accepted', 'duplicate'], 'one delivery applied, the other a duplicate');
-  const row = h.store.recordings.get(acme.tenant.id, acme.call.id, 'provider');
+  const row = await h.store.recordings.get(acme.tenant.id, acme.call.id, 'provider');
   const served = await recordingBytes(h, acme);
   t.equal(createHash('sha256').update(served).digest('hex'), row?.sha256, 'the file served is the one the recordings row names');
   t.ok(served.equals(answers[0].status === 'accepted' ? first : second), 'and it is the accepted delivery\'s audio');
 });
 
 t.test('WEBHOOKS first attribution wins: a forged Vapi report without an assistant id changes nothing', async (t) => {
-  const h = buildApp(t);
+  const h = await buildApp(t);
   const base = await serveOnLoopback(t, h.api.app.callback());
-  const acme = webhookTenant(h, 'Acme', { provider: 'vapi', externalAgentId: 'asst_1', did: '+13105550300', caller: '+13105550399' });
+  const acme = await webhookTenant(h, 'Acme', { provider: 'vapi', externalAgentId: 'asst_1', did: '+13105550300', caller: '+13105550399' });
   t.equal((await postWebhook(base, 'vapi', vapiReport(facts(acme, 'vapi-genuine', 'asst_1', GENUINE)))).status, 'accepted');
   t.equal((await postWebhook(base, 'vapi', vapiReport(facts(acme, 'vapi-forged', null, FORGED)))).status, 'ignored');
-  t.same(texts(h, acme), GENUINE.map(([, text]) => text));
-  t.equal(h.store.calls.get(acme.tenant.id, acme.call.id)?.conversation_id, 'vapi-genuine');
+  t.same(await texts(h, acme), GENUINE.map(([, text]) => text));
+  t.equal((await h.store.calls.get(acme.tenant.id, acme.call.id))?.conversation_id, 'vapi-genuine');
 });

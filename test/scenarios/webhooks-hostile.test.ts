@@ -9,6 +9,7 @@ import { isoTime } from '../../src/common/time.js';
 import { buildApp, type AppHarness, type BuildAppOverrides } from '../support/build-app.js';
 import { callRecord } from '../support/call-records.js';
 import { startHttpsFixture } from '../support/https-fixture.js';
+import { sqliteOf } from '../support/sqlite-of.js';
 
 const DID = '+12137771235';
 const CALLER = '+12137771234';
@@ -22,19 +23,19 @@ const wav = (samples: number[]): Buffer => {
 const AUDIO = wav(Array.from({ length: 5000 }, (_, i) => (i * 31) & 255));
 
 /** Acme's DID routed to its Retell agent an hour ago, and one inbound call from CALLER that ended a minute ago. */
-function seed(h: AppHarness) {
-  const acme = h.createTenant('Acme');
+async function seed(h: AppHarness) {
+  const acme = await h.createTenant('Acme');
   const now = h.clock.now();
-  const agent = h.store.agents.insert(acme.tenant.id, {
+  const agent = await h.store.agents.insert(acme.tenant.id, {
     provider: 'retell', external_agent_id: RETELL_AGENT, apiKey: null, verifiedAt: null,
     settings: { name: null, connection_mode: 'sip_trunk', region: 'us', sip_credential_id: null, sip_uri: null, sip_transport: null, sip_region: null, websocket_url: null },
   });
-  const route = h.store.routes.insert(acme.tenant.id, { didNumber: DID, carrier: 'sandbox', agentId: agent.id });
-  h.store.db.prepare('UPDATE routes SET created_at = ? WHERE id = ?').run(isoTime(now - 3_600_000), route.id);
+  const route = await h.store.routes.insert(acme.tenant.id, { didNumber: DID, carrier: 'sandbox', agentId: agent.id });
+  sqliteOf(h.store).prepare('UPDATE routes SET created_at = ? WHERE id = ?').run(isoTime(now - 3_600_000), route.id);
   const call = callRecord(acme.tenant.id, isoTime(now - 90_000), {
     direction: 'inbound', state: 'ended', from_number: CALLER, to_number: DID, ended_at: isoTime(now - 60_000), end_reason: 'completed',
   });
-  h.store.calls.insert(call);
+  await h.store.calls.insert(call);
   return { acme, call, endMs: now - 60_000 };
 }
 
@@ -55,8 +56,8 @@ const post = (h: AppHarness, provider: string, body: string, headers: Record<str
   h.request({ method: 'POST', url: `/v1/webhooks/${provider}`, payload: body, headers: { 'content-type': 'application/json', ...headers } });
 
 t.test('docs/WEBHOOKS.md "Post-call webhooks": body limit, malformed and odd JSON, media type, unknown provider; never a 5xx', async (t) => {
-  const h = buildApp(t, { webhooks: { bodyLimitBytes: 64 * 1024 } });
-  seed(h);
+  const h = await buildApp(t, { webhooks: { bodyLimitBytes: 64 * 1024 } });
+  await seed(h);
   const big = await post(h, 'retell', JSON.stringify({ event: 'call_ended', pad: 'x'.repeat(70 * 1024) }));
   t.equal(big.statusCode, 413);
   t.equal(JSON.parse(big.body).code, 'payload_too_large');
@@ -80,7 +81,7 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": body limit, malformed and odd JSO
       t.same(JSON.parse(res.body), { status: 'ignored' });
     }
   }
-  t.equal(h.store.db.prepare('SELECT count(*) FROM webhook_deliveries').pluck().get(), 0, 'nothing stored');
+  t.equal(sqliteOf(h.store).prepare('SELECT count(*) FROM webhook_deliveries').pluck().get(), 0, 'nothing stored');
 });
 
 /** Names the fake DNS answers: a provider host standing in on 127.0.0.1 and hosts that point inside. */
@@ -107,8 +108,8 @@ async function downloadHarness(t: Test) {
       unsafeAllowAddressForTests: (host, address) => host === 'media.recordings.test' && address === '127.0.0.1',
     },
   };
-  const h = buildApp(t, overrides);
-  return { fx, h, ...seed(h) };
+  const h = await buildApp(t, overrides);
+  return { fx, h, ...(await seed(h)) };
 }
 
 t.test('docs/WEBHOOKS.md "Post-call webhooks": recording URLs aimed at internal addresses or off the allow-list: nothing fetched, transcript kept', async (t) => {
@@ -126,13 +127,13 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": recording URLs aimed at internal 
     fx.url('/ok.wav').replace('https:', 'http:'),
   ];
   // One call per URL: the first delivery of a call is the one applied (docs/WEBHOOKS.md "First attribution wins").
-  const calls = [call, ...hostile.slice(1).map((_, i) => {
+  const calls = [call, ...await Promise.all(hostile.slice(1).map(async (_, i) => {
     const other = callRecord(acme.tenant.id, isoTime(endMs - 30_000), {
       direction: 'inbound', state: 'ended', from_number: `+1213777${2000 + i}`, to_number: DID, ended_at: isoTime(endMs), end_reason: 'completed',
     });
-    h.store.calls.insert(other);
+    await h.store.calls.insert(other);
     return other;
-  })];
+  }))];
   for (const [i, url] of hostile.entries()) {
     const res = await post(h, 'retell', JSON.stringify(callEnded(endMs, `hostile-${i}`, url, calls[i]!.from_number)));
     t.equal(res.statusCode, 200, url);
@@ -140,8 +141,8 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": recording URLs aimed at internal 
   }
   t.same(fx.requests, [], 'no request reached the server');
   for (const c of calls) {
-    t.equal(h.store.recordings.get(acme.tenant.id, c.id, 'provider'), undefined, 'no recording archived');
-    t.same(h.store.transcripts.sources(acme.tenant.id, c.id), ['provider']);
+    t.equal(await h.store.recordings.get(acme.tenant.id, c.id, 'provider'), undefined, 'no recording archived');
+    t.same(await h.store.transcripts.sources(acme.tenant.id, c.id), ['provider']);
   }
   const detail = JSON.parse((await h.request({ method: 'GET', url: `/v1/calls/${call.id}`, headers: acme.auth })).body);
   t.same(detail.recording, { available: false });
@@ -155,7 +156,7 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": a recording on an allow-listed HT
   const res = await post(h, 'retell', JSON.stringify(callEnded(endMs, 'good-1', fx.url('/ok.wav'))));
   t.same(JSON.parse(res.body), { status: 'accepted' });
   t.equal(fx.requests.length, 1);
-  const row = h.store.recordings.get(acme.tenant.id, call.id, 'provider');
+  const row = await h.store.recordings.get(acme.tenant.id, call.id, 'provider');
   t.match(row, { media_type: 'audio/wav', bytes: AUDIO.length, origin: 'download', path: `${acme.tenant.id}/${call.id}.provider.wav` });
   t.equal(row?.sha256, createHash('sha256').update(AUDIO).digest('hex'));
   const rec = await h.request({ method: 'GET', url: `/v1/calls/${call.id}/recording`, headers: acme.auth });
@@ -169,9 +170,9 @@ t.test(`docs/WEBHOOKS.md "Post-call webhooks": the gateway's own recording is se
   const { fx, h, acme, call, endMs } = await downloadHarness(t);
   const own = wav([128, 130, 126, 128]);
   writeFileSync(join(h.dataDir, 'own.wav'), own);
-  h.store.db.prepare('UPDATE calls SET recording_path = ? WHERE id = ?').run(join(h.dataDir, 'own.wav'), call.id);
+  sqliteOf(h.store).prepare('UPDATE calls SET recording_path = ? WHERE id = ?').run(join(h.dataDir, 'own.wav'), call.id);
   t.same(JSON.parse((await post(h, 'retell', JSON.stringify(callEnded(endMs, 'good-2', fx.url('/ok.wav'))))).body), { status: 'accepted' });
-  t.ok(h.store.recordings.get(acme.tenant.id, call.id, 'provider'), 'the provider copy is archived');
+  t.ok(await h.store.recordings.get(acme.tenant.id, call.id, 'provider'), 'the provider copy is archived');
   const rec = await h.request({ method: 'GET', url: `/v1/calls/${call.id}/recording`, headers: acme.auth });
   t.ok(rec.rawPayload.equals(own), "the gateway's recording wins");
   t.equal(rec.headers['content-type'], 'audio/wav');
@@ -183,8 +184,8 @@ const retellHeader = (body: string, secret: string, tMs: number) =>
   `v=${tMs},d=${createHmac('sha256', secret).update(body + String(tMs)).digest('hex')}`;
 
 t.test('docs/WEBHOOKS.md "Post-call webhooks": with a secret configured, a missing, wrong or stale signature is 401; a right one is checked first', async (t) => {
-  const h = buildApp(t, { webhooks: { secrets: { elevenlabs: 'whsec_el', retell: 'key_retell' } } });
-  const { endMs } = seed(h);
+  const h = await buildApp(t, { webhooks: { secrets: { elevenlabs: 'whsec_el', retell: 'key_retell' } } });
+  const { endMs } = await seed(h);
   const body = JSON.stringify(callEnded(endMs, 'signed-1'));
   const now = h.clock.now();
   const cases: [string, Record<string, string>, number][] = [

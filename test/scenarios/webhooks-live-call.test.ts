@@ -23,7 +23,7 @@ t.test('docs/WEBHOOKS.md "Post-call webhooks": the post-call payload of a real c
     incoming.accept(edgePhone.answerOffer(incoming.offer));
     edgePhone.startSending(mulawTone(440, 1000));
   });
-  gw.gateway.store.numbers.add(gw.tenantId, DID, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, DID, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'elevenlabs', external_agent_id: 'agent_live_1', connection_mode: 'sip_trunk',
     sip_uri: `sip:${DID}@127.0.0.1:${edge.port}`, sip_transport: 'udp', did_number: DID,

@@ -8,6 +8,7 @@ import { isoTime } from '../../src/common/time.js';
 import { startTestGateway } from '../support/gateway-harness.js';
 import { callRecord } from '../support/call-records.js';
 import { postWebhook, retellCall } from '../support/fake-providers/post-call-sender.js';
+import { sqliteOf } from '../support/sqlite-of.js';
 
 const DID = '+16465550100';
 const AGENT = 'retell_agent_cap';
@@ -22,22 +23,22 @@ t.test('WEBHOOKS raw payload caps: bodies beyond the per-call and total caps are
     ].join('\n'),
   });
   const { store } = gw.gateway;
-  const agent = store.agents.insert(gw.tenantId, {
+  const agent = await store.agents.insert(gw.tenantId, {
     provider: 'retell', external_agent_id: AGENT, apiKey: null, verifiedAt: null,
     settings: { name: null, connection_mode: 'sip_trunk', region: 'us', sip_credential_id: null, sip_uri: null, sip_transport: null, sip_region: null, websocket_url: null },
   });
-  const route = store.routes.insert(gw.tenantId, { didNumber: DID, carrier: 'sandbox', agentId: agent.id });
+  const route = await store.routes.insert(gw.tenantId, { didNumber: DID, carrier: 'sandbox', agentId: agent.id });
   const now = Date.now();
-  store.db.prepare('UPDATE routes SET created_at = ? WHERE id = ?').run(isoTime(now - 3_600_000), route.id);
-  const calls = Array.from({ length: 5 }, (_, i) => {
+  sqliteOf(store).prepare('UPDATE routes SET created_at = ? WHERE id = ?').run(isoTime(now - 3_600_000), route.id);
+  const calls = await Promise.all(Array.from({ length: 5 }, async (_, i) => {
     const call = callRecord(gw.tenantId, isoTime(now - 90_000), {
       direction: 'inbound', state: 'ended', from_number: `+1646555020${i}`, to_number: DID, ended_at: isoTime(now - 60_000), end_reason: 'completed',
     });
-    store.calls.insert(call);
+    await store.calls.insert(call);
     return call;
-  });
-  const pageSize = store.db.pragma('page_size', { simple: true }) as number;
-  const size = (): number => (store.db.pragma('page_count', { simple: true }) as number) * pageSize;
+  }));
+  const pageSize = sqliteOf(store).pragma('page_size', { simple: true }) as number;
+  const size = (): number => (sqliteOf(store).pragma('page_count', { simple: true }) as number) * pageSize;
   const before = size();
 
   // The first call gets two events of one conversation; the others one each: 6 bodies of 900 KiB.
@@ -49,9 +50,9 @@ t.test('WEBHOOKS raw payload caps: bodies beyond the per-call and total caps are
     t.same(await postWebhook(gw.base, 'retell', body), { http: 200, status: 'accepted' }, `call ${i} ${event}`);
   }
   for (const [i, call] of calls.entries()) {
-    t.same(store.transcripts.get(gw.tenantId, call.id, 'provider')?.map((turn) => turn.text), [`Call ${i}, hello.`], `call ${i}: the transcript is applied`);
+    t.same((await store.transcripts.get(gw.tenantId, call.id, 'provider'))?.map((turn) => turn.text), [`Call ${i}, hello.`], `call ${i}: the transcript is applied`);
   }
-  const rows = store.db.prepare('SELECT call_id, event, body_bytes, payload_omitted, payload_json IS NOT NULL AS kept FROM webhook_deliveries ORDER BY id').all() as
+  const rows = sqliteOf(store).prepare('SELECT call_id, event, body_bytes, payload_omitted, payload_json IS NOT NULL AS kept FROM webhook_deliveries ORDER BY id').all() as
     { call_id: string; event: string; body_bytes: number; payload_omitted: string | null; kept: number }[];
   t.same(rows.map((r) => [r.call_id, r.event, r.payload_omitted, r.kept]), [
     [calls[0]!.id, 'call_ended', null, 1],

@@ -20,7 +20,7 @@ export async function startClipCallee(t: Test, clipFile: string): Promise<{ gw: 
     yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 5',
     carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [PCMU]\n    options_ping_s: 0\n`,
   });
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   startSipp(t, cwd, ['-sf', scenario, '-i', '127.0.0.1', '-p', String(sipPort), '-mp', String(mediaPort), '-m', '1', '-timeout', '60s']);

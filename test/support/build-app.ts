@@ -1,7 +1,8 @@
 /**
- * @module buildApp(t): the control API over an in-memory store and a fake clock, torn down with
+ * @module await buildApp(t): the control API over an in-memory store and a fake clock, torn down with
  * the test. Requests are injected into app.callback() (light-my-request); no port is opened.
  */
+import type { EventBus } from '../../src/events/event-bus.js';
 import { FolderRecordingFiles } from '../../src/common/recording-files.js';
 import { inject, type InjectOptions, type Response } from 'light-my-request';
 import { Registry } from 'prom-client';
@@ -24,6 +25,7 @@ import {
   createProviderRegistry, downloadRecording, postCallWebhooks, type DownloadOptions, type ProviderOverrides,
 } from '../../src/providers/index.js';
 import { openStore, type Store, type TenantRecord } from '../../src/storage/index.js';
+import { switchedDatabase } from './postgres.js';
 
 export interface TestTenant {
   tenant: TenantRecord;
@@ -40,7 +42,7 @@ export interface AppHarness {
   /** Every log line the app wrote, as raw JSON text. */
   logLines: string[];
   request(options: InjectOptions): Promise<Response>;
-  createTenant(name?: string): TestTenant;
+  createTenant(name?: string): Promise<TestTenant>;
   /** The data folder (a temporary directory removed at teardown): archived recordings land here. */
   dataDir: string;
 }
@@ -57,7 +59,10 @@ export interface BuildAppOverrides {
   draining?: () => boolean;
   /** Provider endpoint overrides (point them at fake providers); the public endpoints otherwise. */
   providers?: ProviderOverrides;
-  /** A database file instead of :memory: (to inspect the raw file). */
+  /**
+   * A database file instead of :memory: (to inspect the raw file), or a PostgreSQL URL. Absent:
+   * :memory:, or a fresh PostgreSQL database under VGW_TEST_BACKEND=postgres (support/postgres.ts).
+   */
   dbFile?: string;
   /** Post-call webhook settings over the test defaults (no secrets, no recording hosts). */
   webhooks?: Partial<WebhookOptions>;
@@ -67,6 +72,10 @@ export interface BuildAppOverrides {
   callControl?: (h: { store: Store; clock: FakeClock }) => CallControl;
   /** Name resolution for the agent address check (so tests need no DNS). */
   resolveHost?: HostResolver;
+  /** The console's built files, served at /console (docs/CONSOLE.md); not served when absent. */
+  console?: { root: string };
+  /** Committed call events, as the `all` role gives the API (the live stream polls the log without). */
+  eventBus?: EventBus;
   /** DNS answers of the RFC 3263 resolver that checks stored `sip_uri`s; the system's servers otherwise. */
   sipDns?: DnsLookup;
 }
@@ -75,9 +84,10 @@ interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
 }
 
-export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHarness {
+export async function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): Promise<AppHarness> {
   const clock = new FakeClock(Date.now());
-  const store = openStore(overrides.dbFile ?? ':memory:', clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
+  const location = overrides.dbFile ?? (await switchedDatabase(t)) ?? ':memory:';
+  const store = await openStore(location, clock, { idleMs: 30 * 60_000, absoluteMs: 8 * 3600_000 }, new SecretBox(randomBytes(32)));
   const logLines: string[] = [];
   const destination = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(chunk.toString('utf8')); done(); } });
   const logger = createLogger({ level: 'debug', destination });
@@ -101,12 +111,14 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
     platforms: createProviderRegistry(overrides.providers ?? {}, { timeoutMs: 2_000, retryBackoffMs: 20 }),
     readiness: { notReadyReason: () => (overrides.draining?.() ? 'draining' : null) },
     routes: overrides.routes?.({ store, clock }) ?? [],
+    ...(overrides.eventBus ? { eventBus: overrides.eventBus } : {}),
     ...(overrides.callControl ? { calls: overrides.callControl({ store, clock }) } : {}),
     ...(overrides.resolveHost ? { resolveHost: overrides.resolveHost } : {}),
     locateSip: (uri) => locateAddresses(sipLocator, uri),
     // As an API process reads them: the traces the engines stored (docs/API.md "SIP trace of a call").
     sipTraces: { read: (tenantId, callId) => store.sipTraces.get(tenantId, callId) },
     webhooks: { ports: webhookPorts, options: webhookOptions },
+    ...(overrides.console ? { console: overrides.console } : {}),
   });
   const callback = api.app.callback();
   // Koa's callback settles its own promise (errors become responses), so nothing is lost by void.
@@ -115,10 +127,10 @@ export function buildApp(t: Teardown, overrides: BuildAppOverrides = {}): AppHar
   return {
     api, store, clock, logLines, dataDir,
     request: (options) => inject(dispatch, options),
-    createTenant(name = 'Tenant') {
-      const tenant = store.tenants.create(name);
-      const { apiKey } = store.apiKeys.create(tenant.id, 'live');
-      const { apiKey: sandboxKey } = store.apiKeys.create(tenant.id, 'sandbox');
+    async createTenant(name = 'Tenant') {
+      const tenant = await store.tenants.create(name);
+      const { apiKey } = await store.apiKeys.create(tenant.id, 'live');
+      const { apiKey: sandboxKey } = await store.apiKeys.create(tenant.id, 'sandbox');
       return { tenant, apiKey, sandboxKey, auth: { authorization: `Bearer ${apiKey}` } };
     },
   };

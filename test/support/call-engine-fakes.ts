@@ -16,9 +16,10 @@ export class MemoryCallStore implements CallRecordStore {
   readonly saves: CallRecord[] = [];
   refuseInserts = false;
 
-  insert(call: CallRecord): void {
-    if (this.refuseInserts) throw new Error('storage unavailable');
+  insert(call: CallRecord): Promise<void> {
+    if (this.refuseInserts) return Promise.reject(new Error('storage unavailable'));
     this.records.set(call.id, { ...call });
+    return Promise.resolve();
   }
 
   save(call: CallRecord): void {
@@ -31,17 +32,17 @@ export class MemoryCallStore implements CallRecordStore {
     this.finished.push(outcome);
   }
 
-  get(tenantId: TenantId, id: string): CallRecord | undefined {
+  get(tenantId: TenantId, id: string): Promise<CallRecord | undefined> {
     const r = this.records.get(id);
-    return r?.tenant_id === tenantId ? r : undefined;
+    return Promise.resolve(r?.tenant_id === tenantId ? r : undefined);
   }
 
-  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined {
-    return [...this.records.values()].find((r) => r.tenant_id === tenantId && r.call_control_id === callControlId);
+  getByControlId(tenantId: TenantId, callControlId: string): Promise<CallRecord | undefined> {
+    return Promise.resolve([...this.records.values()].find((r) => r.tenant_id === tenantId && r.call_control_id === callControlId));
   }
 
-  unfinished(): CallRecord[] {
-    return [...this.records.values()].filter((r) => r.state !== 'ended');
+  unfinished(): Promise<CallRecord[]> {
+    return Promise.resolve([...this.records.values()].filter((r) => r.state !== 'ended'));
   }
 
   /** The final record of a call, once written. */

@@ -160,9 +160,9 @@ export async function callRig(t: Teardown, o: RigOptions = {}): Promise<CallRig>
   const deps: CallServiceDeps = {
     calls: { clock, store, logger: silentLogger() }, carriers: new Map([[carrier.name, carrier]]),
     carrierForSource: () => carrier,
-    routeFor: (did, name) => (route && did === ROUTED_DID && name === carrier.name ? route : undefined),
+    routeFor: (did, name) => Promise.resolve(route && did === ROUTED_DID && name === carrier.name ? route : undefined),
     // Each tenant holds one number on the carrier, which its calls present as `from`.
-    callerIds: o.callerIds ?? { holds: (tenantId, number, name) => HELD_NUMBERS[tenantId] === number && name === carrier.name, isVerified: () => false },
+    callerIds: o.callerIds ?? { holds: (tenantId, number, name) => Promise.resolve(HELD_NUMBERS[tenantId] === number && name === carrier.name), isVerified: () => Promise.resolve(false) },
     recordInbound: o.recordInbound ?? false, media,
     outbound: { clock, dialling, mediaAddress: media.address, connected, agent, trunk },
     inbound: { mediaAddress: media.address, connected, agent, trunk },

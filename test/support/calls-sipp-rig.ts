@@ -129,7 +129,7 @@ export async function rig(t: Test, scenario: string, options: { tap?: boolean; c
     carriers: `carriers:\n  - name: far\n    outbound:\n      uri: "sip:127.0.0.1:${sipPort};transport=udp"\n    codecs: [${options.codecs ?? 'PCMU'}]\n    options_ping_s: 0\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
-  gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
+  await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'far');
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
   const which = scenario === 'uas' ? ['-sn', 'uas'] : ['-sf', join(SCENARIOS, scenario)];

@@ -59,54 +59,54 @@ export class FakeCallControl implements CallControl {
       transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, caller_privacy: false, quality: null,
       caller_verstat: null, caller_identity_header: false, sip_headers: null, amd_result: null, amd_decided_after_ms: null, amd_beep_at_ms: null,
     };
-    this.#calls.insert(call);
+    await this.#calls.insert(call);
     return { call };
   }
 
-  #change(call: CallRecord | undefined, allowed: (c: CallRecord) => boolean, apply: (c: CallRecord) => CallRecord): CallCommandResult {
+  async #change(call: CallRecord | undefined, allowed: (c: CallRecord) => boolean, apply: (c: CallRecord) => CallRecord): Promise<CallCommandResult> {
     const failure = this.#takeFailure();
     if (failure) return failure;
     if (!call) return { error: 'not_found' };
     if (!allowed(call)) return { error: 'call_not_active' };
     const changed = apply(call);
-    this.#calls.save(changed);
+    await this.#calls.save(changed);
     return { call: changed };
   }
 
-  hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
-    return Promise.resolve(this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => ({ ...c, on_hold: true })));
+  async hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return (this.#change(await this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => ({ ...c, on_hold: true })));
   }
 
-  unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
-    return Promise.resolve(this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => ({ ...c, on_hold: false })));
+  async unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+    return (this.#change(await this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => ({ ...c, on_hold: false })));
   }
 
   /** Digits asked for by the API, per call id. */
   readonly digits: { callId: string; digits: string }[] = [];
 
-  sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
-    const result = this.#change(this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => c);
+  async sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
+    const result = await this.#change(await this.#calls.get(tenantId, callId), (c) => c.state === 'active', (c) => c);
     if ('call' in result) this.digits.push({ callId, digits });
-    return Promise.resolve(result);
+    return result;
   }
 
-  hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
+  async hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
     const now = isoNow(this.#clock);
-    return Promise.resolve(this.#change(this.#calls.get(tenantId, callId), (c) => c.state !== 'ended', (c) => ({
+    return (this.#change(await this.#calls.get(tenantId, callId), (c) => c.state !== 'ended', (c) => ({
       ...c, state: 'ended', on_hold: false, ended_at: now, end_reason: c.state === 'active' ? 'completed' : 'cancelled', hangup_by: 'api',
     })));
   }
 
-  transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
+  async transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
     const now = isoNow(this.#clock);
-    return Promise.resolve(this.#change(this.#calls.getByControlId(tenantId, callControlId), (c) => c.state === 'active', (c) => ({
+    return (this.#change(await this.#calls.getByControlId(tenantId, callControlId), (c) => c.state === 'active', (c) => ({
       ...c, transfer_to: to, transfer_state: 'dialing', transfer_started_at: now,
     })));
   }
 
   /** A call before its answer, as the engine reports one (the fake has no media: port 0). */
-  sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null {
-    const call = this.#calls.get(tenantId, callId);
+  async sessionOf(tenantId: TenantId, callId: string): Promise<CallSessionSnapshot | null> {
+    const call = await this.#calls.get(tenantId, callId);
     return call && call.state !== 'ended' ? { phase: 'setup', local_rtp_port: 0 } : null;
   }
 

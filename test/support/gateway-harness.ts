@@ -12,6 +12,7 @@ import { startGateway, type Gateway } from '../../src/gateway.js';
 import type { TenantId } from '../../src/common/ids.js';
 import type { Test } from 'tap';
 import { FakeCustomAgent } from './fake-agent-servers/custom-agent-server.js';
+import { switchedDatabase } from './postgres.js';
 
 interface TestContext {
   testdir(fixture?: Record<string, string>): string;
@@ -54,7 +55,7 @@ export interface TestGatewayOptions {
   yaml?: string;
   /** Carriers file contents (YAML). */
   carriers?: string;
-  /** A data folder to reuse (restart tests). */
+  /** A data folder to reuse (restart tests): under VGW_TEST_BACKEND=postgres, its database is reused too. */
   dataDir?: string;
   /** The RTP port range (a random 400-port one by default). */
   rtp?: { min: number; max: number };
@@ -81,9 +82,18 @@ function mergeDeep(base: Record<string, unknown>, extra: Record<string, unknown>
   return out;
 }
 
+/**
+ * Under VGW_TEST_BACKEND=postgres, the database of each data folder: a gateway restarted on the
+ * same folder finds the same store, as it would in production.
+ */
+const databaseOfDataDir = new Map<string, Promise<string | undefined>>();
+
 export async function startTestGateway(t: TestContext, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dir = t.testdir({});
   const dataDir = options.dataDir ?? join(dir, 'data');
+  let database = databaseOfDataDir.get(dataDir);
+  if (!database) databaseOfDataDir.set(dataDir, (database = switchedDatabase(t)));
+  const databaseUrl = await database;
   const { min, max } = options.rtp ?? rtpRange();
   const carriersFile = join(dir, 'carriers.yaml');
   writeFileSync(carriersFile, options.carriers ?? 'carriers: []\n');
@@ -94,6 +104,7 @@ export async function startTestGateway(t: TestContext, options: TestGatewayOptio
     sip: { host: '127.0.0.1', port: 0, t1_ms: 100 },
     rtp: { port_min: min, port_max: max },
     sandbox: { ring_ms: options.sandboxRingMs ?? 200, announcement: '' },
+    ...(databaseUrl === undefined ? {} : { storage: { url: databaseUrl } }),
   };
   // `yaml` is merged into the defaults key by key, so a test may set any of them (sip, rtp...).
   writeFileSync(configFile, stringifyYaml(mergeDeep(defaults, (parseYaml(options.yaml ?? '') ?? {}) as Record<string, unknown>)));
@@ -103,9 +114,9 @@ export async function startTestGateway(t: TestContext, options: TestGatewayOptio
   const logger: Logger = createLogger({ level: options.logLevel ?? 'debug', destination: { write: (line: string) => { if (logs.length < keep) logs.push(JSON.parse(line) as Record<string, unknown>); } } });
   const gateway = await startGateway({ config, logger, announce: () => undefined });
   t.teardown(() => gateway.stop('test over'));
-  const tenant = gateway.store.tenants.create('acme');
-  const liveKey = gateway.store.apiKeys.create(tenant.id, 'live').apiKey;
-  const sandboxKey = gateway.store.apiKeys.create(tenant.id, 'sandbox').apiKey;
+  const tenant = await gateway.store.tenants.create('acme');
+  const liveKey = (await gateway.store.apiKeys.create(tenant.id, 'live')).apiKey;
+  const sandboxKey = (await gateway.store.apiKeys.create(tenant.id, 'sandbox')).apiKey;
   const base = `http://127.0.0.1:${gateway.httpPort}`;
   const api: TestGateway['api'] = async (method, path, body, o = {}) => {
     const response = await fetch(`${base}${path}`, {
@@ -130,7 +141,7 @@ export async function routeDidToFakeAgent(
 ): Promise<{ bot: FakeCustomAgent; agentId: string | undefined }> {
   const bot = await FakeCustomAgent.start();
   t.teardown(() => bot.core.close());
-  gw.gateway.store.numbers.add(gw.tenantId, route.did, route.carrier);
+  await gw.gateway.store.numbers.add(gw.tenantId, route.did, route.carrier);
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: route.externalAgentId, connection_mode: 'media_bridge', websocket_url: bot.url, did_number: route.did,
   }, { key: gw.liveKey });

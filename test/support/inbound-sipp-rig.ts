@@ -72,7 +72,7 @@ export async function startInboundRig(t: Test, options: {
   const did = '+15550120';
   const credential = await gw.api('POST', '/v1/sip-credentials', { username: EDGE_USER, password: EDGE_PASSWORD }, { key: gw.liveKey });
   if (credential.status !== 201 && credential.status !== 200) throw new Error(`credential: ${JSON.stringify(credential.body)}`);
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'edge-bot', connection_mode: 'sip_trunk', sip_uri: `sip:${did}@127.0.0.1:${edge.port}`,
     sip_transport: 'udp', sip_credential_id: credential.body.id, did_number: did,
@@ -184,7 +184,7 @@ export async function startMediaBridgeRig(t: Test, did: string): Promise<{ gw: T
     carriers: "carriers:\n  - name: trunk\n    inbound:\n      sources: ['127.0.0.1']\n",
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nproviders:\n  elevenlabs:\n    api_base_url: http://127.0.0.1:${port}\n    ws_base_url: ws://127.0.0.1:${port}`,
   });
-  gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, did, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', { provider: 'elevenlabs', external_agent_id: fake.externalAgentId, connection_mode: 'media_bridge', did_number: did }, { key: gw.liveKey });
   if (imported.status !== 200) throw new Error(`import: ${JSON.stringify(imported.body)}`);
   return { gw, fake };

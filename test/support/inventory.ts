@@ -24,8 +24,8 @@ export async function buildInventory(t: Teardown, dbFile?: string): Promise<Inve
   const retell = await startFakeProvider('retell', { agents: ['agent_rt_1'], apiKey: RETELL_KEY });
   const vapi = await startFakeProvider('vapi', { agents: ['3f1e0c2a-1111-4222-8333-444455556666'], apiKey: VAPI_KEY });
   t.teardown(() => Promise.all([elevenlabs.close(), retell.close(), vapi.close()]).then(() => undefined));
-  const h = buildApp(t, { providers: overridesFor(elevenlabs, retell, vapi), ...(dbFile ? { dbFile } : {}) });
-  const acme = h.createTenant('Acme');
+  const h = await buildApp(t, { providers: overridesFor(elevenlabs, retell, vapi), ...(dbFile ? { dbFile } : {}) });
+  const acme = await h.createTenant('Acme');
   return {
     ...h, elevenlabs, retell, vapi, acme,
     importAgent: (body, who = acme) => h.request({ method: 'POST', url: '/v1/agents/import', headers: who.auth, payload: body }),

@@ -1,6 +1,6 @@
 /**
  * @module Real protocol peers from Debian packages (sipp, baresip, flite, sox, pocketsphinx, openssl,
- * kamailio, tshark, promtool).
+ * kamailio, tshark, promtool, and Chromium for the console's browser tests).
  * A test that needs one calls {@link needPeer} (or {@link havePeer}, {@link needAvailable}); every
  * such skip goes through {@link missingPeer}: where the peer is missing it skips with a printed
  * reason, except under VGW_REQUIRE_INTEROP=1 (set by CI), where a missing peer fails the test.
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 
-export type Peer = 'sipp' | 'baresip' | 'flite' | 'espeak-ng' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio' | 'tshark' | 'promtool';
+export type Peer = 'sipp' | 'baresip' | 'flite' | 'espeak-ng' | 'sox' | 'pocketsphinx_continuous' | 'rtpengine' | 'openssl' | 'kamailio' | 'tshark' | 'promtool' | 'chromium';
 
 /** The Debian package that provides each peer, for the skip message. */
 const PACKAGE_OF: Record<Peer, string> = {
@@ -26,6 +26,7 @@ const PACKAGE_OF: Record<Peer, string> = {
   kamailio: 'kamailio',
   tshark: 'tshark',
   promtool: 'prometheus',
+  chromium: 'chromium',
 };
 
 const found = new Map<Peer, string | null>();

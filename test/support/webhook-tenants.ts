@@ -20,21 +20,21 @@ export interface WebhookTenant extends TestTenant {
   endMs: number;
 }
 
-export function webhookTenant(
+export async function webhookTenant(
   h: Pick<AppHarness, 'store' | 'clock' | 'createTenant'>,
   name: string,
   o: { provider: string; externalAgentId: string; did: string; caller: string; endedAgoMs?: number },
-): WebhookTenant {
-  const tenant = h.createTenant(name);
+): Promise<WebhookTenant> {
+  const tenant = await h.createTenant(name);
   const now = h.clock.now();
-  const agent = h.store.agents.insert(tenant.tenant.id, { provider: o.provider, external_agent_id: o.externalAgentId, settings: SETTINGS, apiKey: null, verifiedAt: null });
-  const route = h.store.routes.insert(tenant.tenant.id, { didNumber: o.did, carrier: 'sandbox', agentId: agent.id });
-  h.store.db.prepare('UPDATE routes SET created_at = ? WHERE id = ?').run(isoTime(now - 3_600_000), route.id);
+  const agent = await h.store.agents.insert(tenant.tenant.id, { provider: o.provider, external_agent_id: o.externalAgentId, settings: SETTINGS, apiKey: null, verifiedAt: null });
+  const route = await h.store.routes.insert(tenant.tenant.id, { didNumber: o.did, carrier: 'sandbox', agentId: agent.id });
+  await h.store.db.run('UPDATE routes SET created_at = ? WHERE id = ?', [isoTime(now - 3_600_000), route.id]);
   const endMs = now - (o.endedAgoMs ?? 60_000);
   const call = callRecord(tenant.tenant.id, isoTime(endMs - 30_000), {
     direction: 'inbound', state: 'ended', from_number: o.caller, to_number: o.did, agent_type: 'imported', agent_id: agent.id,
     ended_at: isoTime(endMs), end_reason: 'completed', hangup_by: 'caller',
   });
-  h.store.calls.insert(call);
+  await h.store.calls.insert(call);
   return { ...tenant, did: o.did, caller: o.caller, call, endMs };
 }

@@ -7,7 +7,7 @@ import { buildApp } from '../../../test/support/build-app.js';
 import { STORAGE_RETRY_AFTER_S } from './error-handler.js';
 
 t.test('docs/API.md "Errors": a body whose brotli encoding is corrupt is a 400 validation_failed, never a 500', async (t) => {
-  const h = buildApp(t);
+  const h = await buildApp(t);
   const headers = { 'content-type': 'application/json', 'content-encoding': 'br' };
   const corrupt = await h.request({ method: 'POST', url: '/v1/auth/login', headers, payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]) });
   t.equal(corrupt.statusCode, 400);
@@ -20,8 +20,8 @@ t.test('docs/API.md "Errors": a body whose brotli encoding is corrupt is a 400 v
 
 t.test('docs/RELIABILITY.md, storage failures: a write refused by a locked database is 503 `unavailable` with Retry-After, never a 500, and the retry works', async (t) => {
   const dbFile = join(t.testdir({}), 'gateway.db');
-  const h = buildApp(t, { dbFile });
-  const { apiKey } = h.createTenant();
+  const h = await buildApp(t, { dbFile });
+  const { apiKey } = await h.createTenant();
   const other = new Database(dbFile);
   t.teardown(() => other.close());
   other.exec('BEGIN EXCLUSIVE');

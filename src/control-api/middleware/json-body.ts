@@ -20,7 +20,7 @@ const NON_ASCII = /[\u0080-\uffff]/;
 export function jsonBody(limit: number, keepRaw: boolean): Middleware<ApiState> {
   const parse = koaBody({
     json: true, jsonStrict: !keepRaw, includeUnparsed: true, encoding: 'latin1', jsonLimit: limit, text: false, urlencoded: false, multipart: false,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.DELETE],
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     // koa-body would answer errors itself; rethrow so the error handler writes problem+json.
     onError: (err) => { throw err; },
   });

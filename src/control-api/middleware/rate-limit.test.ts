@@ -3,8 +3,8 @@ import t from 'tap';
 import { buildApp } from '../../../test/support/build-app.js';
 
 t.test('docs/API.md rate limits: bad credentials spend from the client address allowance, so a key-guessing flood meets 429', async (t) => {
-  const h = buildApp(t, { options: { rateLimitPerSecond: 2, rateLimitBurst: 1 } });
-  const tenant = h.createTenant();
+  const h = await buildApp(t, { options: { rateLimitPerSecond: 2, rateLimitBurst: 1 } });
+  const tenant = await h.createTenant();
   const guess = (n: number) => h.request({ method: 'GET', url: '/v1/tenant', headers: { authorization: `Bearer vgw_live_guess${n}` } });
   const statuses = [];
   for (let n = 0; n < 5; n++) statuses.push((await guess(n)).statusCode);

@@ -31,18 +31,18 @@ export function readCookie(header: string | undefined, name: string): string | u
  * Who is calling. An Authorization header, when present, alone decides: an invalid one is a 401
  * even if a valid cookie is also sent, so a client never acts as someone it did not mean to be.
  */
-export function authenticate(ctx: Context & { state: ApiState }, deps: AuthDeps): Principal {
+export async function authenticate(ctx: Context & { state: ApiState }, deps: AuthDeps): Promise<Principal> {
   const authorization = ctx.get('Authorization');
   if (authorization) {
     const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(authorization);
     if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <api key>".');
-    const key = deps.apiKeys.findActive(match[1]!);
+    const key = await deps.apiKeys.findActive(match[1]!);
     if (!key) throw problems.unauthorized('Unknown or revoked API key.');
     return { tenantId: key.tenant_id, apiKeyId: key.id, keyKind: key.kind, via: 'bearer' };
   }
   const token = readCookie(ctx.get('Cookie'), SESSION_COOKIE);
   if (token) {
-    const session = deps.sessions.authenticate(token);
+    const session = await deps.sessions.authenticate(token);
     if (!session) throw problems.unauthorized('The session has expired or was revoked; log in again.');
     return { tenantId: session.tenantId, apiKeyId: session.apiKeyId, keyKind: session.keyKind, via: 'cookie', sessionToken: token };
   }

@@ -7,7 +7,7 @@ import type { Clock } from '../../common/clock.js';
 import { ApiError } from '../../common/errors.js';
 import type { TenantId } from '../../common/ids.js';
 import { isoNow } from '../../common/time.js';
-import type { AgentRecord, AgentSettings, ApiKeyChange, RouteRecord, Store } from '../../storage/index.js';
+import type { AgentRecord, AgentSettings, ApiKeyChange, Repositories, RouteRecord, Store } from '../../storage/index.js';
 import type { AgentPlatform, AgentPlatforms } from '../ports.js';
 import { problems } from '../problem.js';
 import { checkAgentAddresses, type AgentAddressPolicy } from './agent-address-rules.js';
@@ -35,17 +35,17 @@ export interface UpdateAgentInput extends SettingsInput {
   did_number?: string;
 }
 
-function checkSipCredential(deps: AgentInventoryDeps, tenantId: TenantId, settings: AgentSettings): void {
-  if (settings.sip_credential_id !== null && !deps.store.sipCredentials.get(tenantId, settings.sip_credential_id)) {
+async function checkSipCredential(deps: AgentInventoryDeps, tenantId: TenantId, settings: AgentSettings): Promise<void> {
+  if (settings.sip_credential_id !== null && !(await deps.store.sipCredentials.get(tenantId, settings.sip_credential_id))) {
     throw new ApiError(400, 'unknown_sip_credential', 'No SIP credential with that id.', { errors: [{ path: '/sip_credential_id', message: 'is not a stored SIP credential' }] });
   }
 }
 
 /** The carrier on which the tenant holds `did`, when it is free to route; else 400 did_not_routable. */
-function routableCarrier(deps: AgentInventoryDeps, tenantId: TenantId, did: string): string {
-  const held = deps.store.numbers.activeForTenant(tenantId, did);
+async function routableCarrier(store: Pick<Repositories, 'numbers' | 'routes'>, tenantId: TenantId, did: string): Promise<string> {
+  const held = await store.numbers.activeForTenant(tenantId, did);
   if (!held) throw new ApiError(400, 'did_not_routable', `${did} is not a number this tenant holds.`);
-  if (deps.store.routes.liveForDid(did, held.carrier)) throw new ApiError(400, 'did_not_routable', `${did} is already routed.`);
+  if (await store.routes.liveForDid(did, held.carrier)) throw new ApiError(400, 'did_not_routable', `${did} is already routed.`);
   return held.carrier;
 }
 
@@ -63,20 +63,20 @@ export async function importAgent(deps: AgentInventoryDeps, tenantId: TenantId, 
   const { store } = deps;
   const platform = platformOf(deps.platforms, input.provider);
   const settings = resolveSettings({ provider: input.provider, externalAgentId: input.external_agent_id }, platform, input);
-  checkSipCredential(deps, tenantId, settings);
+  await checkSipCredential(deps, tenantId, settings);
   await checkAgentAddresses(input, deps.addresses);
-  const existing = store.agents.findByExternalId(tenantId, input.provider, input.external_agent_id);
+  const existing = await store.agents.findByExternalId(tenantId, input.provider, input.external_agent_id);
   if (existing) throw duplicateError(existing);
-  if (input.did_number !== undefined) routableCarrier(deps, tenantId, input.did_number);
+  if (input.did_number !== undefined) await routableCarrier(store, tenantId, input.did_number);
   const apiKey = input.api_key ?? null;
   const verifiedAt = apiKey === null ? null : await verifyKey(platform, input.provider, input.external_agent_id, apiKey, settings.region, deps.clock);
   // Checked again inside the transaction: another request may have won while we verified.
-  return store.transaction(() => {
-    const again = store.agents.findByExternalId(tenantId, input.provider, input.external_agent_id);
+  return store.transaction(async (tx) => {
+    const again = await tx.agents.findByExternalId(tenantId, input.provider, input.external_agent_id);
     if (again) throw duplicateError(again);
-    const carrier = input.did_number === undefined ? undefined : routableCarrier(deps, tenantId, input.did_number);
-    const agent = store.agents.insert(tenantId, { provider: input.provider, external_agent_id: input.external_agent_id, settings, apiKey, verifiedAt });
-    const route = carrier === undefined ? null : store.routes.insert(tenantId, { didNumber: input.did_number!, carrier, agentId: agent.id });
+    const carrier = input.did_number === undefined ? undefined : await routableCarrier(tx, tenantId, input.did_number);
+    const agent = await tx.agents.insert(tenantId, { provider: input.provider, external_agent_id: input.external_agent_id, settings, apiKey, verifiedAt });
+    const route = carrier === undefined ? null : await tx.routes.insert(tenantId, { didNumber: input.did_number!, carrier, agentId: agent.id });
     return { agent, route };
   });
 }
@@ -86,7 +86,7 @@ export async function importAgent(deps: AgentInventoryDeps, tenantId: TenantId, 
  * stored key, null clears it, a new value is verified live; provider, external id and DID are fixed.
  */
 export async function updateAgent(deps: AgentInventoryDeps, tenantId: TenantId, agentId: string, input: UpdateAgentInput): Promise<AgentRecord> {
-  const agent = deps.store.agents.get(tenantId, agentId);
+  const agent = await deps.store.agents.get(tenantId, agentId);
   if (!agent) throw problems.notFound('agent');
   for (const field of ['provider', 'external_agent_id'] as const) {
     if (input[field] !== undefined && input[field] !== agent[field]) {
@@ -98,14 +98,14 @@ export async function updateAgent(deps: AgentInventoryDeps, tenantId: TenantId, 
   }
   const platform = platformOf(deps.platforms, agent.provider);
   const settings = resolveSettings({ provider: agent.provider, externalAgentId: agent.external_agent_id }, platform, input);
-  checkSipCredential(deps, tenantId, settings);
+  await checkSipCredential(deps, tenantId, settings);
   await checkAgentAddresses(input, deps.addresses);
   let key: ApiKeyChange = { kind: 'keep' };
   if (input.api_key === null) key = { kind: 'clear' };
   else if (input.api_key !== undefined) {
     key = { kind: 'set', value: input.api_key, verifiedAt: await verifyKey(platform, agent.provider, agent.external_agent_id, input.api_key, settings.region, deps.clock) };
   }
-  const updated = deps.store.agents.update(tenantId, agent.id, settings, key);
+  const updated = await deps.store.agents.update(tenantId, agent.id, settings, key);
   if (!updated) throw problems.notFound('agent');
   return updated;
 }

@@ -20,7 +20,7 @@ export interface PlaceCallDeps {
   /** The outbound-address policy of agent URLs (docs/SECURITY.md, "Outbound addresses"). */
   agentUrls: OutboundAddressPolicy;
   /** The tenant's imported agents, for `agent_id`. */
-  agents: { get(tenantId: Principal['tenantId'], id: string): AgentRecord | undefined };
+  agents: { get(tenantId: Principal['tenantId'], id: string): Promise<AgentRecord | undefined> };
 }
 
 export interface PlaceCallInput {
@@ -72,7 +72,7 @@ async function admitAgent(deps: PlaceCallDeps, principal: Principal, input: Plac
     await checkAgentUrl(input.agent_ws_url, { policy: deps.agentUrls, resolve: deps.resolveHost, clock: deps.clock });
     return { agentUrl: input.agent_ws_url };
   }
-  const agent = deps.agents.get(principal.tenantId, input.agent_id!);
+  const agent = await deps.agents.get(principal.tenantId, input.agent_id!);
   if (!agent) throw problems.notFound('agent');
   // docs/API.md "Outbound calls to imported agents": the detector listens on a streaming agent's media leg; a sip_trunk edge bridges it instead.
   if (agent.connection_mode === 'sip_trunk' && (input.machine_detection ?? 'off') !== 'off') {

@@ -8,16 +8,15 @@ import type { NumberRecord, Store } from '../../storage/index.js';
 import { problems } from '../problem.js';
 
 export interface NumberReleaseDeps {
-  store: Pick<Store, 'numbers' | 'routes' | 'transaction'>;
+  store: Pick<Store, 'numbers' | 'transaction'>;
 }
 
 /** Releases `phoneNumber` on `carrier`; 404 if the tenant never held it there, 409 if already released. */
-export function releaseNumber(deps: NumberReleaseDeps, tenantId: TenantId, phoneNumber: string, carrier: string): { number: NumberRecord; routesRemoved: number } {
-  const { store } = deps;
-  const result = store.transaction(() => {
-    const released = store.numbers.release(tenantId, phoneNumber, carrier);
+export async function releaseNumber(deps: NumberReleaseDeps, tenantId: TenantId, phoneNumber: string, carrier: string): Promise<{ number: NumberRecord; routesRemoved: number }> {
+  const result = await deps.store.transaction(async (tx) => {
+    const released = await tx.numbers.release(tenantId, phoneNumber, carrier);
     if (released.outcome !== 'released') return released;
-    return { ...released, routesRemoved: store.routes.deleteForDid(tenantId, phoneNumber, carrier) };
+    return { ...released, routesRemoved: await tx.routes.deleteForDid(tenantId, phoneNumber, carrier) };
   });
   if (result.outcome === 'released') return { number: result.number, routesRemoved: result.routesRemoved };
   if (result.outcome === 'not_found') throw problems.notFound('number held by this tenant on that carrier');

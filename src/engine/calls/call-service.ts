@@ -31,7 +31,7 @@ export interface CallServiceDeps {
    */
   carrierForSource(source: SipSource, request: SipRequest): CarrierProfile | undefined;
   /** The live route of a DID on a carrier, or undefined (unrouted or released). */
-  routeFor(did: string, carrier: string): InboundRoute | undefined;
+  routeFor(did: string, carrier: string): Promise<InboundRoute | undefined>;
   /** The tenants' held numbers and verified caller IDs, for the carriers' caller-ID policy. */
   callerIds: CallerIdDirectory;
   /** Whether inbound calls are recorded (media_bridge and sip_trunk alike). */
@@ -74,7 +74,7 @@ export class CallService implements CallControl {
   async place(request: PlaceCallRequest): Promise<CallCommandResult> {
     const carrier = this.#deps.carriers.get(request.carrier);
     if (!carrier) return { error: 'unknown_carrier' };
-    if (!isCallerIdAllowed(carrier, request.tenantId, request.from, this.#deps.callerIds)) return { error: 'caller_id_not_allowed' };
+    if (!(await isCallerIdAllowed(carrier, request.tenantId, request.from, this.#deps.callerIds))) return { error: 'caller_id_not_allowed' };
     if (this.#o.isDraining()) return { error: 'unavailable', detail: 'The gateway is shutting down.' };
     if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
     const full = this.#admissionRefused(request.tenantId, carrier.name, carrier.maxConcurrentCalls);
@@ -92,7 +92,7 @@ export class CallService implements CallControl {
       : { kind: 'websocket', url: request.agentUrl ?? '' };
     let call: Call;
     try {
-      call = new Call({
+      call = await Call.open({
         tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name, record: request.record,
         agent: agent.kind === 'imported' ? { type: 'imported', agentId: agent.agentId } : { type: 'websocket', url: agent.url },
         machineDetection: request.machineDetection, onMachine: request.onMachine, waitForBeep: request.waitForBeep,
@@ -121,7 +121,7 @@ export class CallService implements CallControl {
     if (!carrier) return invite.reject(403);
     const dialled = carrier.didFrom === 'to' ? invite.request.headers.get('To') ?? '' : invite.request.uri;
     const did = toE164(uriUser(dialled), carrier);
-    const route = did ? this.#deps.routeFor(did, carrier.name) : undefined;
+    const route = did ? await this.#deps.routeFor(did, carrier.name) : undefined;
     const log = this.#deps.calls.logger.child({ carrier: carrier.name, did: did ?? uriUser(dialled) });
     if (!did || !route) {
       log.info('inbound call to an unrouted number');
@@ -149,7 +149,7 @@ export class CallService implements CallControl {
     const caller = callerIdentity(invite.request, carrier);
     let call: Call;
     try {
-      call = new Call({
+      call = await Call.open({
         tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, verification: caller.verification, to: did,
         sipHeaders: carriedHeaders(invite.request, carrier.carryHeaders ?? []), carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
       }, this.#deps.calls);
@@ -167,15 +167,15 @@ export class CallService implements CallControl {
   }
 
   hold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
-    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.hold()));
+    return this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.hold());
   }
 
   unhold(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
-    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.unhold()));
+    return this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.unhold());
   }
 
   sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
-    return Promise.resolve(this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.sendDigits(digits)));
+    return this.#command(tenantId, this.registry.get(tenantId, callId), callId, (live) => live.sendDigits(digits));
   }
 
   async hangup(tenantId: TenantId, callId: string): Promise<CallCommandResult> {
@@ -185,13 +185,13 @@ export class CallService implements CallControl {
     return { call: live.call.snapshot() };
   }
 
-  transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
+  async transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
     const live = this.registry.byControlId(tenantId, callControlId);
     if (!live) {
-      const stored = this.#deps.calls.store.getByControlId(tenantId, callControlId);
-      return Promise.resolve(stored ? { error: 'call_not_active' } : { error: 'not_found' });
+      const stored = await this.#deps.calls.store.getByControlId(tenantId, callControlId);
+      return stored ? { error: 'call_not_active' } : { error: 'not_found' };
     }
-    return Promise.resolve(this.#command(tenantId, live, live.call.id, (l) => (l.call.snapshot().state === 'active' ? l.transfer(to) : { error: 'call_not_active' })));
+    return this.#command(tenantId, live, live.call.id, (l) => (l.call.snapshot().state === 'active' ? l.transfer(to) : { error: 'call_not_active' }));
   }
 
   sessionOf(tenantId: TenantId, callId: string): CallSessionSnapshot | null {
@@ -208,15 +208,15 @@ export class CallService implements CallControl {
     live.call.onEnd((call) => this.#o.onCallEnded?.(call.snapshot()));
   }
 
-  #command(tenantId: TenantId, live: LiveCall | undefined, callId: string, act: (live: LiveCall) => CallCommandFailure | null): CallCommandResult {
+  async #command(tenantId: TenantId, live: LiveCall | undefined, callId: string, act: (live: LiveCall) => CallCommandFailure | null): Promise<CallCommandResult> {
     if (!live) return this.#notLive(tenantId, callId);
     const failure = act(live);
     return failure ?? { call: live.call.snapshot() };
   }
 
   /** An ended call of the tenant is a state conflict; anything else is unknown to this tenant. */
-  #notLive(tenantId: TenantId, callId: string): CallCommandFailure {
-    return this.#deps.calls.store.get(tenantId, callId) ? { error: 'call_not_active' } : { error: 'not_found' };
+  async #notLive(tenantId: TenantId, callId: string): Promise<CallCommandFailure> {
+    return (await this.#deps.calls.store.get(tenantId, callId)) ? { error: 'call_not_active' } : { error: 'not_found' };
   }
 
   #admissionRefused(tenantId: string, carrier: string, carrierLimit: number): CallCommandFailure | null {

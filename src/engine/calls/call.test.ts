@@ -12,8 +12,8 @@ function newCall(): { call: Call; saves: CallRecord[]; finished: CallOutcome[]; 
   const saves: CallRecord[] = [];
   const finished: CallOutcome[] = [];
   const store: CallRecordStore = {
-    insert: () => undefined, save: (c) => void saves.push({ ...c }), finish: (o) => void finished.push(o),
-    get: () => undefined, getByControlId: () => undefined, unfinished: () => [],
+    insert: () => Promise.resolve(), save: (c) => void saves.push({ ...c }), finish: (o) => void finished.push(o),
+    get: () => Promise.resolve(undefined), getByControlId: () => Promise.resolve(undefined), unfinished: () => Promise.resolve([]),
   };
   const clock = new FakeClock();
   const call = new Call({

@@ -76,7 +76,16 @@ export class Call {
       transfer_to: null, transfer_state: null, transfer_started_at: null, conversation_id: null, recording_path: null, quality: null,
     };
     this.log = ctx.logger.child({ call_id: this.#record.id, tenant_id: init.tenantId });
-    ctx.store.insert(this.#record);
+  }
+
+  /**
+   * A new call, once its first record is stored; rejects when the store refuses it (the call is
+   * then not placed or not taken). The only write of a call that is waited for.
+   */
+  static async open(init: NewCall, ctx: CallContext): Promise<Call> {
+    const call = new Call(init, ctx);
+    await ctx.store.insert(call.#record);
+    return call;
   }
 
   get id(): string {

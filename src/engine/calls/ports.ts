@@ -94,8 +94,8 @@ export type AgentTarget =
   | { kind: 'websocket'; url: string }
   | { kind: 'imported'; agentId: string };
 
-/** Opens (but does not start) the link to a call's agent. */
-export type AgentConnector = (request: { call: AgentCallInfo; tenantId: TenantId; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink;
+/** Opens (but does not start) the link to a call's agent; asynchronously when an imported agent is read from the store first. */
+export type AgentConnector = (request: { call: AgentCallInfo; tenantId: TenantId; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink | Promise<AgentLink>;
 
 /** A call's final record and the transcripts stored with it: what `ended` means in the API. */
 export interface CallOutcome {
@@ -104,23 +104,24 @@ export interface CallOutcome {
 }
 
 /**
- * Where calls are persisted: written at each state change, never per packet. Only `insert` may
- * throw (storage unavailable: the call is refused); a change or a final record the storage refuses
- * is kept and written later (docs/RELIABILITY.md, storage failures), so ending a call never fails.
+ * Where calls are persisted: written at each state change, never per packet. Only `insert` is
+ * waited for, and may reject (storage unavailable: the call is refused); a change or a final
+ * record is queued and returns at once, and one the storage refuses is kept and written later
+ * (docs/RELIABILITY.md, storage failures), so ending a call never fails and never waits.
  */
 export interface CallRecordStore {
-  insert(call: CallRecord): void;
+  insert(call: CallRecord): Promise<void>;
   /** A change of a live call (state, hold, transfer, conversation id). */
   save(call: CallRecord): void;
   /** The call's final record (state `ended`) with its transcripts, in one write. */
   finish(outcome: CallOutcome): void;
-  get(tenantId: TenantId, id: string): CallRecord | undefined;
-  getByControlId(tenantId: TenantId, callControlId: string): CallRecord | undefined;
+  get(tenantId: TenantId, id: string): Promise<CallRecord | undefined>;
+  getByControlId(tenantId: TenantId, callControlId: string): Promise<CallRecord | undefined>;
   /**
    * Calls a crash left unfinished, every tenant's (not those whose final record waits to be
    * written); with a node id, only that engine's and those that name no node.
    */
-  unfinished(nodeId?: string): CallRecord[];
+  unfinished(nodeId?: string): Promise<CallRecord[]>;
 }
 
 /** Which leg of a call a SIP dialog is: the carrier's, a sip_trunk agent edge's, or a bridge transfer's target. */
@@ -138,9 +139,9 @@ export interface CallSipTrace {
 /** What the caller-ID policy reads of a tenant's numbers (docs/API.md "Caller IDs"). */
 export interface CallerIdDirectory {
   /** The tenant holds the number on that carrier now. */
-  holds(tenantId: TenantId, phoneNumber: string, carrier: string): boolean;
+  holds(tenantId: TenantId, phoneNumber: string, carrier: string): Promise<boolean>;
   /** The operator verified the number for the tenant (`vgw caller-id add`). */
-  isVerified(tenantId: TenantId, phoneNumber: string): boolean;
+  isVerified(tenantId: TenantId, phoneNumber: string): Promise<boolean>;
 }
 
 /** Where an inbound call to a DID goes: the route's tenant and the imported agent, in its mode. */

@@ -16,7 +16,7 @@ const message = (line: string, callId: string, pad = 0): Buffer =>
 function rig(maxBytesPerCall = 262_144) {
   const clock = new FakeClock();
   const saved: { callId: string; trace: SipTraceRecord }[] = [];
-  const recorder = new SipTraceRecorder({ clock, logger, maxBytesPerCall, save: (_tenant, callId, trace) => saved.push({ callId, trace }) });
+  const recorder = new SipTraceRecorder({ clock, logger, maxBytesPerCall, save: (_tenant, callId, trace) => void saved.push({ callId, trace }) });
   const send = (data: Buffer, direction: 'sent' | 'received' = 'sent') => recorder.message({
     direction, at: clock.now(), protocol: 'UDP', source: { address: '127.0.0.1', port: 5060 }, destination: { address: '192.0.2.1', port: 5060 }, data,
   });

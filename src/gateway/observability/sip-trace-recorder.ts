@@ -24,8 +24,8 @@ export interface SipTraceRecorderOptions {
   clock: Clock;
   logger: Logger;
   maxBytesPerCall: number;
-  /** Writes a finished call's trace; may throw (counted and logged). */
-  save(tenantId: TenantId, callId: string, trace: SipTraceRecord): void;
+  /** Writes a finished call's trace, not waited for; may throw or reject (counted and logged). */
+  save(tenantId: TenantId, callId: string, trace: SipTraceRecord): void | Promise<void>;
   /** A trace entry or a trace write was lost. */
   onFailure?(what: 'record' | 'save'): void;
   /** Also told every message, masked (the HEP export); optional. */
@@ -178,11 +178,14 @@ export class SipTraceRecorder implements SipTraceTap, CallSipTrace {
   #close(trace: CallTrace): void {
     this.#calls.delete(`${trace.tenantId}/${trace.callId}`);
     for (const id of trace.legs.keys()) this.#bySipCallId.delete(id);
-    try {
-      this.#o.save(trace.tenantId, trace.callId, this.#record(trace));
-    } catch (err) {
+    const failed = (err: unknown): void => {
       this.#o.onFailure?.('save');
       this.#o.logger.error({ err, call_id: trace.callId }, 'the SIP trace of a call could not be stored');
+    };
+    try {
+      this.#o.save(trace.tenantId, trace.callId, this.#record(trace))?.catch(failed);
+    } catch (err) {
+      failed(err);
     }
   }
 

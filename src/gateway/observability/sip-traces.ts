@@ -17,7 +17,7 @@ const RETENTION_CHECK_MS = 3_600_000;
 export interface SipTraces {
   recorder: SipTraceRecorder;
   /** A call's trace: from memory while the call is live or just ended, else from the database. */
-  read(tenantId: TenantId, callId: string): SipTraceRecord | undefined;
+  read(tenantId: TenantId, callId: string): Promise<SipTraceRecord | undefined>;
   /** Writes the traces of ended calls still in memory and stops the retention timer. */
   stop(): void;
 }
@@ -32,23 +32,23 @@ export function startSipTraces(o: { config: Readonly<Config>; clock: Clock; logg
     onFailure: (what) => o.metrics.sipTraceFailed(what),
   });
   const retentionMs = settings.retention_days * 86_400_000;
-  const expire = (): void => {
+  const expire = async (): Promise<void> => {
     try {
-      const deleted = o.store.sipTraces.expire(isoTime(o.clock.now() - retentionMs));
+      const deleted = await o.store.sipTraces.expire(isoTime(o.clock.now() - retentionMs));
       if (deleted > 0) logger.info({ deleted }, 'SIP traces past their retention deleted');
     } catch (err) {
       logger.warn({ err }, 'SIP traces past their retention could not be deleted');
     }
   };
-  expire();
+  void expire();
   let timer: TimerHandle | null = null;
   const arm = (): void => {
-    timer = o.clock.setTimeout(() => { expire(); arm(); }, Math.min(RETENTION_CHECK_MS, retentionMs));
+    timer = o.clock.setTimeout(() => { void expire(); arm(); }, Math.min(RETENTION_CHECK_MS, retentionMs));
   };
   arm();
   return {
     recorder,
-    read: (tenantId, callId) => recorder.read(tenantId, callId) ?? o.store.sipTraces.get(tenantId, callId),
+    read: async (tenantId, callId) => recorder.read(tenantId, callId) ?? o.store.sipTraces.get(tenantId, callId),
     stop: () => {
       timer?.cancel();
       recorder.flush();

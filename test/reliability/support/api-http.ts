@@ -30,7 +30,11 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** One request; resolves with the whole answer, rejects only when the connection itself fails. */
+/**
+ * One request; resolves with the whole answer, rejects only when the connection itself fails.
+ * An event stream (`text/event-stream`) never ends: it resolves with its first chunk, and the
+ * connection is closed.
+ */
 export function send(base: string, r: HttpRequest): Promise<HttpAnswer> {
   const url = new URL(base);
   const body = r.body === undefined ? undefined : Buffer.isBuffer(r.body) ? r.body : Buffer.from(r.body, 'utf8');
@@ -39,7 +43,14 @@ export function send(base: string, r: HttpRequest): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, method: r.method, path: r.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      const streaming = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
+      res.on('data', (c: Buffer) => {
+        chunks.push(c);
+        if (!streaming) return;
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: undefined });
+        req.destroy();
+      });
       res.on('error', reject);
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');

@@ -13,6 +13,7 @@ import type { ApiOptions } from '../../../src/control-api/app.js';
 import type { TenantId } from '../../../src/common/ids.js';
 import type { WebhookOptions } from '../../../src/post-call/index.js';
 import { send, type HttpAnswer, type HttpRequest } from './api-http.js';
+import { sqliteOf } from '../../support/sqlite-of.js';
 
 interface TestContext {
   teardown(fn: () => void | Promise<void>): void;
@@ -53,11 +54,13 @@ export interface ApiWorld {
  * Tables a rejected request must leave alone. Sessions are left out (each authenticated request
  * touches its session) and so are idempotency records (a command's 4xx is stored for replay).
  */
-const SNAPSHOT_TABLES = ['tenants', 'api_keys', 'numbers', 'sip_credentials', 'agents', 'routes', 'calls', 'transcripts', 'webhook_deliveries', 'recordings'];
+const SNAPSHOT_TABLES = ['tenants', 'api_keys', 'numbers', 'sip_credentials', 'agents', 'routes', 'calls', 'transcripts', 'webhook_deliveries', 'recordings',
+  'webhook_endpoints', 'events', 'event_deliveries', 'event_delivery_attempts'];
 
 /** The collections whose members appear as `{id}` in paths, and the id prefix of each. */
 export const ID_PREFIX: Record<string, string> = {
   '/v1/agents': 'agt_', '/v1/routes': 'rte_', '/v1/sip-credentials': 'sipc_', '/v1/calls': 'call_',
+  '/v1/webhook-endpoints': 'whe_', '/v1/events': 'evt_',
 };
 
 /** Public address for the agent URL check, so no test depends on DNS. */
@@ -84,37 +87,40 @@ async function placeActiveCall(world: { h: AppHarness; fake: FakeCallControl }, 
   const placed = await world.fake.place({ tenantId, from: '+15550100', to: `+1555019${n}`, carrier: 'telnyx', agentUrl: 'wss://agent.example.com/s', record: true });
   if (!('call' in placed)) throw new Error('the fake engine refused a call');
   const call = { ...placed.call, state: 'active' as const, answered_at: placed.call.created_at };
-  world.h.store.calls.save(call);
+  await world.h.store.calls.save(call);
   return { id: call.id, controlId: call.call_control_id };
 }
 
 async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: string }, name: string, n: number): Promise<WorldTenant> {
   const { h, base } = world;
-  const tenant = h.createTenant(name);
+  const tenant = await h.createTenant(name);
   const did = `+1555010${n}`;
-  h.store.numbers.add(tenant.tenant.id, did, 'sandbox');
-  h.store.numbers.add(tenant.tenant.id, `+1555011${n}`, 'telnyx');
+  await h.store.numbers.add(tenant.tenant.id, did, 'sandbox');
+  await h.store.numbers.add(tenant.tenant.id, `+1555011${n}`, 'telnyx');
   const json = { 'content-type': 'application/json', ...tenant.auth };
   const imported = await send(base, {
     method: 'POST', path: '/v1/agents/import', headers: json,
     body: JSON.stringify({ provider: 'custom', external_agent_id: `ext-${n}`, sip_uri: 'sip:agent@edge.example.net', did_number: did }),
   });
   const cred = await send(base, { method: 'POST', path: '/v1/sip-credentials', headers: json, body: JSON.stringify({ username: `gw${n}`, password: 'secret-password' }) });
-  if (imported.status !== 200 || cred.status !== 201) throw new Error(`seeding ${name}: ${imported.text} ${cred.text}`);
+  const endpoint = await send(base, { method: 'POST', path: '/v1/webhook-endpoints', headers: json, body: JSON.stringify({ url: `https://hooks${n}.example.com/events` }) });
+  if (imported.status !== 200 || cred.status !== 201 || endpoint.status !== 201) throw new Error(`seeding ${name}: ${imported.text} ${cred.text}`);
   const agent = imported.json as { id: string; route: { id: string } };
   const call = await placeActiveCall(world, tenant.tenant.id, n);
   await placeActiveCall(world, tenant.tenant.id, n + 5);
-  h.store.transcripts.save(call.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 0.5 }]);
+  const [event] = await h.store.events.append(tenant.tenant.id, [{ type: 'call.answered', callId: call.id, data: { call: { id: call.id } } }]);
+  await h.store.transcripts.save(call.id, 'gateway', [{ role: 'caller', text: 'hello', offset_s: 0.5 }]);
   const recording = `recording-${n}.wav`;
   // Stored paths are relative to the recordings folder (docs/ARCHITECTURE.md "Process roles").
   mkdirSync(join(h.dataDir, 'recordings'), { recursive: true });
   writeFileSync(join(h.dataDir, 'recordings', recording), Buffer.alloc(64));
-  h.store.sipTraces.save(tenant.tenant.id, call.id, new Date(0).toISOString(), { legs: [{ leg: 'carrier', sip_call_id: `seed-${n}` }], messages: [], dropped_messages: 0 });
-  const stored = h.store.calls.get(tenant.tenant.id, call.id);
-  if (stored) h.store.calls.save({ ...stored, recording_path: recording });
+  await h.store.sipTraces.save(tenant.tenant.id, call.id, new Date(0).toISOString(), { legs: [{ leg: 'carrier', sip_call_id: `seed-${n}` }], messages: [], dropped_messages: 0 });
+  const stored = await h.store.calls.get(tenant.tenant.id, call.id);
+  if (stored) await h.store.calls.save({ ...stored, recording_path: recording });
   return {
     ...tenant,
-    ids: { '/v1/agents': agent.id, '/v1/routes': agent.route.id, '/v1/sip-credentials': (cred.json as { id: string }).id, '/v1/calls': call.id },
+    ids: { '/v1/agents': agent.id, '/v1/routes': agent.route.id, '/v1/sip-credentials': (cred.json as { id: string }).id, '/v1/calls': call.id,
+      '/v1/webhook-endpoints': (endpoint.json as { id: string }).id, '/v1/events': event!.id },
     callControlId: call.controlId, heldNumber: `+1555011${n}`,
     liveCookie: await login(base, tenant.apiKey), sandboxCookie: await login(base, tenant.sandboxKey),
   };
@@ -126,7 +132,7 @@ async function seedTenant(world: { h: AppHarness; fake: FakeCallControl; base: s
  */
 export async function startApiWorld(t: TestContext, options: Partial<ApiOptions> = {}, webhookSecrets: WebhookOptions['secrets'] = {}): Promise<ApiWorld> {
   let fake: FakeCallControl | undefined;
-  const h = buildApp(t, {
+  const h = await buildApp(t, {
     webhooks: { secrets: webhookSecrets },
     options: { rateLimitPerSecond: 1_000_000, rateLimitBurst: 1_000_000, ...options },
     callControl: ({ store, clock }) => (fake = new FakeCallControl(store.calls, clock)),
@@ -137,10 +143,10 @@ export async function startApiWorld(t: TestContext, options: Partial<ApiOptions>
   const world = { h, fake, base };
   const owner = await seedTenant(world, 'Acme', 1);
   const intruder = await seedTenant(world, 'Globex', 2);
-  const revokedKey = h.store.apiKeys.create(owner.tenant.id, 'live').apiKey;
+  const revokedKey = (await h.store.apiKeys.create(owner.tenant.id, 'live')).apiKey;
   const revokedCookie = await login(base, revokedKey);
-  h.store.apiKeys.revoke(revokedKey);
-  const reads = SNAPSHOT_TABLES.map((table) => h.store.db.prepare(`SELECT * FROM ${table} ORDER BY rowid`));
+  await h.store.apiKeys.revoke(revokedKey);
+  const reads = SNAPSHOT_TABLES.map((table) => sqliteOf(h.store).prepare(`SELECT * FROM ${table} ORDER BY rowid`));
   const document = (await send(base, { method: 'GET', path: '/v1/openapi.json' })).json as Record<string, unknown>;
   return {
     h, base, ownOrigin: base, owner, intruder, revokedKey, revokedCookie, fake, document,

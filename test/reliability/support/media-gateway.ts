@@ -41,7 +41,7 @@ export async function startMediaGateway(t: TestContext, options: { rtp: { min: n
     rtp: options.rtp, carriers: CARRIERS, sandboxRingMs: 50, logLevel: 'info',
     yaml: 'calls:\n  allow_private_agent_urls: true\n  ring_timeout_seconds: 5',
   });
-  gw.gateway.store.numbers.add(gw.tenantId, DID, 'trunk');
+  await gw.gateway.store.numbers.add(gw.tenantId, DID, 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'front-desk', connection_mode: 'media_bridge', websocket_url: options.agentUrl, did_number: DID,
   }, { key: gw.liveKey });

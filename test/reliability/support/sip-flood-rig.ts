@@ -69,8 +69,8 @@ export async function startFloodGateway(t: Test, capacity: number, edgePort: num
   });
   const gateway = await startGateway({ config, logger, announce: () => undefined });
   t.teardown(() => gateway.stop('test over'));
-  const tenant = gateway.store.tenants.create('acme');
-  const liveKey = gateway.store.apiKeys.create(tenant.id, 'live').apiKey;
+  const tenant = await gateway.store.tenants.create('acme');
+  const liveKey = (await gateway.store.apiKeys.create(tenant.id, 'live')).apiKey;
   const base = `http://127.0.0.1:${gateway.httpPort}`;
   const api: FloodGateway['api'] = async (method, path, body) => {
     const response = await fetch(`${base}${path}`, {
@@ -81,7 +81,7 @@ export async function startFloodGateway(t: Test, capacity: number, edgePort: num
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : {}) as ApiBody };
   };
-  gateway.store.numbers.add(tenant.id, DID, 'trunk');
+  await gateway.store.numbers.add(tenant.id, DID, 'trunk');
   const imported = await api('POST', '/v1/agents/import', {
     provider: 'custom', external_agent_id: 'edge-echo', connection_mode: 'sip_trunk', sip_uri: `sip:${DID}@127.0.0.1:${edgePort}`,
     sip_transport: 'udp', did_number: DID,

@@ -52,8 +52,8 @@ export function agentRoutes(deps: AgentRouteDeps): AnyRoute[] {
       params: IdParams,
       responses: { 200: { description: 'The agent.', schema: AgentSchema } },
       errors: { 404: 'No such agent for this tenant (`not_found`).' },
-      handle({ params, principal }) {
-        const agent = store.agents.get(principal.tenantId, params.id);
+      async handle({ params, principal }) {
+        const agent = await store.agents.get(principal.tenantId, params.id);
         if (!agent) throw problems.notFound('agent');
         return { status: 200, body: presentAgent(agent) };
       },

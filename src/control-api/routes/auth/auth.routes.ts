@@ -26,13 +26,13 @@ export function authRoutes(deps: AuthRouteDeps): AnyRoute[] {
       body: Type.Object({ api_key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
       responses: { 204: { description: 'Logged in; `gateway_session` is set.', headers: { 'Set-Cookie': { description: 'gateway_session=…; HttpOnly; SameSite=Strict; Path=/; Secure' } } } },
       errors: { 401: 'Unknown or revoked API key (`unauthorized`).', 403: 'A cross-site login attempt (`csrf_rejected`).' },
-      handle({ body, ctx }) {
+      async handle({ body, ctx }) {
         // Login CSRF: a page elsewhere must not log a browser into an account of its choosing. The
         // same rule as for cookie requests: cross-site by Sec-Fetch-Site, or a foreign Origin.
         checkCsrf(ctx, deps.allowedOrigins);
-        const key = deps.apiKeys.findActive(body.api_key);
+        const key = await deps.apiKeys.findActive(body.api_key);
         if (!key) throw problems.unauthorized('Unknown or revoked API key.');
-        const token = deps.sessions.create(key.tenant_id, key.id);
+        const token = await deps.sessions.create(key.tenant_id, key.id);
         return { status: 204, headers: { 'Set-Cookie': sessionCookie(token, deps.sessionMaxAgeSeconds, deps.cookieSecure) } };
       },
     }),
@@ -40,8 +40,8 @@ export function authRoutes(deps: AuthRouteDeps): AnyRoute[] {
       method: 'POST', path: '/v1/auth/logout', operationId: 'logout', tags: ['auth'], auth: 'tenant',
       summary: 'Revoke the current session cookie',
       responses: { 204: { description: 'Logged out; the cookie is cleared.' } },
-      handle({ principal }) {
-        if (principal.sessionToken) deps.sessions.revoke(principal.sessionToken);
+      async handle({ principal }) {
+        if (principal.sessionToken) await deps.sessions.revoke(principal.sessionToken);
         return { status: 204, headers: { 'Set-Cookie': sessionCookie('', 0, deps.cookieSecure) } };
       },
     }),

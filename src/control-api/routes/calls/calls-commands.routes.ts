@@ -76,7 +76,7 @@ function commandRoute(deps: CallCommandDeps, command: Command): AnyRoute {
     errors: COMMAND_ERRORS,
     async handle({ params, principal }) {
       const calls = engine(deps);
-      callInScope(principal, deps.records.get(principal.tenantId, params.id));
+      callInScope(principal, await deps.records.get(principal.tenantId, params.id));
       return answer(await calls[command](principal.tenantId, params.id));
     },
   });
@@ -126,7 +126,7 @@ function transferRoute(deps: CallCommandDeps): AnyRoute {
     },
     async handle({ body, principal }) {
       const calls = engine(deps);
-      callInScope(principal, deps.records.getByControlId(principal.tenantId, body.call_control_id));
+      callInScope(principal, await deps.records.getByControlId(principal.tenantId, body.call_control_id));
       return answer(await calls.transfer(principal.tenantId, body.call_control_id, body.to));
     },
   });
@@ -143,7 +143,7 @@ function dtmfRoute(deps: CallCommandDeps): AnyRoute {
     errors: { ...COMMAND_ERRORS, 409: 'The call is not active (`call_not_active`).' },
     async handle({ params, principal, body }) {
       const calls = engine(deps);
-      callInScope(principal, deps.records.get(principal.tenantId, params.id));
+      callInScope(principal, await deps.records.get(principal.tenantId, params.id));
       return answer(await calls.sendDigits(principal.tenantId, params.id, body.digits));
     },
   });

@@ -2,13 +2,13 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../../common/clock.js';
 import type { CallControl } from '../../../engine/calls/call-control.js';
-import { isoTime } from '../../../common/time.js';
 import type { CallRepository, TranscriptRepository } from '../../../storage/index.js';
 import { DEFAULT_LIMIT, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
 import { problems } from '../../problem.js';
 import { defineRoute, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { callDetailRecord } from '../../../engine/calls/call-record.js';
+import { historyFilter } from './call-history.js';
 import { presentSession } from './call-session.schemas.js';
 import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall } from './calls.schemas.js';
 import { callInScope, carrierScopeOf, isInKeyScope } from './key-scope.js';
@@ -30,14 +30,15 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
     defineRoute({
       method: 'GET', path: '/v1/calls', operationId: 'listCalls', tags: ['calls'], auth: 'tenant',
       summary: "The tenant's live calls, newest first",
-      description: 'Without `state`: calls not yet ended. `state=ended`: calls that ended within the live window (15 minutes by default). '
+      description: 'Without `state`: calls not yet ended. `state=ended`: calls that ended within the live window (15 minutes by default), '
+        + 'or, with the history filters (`number`, `ended_after`, `ended_before`, `end_reason`, `carrier`), any ended call they select. '
         + 'A sandbox key lists only calls on the sandbox carrier, a live key only calls on the other carriers.',
       query: ListCallsQuery,
       responses: { 200: { description: 'A page of calls.', schema: pageEnvelope(CallSchema) } },
-      handle({ query, principal }) {
-        const endedSince = query.state === 'ended' ? isoTime(deps.clock.now() - deps.liveWindowMs) : undefined;
-        const filter = { state: query.state, direction: query.direction, endedSince, carrier: carrierScopeOf(principal) };
-        const page = deps.calls.list(principal.tenantId, filter,
+      async handle({ query, principal }) {
+        const history = historyFilter(query, deps.clock.now() - deps.liveWindowMs);
+        const filter = { state: query.state, direction: query.direction, ...history, carrier: carrierScopeOf(principal) };
+        const page = await deps.calls.list(principal.tenantId, filter,
           { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
         return { status: 200, body: envelope(page.items.map(presentCall), page.next) };
       },
@@ -50,8 +51,8 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       responses: { 200: { description: 'The call detail.', schema: CallDetailSchema } },
       errors: { 404: 'No such call for this tenant, or one outside the key\'s scope (`not_found`).' },
       async handle({ params, principal }) {
-        const call = callInScope(principal, deps.calls.get(principal.tenantId, params.id));
-        const sources = deps.transcripts.sources(principal.tenantId, call.id);
+        const call = callInScope(principal, await deps.calls.get(principal.tenantId, params.id));
+        const sources = await deps.transcripts.sources(principal.tenantId, call.id);
         const session = call.state === 'ended' ? null : await deps.sessions?.sessionOf(principal.tenantId, call.id);
         return {
           status: 200,
@@ -72,12 +73,12 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       params: IdParams,
       responses: { 200: { description: 'The transcript.', schema: Type.Object({ call_id: Type.String(), source: Type.String(), turns: Type.Array(TurnSchema) }) } },
       errors: { 404: 'No such call (or one outside the key\'s scope), or no transcript (`not_found`).' },
-      handle({ params, principal }) {
-        const call = deps.calls.get(principal.tenantId, params.id);
+      async handle({ params, principal }) {
+        const call = await deps.calls.get(principal.tenantId, params.id);
         // Out of the key's scope reads exactly like a call that does not exist.
         if (!call || !isInKeyScope(principal, call)) throw problems.notFound('transcript for that call');
-        const source = deps.transcripts.sources(principal.tenantId, params.id)[0];
-        const turns = source && deps.transcripts.get(principal.tenantId, params.id, source);
+        const source = (await deps.transcripts.sources(principal.tenantId, params.id))[0];
+        const turns = source && await deps.transcripts.get(principal.tenantId, params.id, source);
         if (!source || !turns) throw problems.notFound('transcript for that call');
         return { status: 200, body: { call_id: params.id, source, turns } };
       },

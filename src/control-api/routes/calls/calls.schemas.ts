@@ -5,6 +5,7 @@ import { StringEnum } from '../../../common/schema.js';
 import type { CallListItem } from '../../../storage/index.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
+import { HistoryQuery } from './call-history.js';
 import { CallSessionSchema } from './call-session.schemas.js';
 import { CallQualitySchema } from './call-quality.schemas.js';
 
@@ -77,6 +78,7 @@ export const ListCallsQuery = Type.Object(
   {
     state: Type.Optional(StringEnum(['initiated', 'ringing', 'active', 'ended'], { description: 'Without it: every live (not ended) call. `ended`: calls ended within the live window.' })),
     direction: Type.Optional(StringEnum(['inbound', 'outbound'])),
+    ...HistoryQuery,
     ...PageQuery,
   },
   { additionalProperties: false },

@@ -15,7 +15,7 @@ export const PCAP_MEDIA_TYPE = 'application/vnd.tcpdump.pcap';
 
 /** A call's SIP trace, live or stored (the engine's reader). */
 export interface SipTraceReader {
-  read(tenantId: TenantId, callId: string): SipTraceRecord | undefined;
+  read(tenantId: TenantId, callId: string): Promise<SipTraceRecord | undefined>;
 }
 
 const Leg = StringEnum(['carrier', 'agent', 'transfer_target'], { description: "The carrier's leg, a sip_trunk agent edge's, or a bridge transfer's target." });
@@ -46,11 +46,11 @@ export function sipTraceRoutes(deps: { calls: Pick<CallRepository, 'get'>; trace
     params: IdParams,
     responses: { 200: { description: 'The trace (JSON; a pcap file when asked).', schema: SipTraceSchema } },
     errors: { 404: 'No such call (or one outside the key\'s scope), or no trace kept for it (`not_found`).' },
-    handle({ params, principal, ctx }) {
-      const call = deps.calls.get(principal.tenantId, params.id);
+    async handle({ params, principal, ctx }) {
+      const call = await deps.calls.get(principal.tenantId, params.id);
       // Another tenant's call, or one out of the key's scope, reads like a call that does not exist.
       if (!call || !isInKeyScope(principal, call)) throw noTrace();
-      const trace = deps.traces?.read(principal.tenantId, call.id);
+      const trace = await deps.traces?.read(principal.tenantId, call.id);
       if (!trace) throw noTrace();
       if (ctx.accepts('application/json', PCAP_MEDIA_TYPE) === PCAP_MEDIA_TYPE) {
         return {

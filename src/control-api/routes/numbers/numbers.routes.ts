@@ -48,8 +48,8 @@ export function numberRoutes(deps: NumberRouteDeps): AnyRoute[] {
       }, { additionalProperties: false }),
       responses: { 200: { description: 'Released.', schema: ReleaseSchema } },
       errors: { 404: 'The tenant never held that number on that carrier (`not_found`).', 409: 'Already released (`number_already_released`).' },
-      handle({ body, principal: { tenantId } }) {
-        const { number, routesRemoved } = releaseNumber(deps, tenantId, body.phone_number, body.carrier);
+      async handle({ body, principal: { tenantId } }) {
+        const { number, routesRemoved } = await releaseNumber(deps, tenantId, body.phone_number, body.carrier);
         return { status: 200, body: { phone_number: number.phone_number, carrier: number.carrier, status: 'released', released_at: number.released_at, routes_removed: routesRemoved } };
       },
     }),

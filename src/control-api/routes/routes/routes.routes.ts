@@ -17,8 +17,8 @@ export function routeRoutes(deps: { routes: Pick<RouteRepository, 'list' | 'get'
       summary: 'One inbound route', params: IdParams,
       responses: { 200: { description: 'The route.', schema: RouteSchema } },
       errors: { 404: 'No such route for this tenant (`not_found`).' },
-      handle({ params, principal }) {
-        const route = deps.routes.get(principal.tenantId, params.id);
+      async handle({ params, principal }) {
+        const route = await deps.routes.get(principal.tenantId, params.id);
         if (!route) throw problems.notFound('route');
         return { status: 200, body: presentRoute(route) };
       },
@@ -29,8 +29,8 @@ export function routeRoutes(deps: { routes: Pick<RouteRepository, 'list' | 'get'
       params: IdParams,
       responses: { 204: { description: 'Deleted.' } },
       errors: { 404: 'No such route for this tenant (`not_found`).' },
-      handle({ params, principal }) {
-        if (!deps.routes.delete(principal.tenantId, params.id)) throw problems.notFound('route');
+      async handle({ params, principal }) {
+        if (!await deps.routes.delete(principal.tenantId, params.id)) throw problems.notFound('route');
         return { status: 204 };
       },
     }),

@@ -25,8 +25,8 @@ export function sipCredentialRoutes(deps: { sipCredentials: Pick<SipCredentialRe
       summary: 'Store a SIP digest credential (the password is encrypted and never returned)',
       body: Type.Object({ username: Printable(128), password: Type.String({ minLength: 1, maxLength: 256 }), realm: Type.Optional(Printable(255)) }, { additionalProperties: false }),
       responses: { 201: { description: 'Stored.', schema: SipCredentialSchema } },
-      handle({ body, principal }) {
-        const created = deps.sipCredentials.create(principal.tenantId, { username: body.username, password: body.password, realm: body.realm ?? null });
+      async handle({ body, principal }) {
+        const created = await deps.sipCredentials.create(principal.tenantId, { username: body.username, password: body.password, realm: body.realm ?? null });
         return { status: 201, body: present(created) };
       },
     }),
@@ -39,8 +39,8 @@ export function sipCredentialRoutes(deps: { sipCredentials: Pick<SipCredentialRe
       summary: 'One SIP credential', params: IdParams,
       responses: { 200: { description: 'The credential, without its password.', schema: SipCredentialSchema } },
       errors: { 404: 'No such credential for this tenant (`not_found`).' },
-      handle({ params, principal }) {
-        const found = deps.sipCredentials.get(principal.tenantId, params.id);
+      async handle({ params, principal }) {
+        const found = await deps.sipCredentials.get(principal.tenantId, params.id);
         if (!found) throw problems.notFound('SIP credential');
         return { status: 200, body: present(found) };
       },
@@ -50,8 +50,8 @@ export function sipCredentialRoutes(deps: { sipCredentials: Pick<SipCredentialRe
       summary: 'Delete a SIP credential no agent uses', params: IdParams,
       responses: { 204: { description: 'Deleted.' } },
       errors: { 404: 'No such credential (`not_found`).', 409: 'An agent still refers to it (`in_use`).' },
-      handle({ params, principal }) {
-        const outcome = deps.sipCredentials.delete(principal.tenantId, params.id);
+      async handle({ params, principal }) {
+        const outcome = await deps.sipCredentials.delete(principal.tenantId, params.id);
         if (outcome === 'not_found') throw problems.notFound('SIP credential');
         if (outcome === 'in_use') throw new ApiError(409, 'in_use', 'An agent refers to this credential; change the agent first.');
         return { status: 204 };

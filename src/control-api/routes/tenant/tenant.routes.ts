@@ -33,12 +33,12 @@ const UpdateTenantBody = Type.Object(
 
 type Tenants = Pick<TenantRepository, 'get' | 'transferPolicy' | 'setTransferPolicy'>;
 
-function presentTenant(tenants: Tenants, principal: Principal): Static<typeof TenantSchema> {
-  const tenant = tenants.get(principal.tenantId);
+async function presentTenant(tenants: Tenants, principal: Principal): Promise<Static<typeof TenantSchema>> {
+  const tenant = await tenants.get(principal.tenantId);
   if (!tenant) throw problems.unauthorized();
   return {
     id: tenant.id, name: tenant.name, key_kind: principal.keyKind, auth: principal.via, created_at: tenant.created_at,
-    transfer_policy: tenants.transferPolicy(tenant.id),
+    transfer_policy: await tenants.transferPolicy(tenant.id),
   };
 }
 
@@ -48,8 +48,8 @@ export function tenantRoutes(deps: { tenants: Tenants }): AnyRoute[] {
       method: 'GET', path: '/v1/tenant', operationId: 'getTenant', tags: ['tenant'], auth: 'tenant',
       summary: 'The authenticated tenant',
       responses: { 200: { description: 'The tenant the credentials belong to.', schema: TenantSchema } },
-      handle({ principal }) {
-        return { status: 200, body: presentTenant(deps.tenants, principal) };
+      async handle({ principal }) {
+        return { status: 200, body: await presentTenant(deps.tenants, principal) };
       },
     }),
     defineRoute({
@@ -58,9 +58,9 @@ export function tenantRoutes(deps: { tenants: Tenants }): AnyRoute[] {
       description: '`transfer_policy`: the transfers an agent without its own policy may ask for (a REFER on its SIP leg, a `transfer` event on its socket); null: none. The operator\'s denied prefixes apply whatever it says.',
       body: UpdateTenantBody,
       responses: { 200: { description: 'The tenant with its new defaults.', schema: TenantSchema } },
-      handle({ body, principal }) {
-        if (!deps.tenants.setTransferPolicy(principal.tenantId, body.transfer_policy)) throw problems.unauthorized();
-        return { status: 200, body: presentTenant(deps.tenants, principal) };
+      async handle({ body, principal }) {
+        if (!(await deps.tenants.setTransferPolicy(principal.tenantId, body.transfer_policy))) throw problems.unauthorized();
+        return { status: 200, body: await presentTenant(deps.tenants, principal) };
       },
     }),
   ];

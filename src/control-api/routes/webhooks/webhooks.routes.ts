@@ -98,7 +98,7 @@ function recordingRoute(deps: WebhookRouteDeps): AnyRoute {
     },
     errors: { 404: 'No such call (or one outside the key\'s scope), or no recording (`not_found`).' },
     async handle({ params, principal }) {
-      const call = callInScope(principal, deps.store.calls.get(principal.tenantId, params.id));
+      const call = callInScope(principal, await deps.store.calls.get(principal.tenantId, params.id));
       const recording = await findCallRecording({ store: deps.store, recordings: deps.options.recordings, logger: deps.logger }, principal.tenantId, call);
       if (!recording) throw noRecording();
       return { status: 200, body: recording.stream(), headers: recordingHeaders(recording, call.id) };

@@ -31,7 +31,7 @@ export class AgentReferReports {
       let reported: () => void = () => undefined;
       this.#reported = new Promise((resolve) => { reported = resolve; });
       this.#pending = true;
-      asks.transfer(referTo, (status, reason) => {
+      void asks.transfer(referTo, (status, reason) => {
         const sent = notifier.notify(status, reason);
         if (status < 200) return;
         this.#pending = false;

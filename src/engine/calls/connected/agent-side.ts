@@ -35,7 +35,7 @@ export interface AgentSide {
   /** A key the remote party pressed, signalled out of band (SIP INFO); RFC 4733 digits arrive with the media. */
   receiveDigit(digit: string): void;
   /** The transfers the agent may ask for (transfer-policy.ts); null when the agent has no policy of its own (the tenant's default applies). */
-  readonly transferPolicy: TransferPolicy | null;
+  transferPolicy(): Promise<TransferPolicy | null>;
   /** Digits toward the remote party (docs/API.md "Digits toward the callee"), after those asked for before. */
   sendDigits(digits: string): void;
   /** Ends the agent's part (socket closed, SIP leg hung up) and leaves the remote leg's RTP free. */
@@ -66,7 +66,7 @@ export interface AgentSideDeps {
   /** `hold_until_result` with `wait_for_beep`: how long a machine is listened to; {@link DEFAULT_BEEP_WAIT} when absent. */
   beepWait?: BeepWait;
   /** An imported agent's own `transfer_policy`, read when the agent asks; null when it has none. */
-  transferPolicyOf?(tenantId: TenantId, agentId: string): TransferPolicy | null;
+  transferPolicyOf?(tenantId: TenantId, agentId: string): Promise<TransferPolicy | null>;
 }
 
 /** The defaults of `amd.greeting_end_silence_ms` and `amd.max_beep_wait_ms`. */
@@ -117,9 +117,9 @@ export class StreamingAgentSide implements AgentSide {
   }
 
   /** An imported agent's own policy; a bare `agent_ws_url` has none (the tenant's default applies). */
-  get transferPolicy(): TransferPolicy | null {
+  async transferPolicy(): Promise<TransferPolicy | null> {
     const target = this.#target;
-    return target.kind === 'imported' ? this.#deps.transferPolicyOf?.(this.#call.snapshot().tenant_id, target.agentId) ?? null : null;
+    return target.kind === 'imported' ? await this.#deps.transferPolicyOf?.(this.#call.snapshot().tenant_id, target.agentId) ?? null : null;
   }
 
   /** Final transcript turns the agent's platform reported, in order. */
@@ -132,7 +132,7 @@ export class StreamingAgentSide implements AgentSide {
     const held = this.#call.machineDetection === 'hold_until_result' ? await this.#holdUntilResult() : null;
     if (held === 'released') return;
     const record = this.#call.snapshot();
-    const link = this.#deps.connectAgent({
+    const link = await this.#deps.connectAgent({
       call: {
         callId: record.id, callControlId: record.call_control_id, from: record.from_number, to: record.to_number, direction: record.direction,
         ...(record.direction === 'inbound' ? { verification: { verstat: record.caller_verstat, identityHeader: record.caller_identity_header } } : {}),
@@ -149,7 +149,11 @@ export class StreamingAgentSide implements AgentSide {
         },
         onClose: (info) => this.#closed(info),
         onSendDigits: (digits) => this.#send(digits, () => this.#link?.notify?.('dtmf_sent', { dtmf_sent: { digits } })),
-        onTransfer: (to) => this.#askTransfer(to),
+        onTransfer: (to) => void this.#askTransfer(to).catch((err: Error) => {
+          // The policy could not be read (storage unavailable): nothing was started.
+          this.#call.log.warn({ err: err.message, to }, 'agent transfer not screened');
+          this.#link?.notify?.('transfer_failed', { transfer_failed: { to, sip_status: 500, reason: 'Server Internal Error' } });
+        }),
         // docs/API.md "Agent WebSocket protocol": `hangup` ends the call as the agent's, like closing its socket.
         onHangup: () => {
           if (!this.#released) this.#ended({ reason: 'completed', sipStatus: null, hangupBy: 'agent' });
@@ -225,14 +229,14 @@ export class StreamingAgentSide implements AgentSide {
    * could not be reached tells it too (`transfer_failed`). Once the target answers, the agent is
    * released (its socket gets `stop`).
    */
-  #askTransfer(to: string): void {
+  async #askTransfer(to: string): Promise<void> {
     if (this.#released) return;
-    const refused = this.#asks.screenTransfer(to);
+    const refused = await this.#asks.screenTransfer(to);
     if (refused !== null) {
       this.#link?.notify?.('transfer_refused', { transfer_refused: { to, code: REFUSAL_CODES[refused] ?? 'not_allowed' } });
       return;
     }
-    this.#asks.transfer(to, (status, reason) => {
+    await this.#asks.transfer(to, (status, reason) => {
       if (status >= 300) this.#link?.notify?.('transfer_failed', { transfer_failed: { to, sip_status: status, reason } });
     });
   }

@@ -38,7 +38,7 @@ export interface ConnectedCallDeps {
   /** Numbers no agent may transfer to, whatever its policy (`calls.transfer_denied_prefixes`). */
   deniedTransferPrefixes: readonly string[];
   /** The tenant's default `transfer_policy`, for agents without their own (docs/API.md "Transfers asked by the agent"); null for none. */
-  tenantTransferPolicy?(tenantId: TenantId): TransferPolicy | null;
+  tenantTransferPolicy?(tenantId: TenantId): Promise<TransferPolicy | null>;
 }
 
 export class ConnectedCall {
@@ -127,7 +127,8 @@ export class ConnectedCall {
     }, agentAsks(this.#call, {
       deniedPrefixes: this.#deps.deniedTransferPrefixes,
       // The agent's own policy, else its tenant's default, else none (docs/DECISIONS.md "Transfer policy defaults").
-      policy: () => this.#agent?.transferPolicy ?? this.#deps.tenantTransferPolicy?.(this.#call.snapshot().tenant_id) ?? NO_AGENT_TRANSFERS,
+      policy: async () => await this.#agent?.transferPolicy()
+        ?? await this.#deps.tenantTransferPolicy?.(this.#call.snapshot().tenant_id) ?? NO_AGENT_TRANSFERS,
       start: (number, progress) => this.transfer(number, 'agent', progress),
     }));
     this.#agent = agent;

@@ -193,8 +193,8 @@ export class SipTrunkSide implements AgentSide {
     this.release('caller went away');
   }
 
-  get transferPolicy(): TransferPolicy | null {
-    return this.#transferPolicy;
+  transferPolicy(): Promise<TransferPolicy | null> {
+    return Promise.resolve(this.#transferPolicy);
   }
 
   /**

@@ -27,7 +27,7 @@ export interface RecoveryScope {
 
 /** Ends every unfinished call of this node; returns how many there were. Run before the SIP stack takes calls. */
 export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: string, clock: Clock, logger: Logger, scope: RecoveryScope = {}): Promise<number> {
-  const unfinished = store.unfinished(scope.nodeId);
+  const unfinished = await store.unfinished(scope.nodeId);
   const recordings = scope.recordings ?? new FolderRecordingFiles(join(dataDir, 'recordings'));
   const engineLastAlive = lastHeartbeatMs(dataDir);
   for (const call of unfinished) {

@@ -10,40 +10,40 @@ import { isCallerIdAllowed, SANDBOX_REFUSED_CALLER_ID } from './caller-id-policy
 
 /** TENANT holds +15550100 on `unit` and +15550122 on `other`; the operator verified +15550133 for it. */
 const directory: CallerIdDirectory = {
-  holds: (tenantId, number, carrier) => tenantId === TENANT && ((number === '+15550100' && carrier === 'unit') || (number === '+15550122' && carrier === 'other')),
-  isVerified: (tenantId, number) => tenantId === TENANT && number === '+15550133',
+  holds: (tenantId, number, carrier) => Promise.resolve(tenantId === TENANT && ((number === '+15550100' && carrier === 'unit') || (number === '+15550122' && carrier === 'other'))),
+  isVerified: (tenantId, number) => Promise.resolve(tenantId === TENANT && number === '+15550133'),
 };
 const allowed = (policy: 'owned' | 'verified' | 'any' | undefined, from: string, tenantId: TenantId = TENANT) =>
   isCallerIdAllowed({ name: 'unit', sandbox: false, callerIdPolicy: policy }, tenantId, from, directory);
 
-t.test('docs/API.md "Caller IDs": owned (the default) takes a number held on that carrier or a verified one, nothing else', (t) => {
+t.test('docs/API.md "Caller IDs": owned (the default) takes a number held on that carrier or a verified one, nothing else', async (t) => {
   for (const policy of ['owned', undefined] as const) {
-    t.ok(allowed(policy, '+15550100'), 'held on the carrier');
-    t.ok(allowed(policy, '+15550133'), 'verified');
-    t.notOk(allowed(policy, '+15550122'), 'held, but on another carrier');
-    t.notOk(allowed(policy, '+15550199'), 'neither held nor verified');
+    t.ok(await allowed(policy, '+15550100'), 'held on the carrier');
+    t.ok(await allowed(policy, '+15550133'), 'verified');
+    t.notOk(await allowed(policy, '+15550122'), 'held, but on another carrier');
+    t.notOk(await allowed(policy, '+15550199'), 'neither held nor verified');
   }
   t.end();
 });
 
-t.test('docs/API.md "Caller IDs": verified takes verified caller IDs only; any takes every number', (t) => {
-  t.ok(allowed('verified', '+15550133'));
-  t.notOk(allowed('verified', '+15550100'), 'holding the number is not enough under verified');
-  t.ok(allowed('any', '+15550199'));
+t.test('docs/API.md "Caller IDs": verified takes verified caller IDs only; any takes every number', async (t) => {
+  t.ok(await allowed('verified', '+15550133'));
+  t.notOk(await allowed('verified', '+15550100'), 'holding the number is not enough under verified');
+  t.ok(await allowed('any', '+15550199'));
   t.end();
 });
 
-t.test('docs/API.md "Caller IDs": one tenant cannot present the numbers another holds or verified', (t) => {
-  t.notOk(allowed('owned', '+15550100', OTHER_TENANT));
-  t.notOk(allowed('owned', '+15550133', OTHER_TENANT));
-  t.notOk(allowed('verified', '+15550133', OTHER_TENANT));
+t.test('docs/API.md "Caller IDs": one tenant cannot present the numbers another holds or verified', async (t) => {
+  t.notOk(await allowed('owned', '+15550100', OTHER_TENANT));
+  t.notOk(await allowed('owned', '+15550133', OTHER_TENANT));
+  t.notOk(await allowed('verified', '+15550133', OTHER_TENANT));
   t.end();
 });
 
-t.test('docs/SANDBOX.md "Caller IDs": the sandbox takes any number but its reserved refused one', (t) => {
+t.test('docs/SANDBOX.md "Caller IDs": the sandbox takes any number but its reserved refused one', async (t) => {
   const sandbox = { name: 'sandbox', sandbox: true, callerIdPolicy: 'owned' as const };
-  t.ok(isCallerIdAllowed(sandbox, OTHER_TENANT, '+15550199', directory));
-  t.notOk(isCallerIdAllowed(sandbox, TENANT, SANDBOX_REFUSED_CALLER_ID, directory));
+  t.ok(await isCallerIdAllowed(sandbox, OTHER_TENANT, '+15550199', directory));
+  t.notOk(await isCallerIdAllowed(sandbox, TENANT, SANDBOX_REFUSED_CALLER_ID, directory));
   t.end();
 });
 

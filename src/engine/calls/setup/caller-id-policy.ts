@@ -21,14 +21,14 @@ export type CallerIdPolicy = 'owned' | 'verified' | 'any';
  */
 export const SANDBOX_REFUSED_CALLER_ID = '+15005550001';
 
-export function isCallerIdAllowed(
+export async function isCallerIdAllowed(
   carrier: Pick<CarrierProfile, 'name' | 'sandbox' | 'callerIdPolicy'>, tenantId: TenantId, from: string, directory: CallerIdDirectory,
-): boolean {
+): Promise<boolean> {
   // The sandbox far end is inside the gateway: no one else ever sees the calling number.
   if (carrier.sandbox) return from !== SANDBOX_REFUSED_CALLER_ID;
   switch (carrier.callerIdPolicy ?? 'owned') {
     case 'any': return true;
     case 'verified': return directory.isVerified(tenantId, from);
-    case 'owned': return directory.holds(tenantId, from, carrier.name) || directory.isVerified(tenantId, from);
+    case 'owned': return (await directory.holds(tenantId, from, carrier.name)) || directory.isVerified(tenantId, from);
   }
 }

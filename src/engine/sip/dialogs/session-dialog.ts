@@ -65,7 +65,7 @@ export class SessionDialog {
    * Screens a REFER before it is accepted (RFC 3515 §2.4.2): a 4xx-6xx status refuses it with no
    * NOTIFY at all; null lets it through to the `refer` listener. Without it every REFER goes through.
    */
-  referScreen: ((referTo: string, request: SipRequest) => number | null) | undefined;
+  referScreen: ((referTo: string, request: SipRequest) => number | null | Promise<number | null>) | undefined;
   /**
    * Our current session description (the last offer or answer we sent), re-sent unchanged by
    * session refreshes (RFC 4028 §7.1: a refresh re-INVITE carries the same SDP).
@@ -254,7 +254,17 @@ export class SessionDialog {
     // session that would be a promise never kept, so it is declined (§2.4.2 allows any 4xx-6xx).
     if (!this.events.has('refer')) return void respond(603);
     const target = referTo.replace(/^\s*<|>\s*$/g, '');
-    const refused = this.referScreen?.(target, request) ?? null;
+    // The screen may read stored policy: the REFER's server transaction absorbs retransmissions
+    // until it is answered (RFC 3261 §17.2.2), so the answer may wait for it.
+    void Promise.resolve(this.referScreen?.(target, request) ?? null).then(
+      (refused) => this.#answerRefer(target, request, refused, respond),
+      () => respond(500),
+    );
+  }
+
+  #answerRefer(target: string, request: SipRequest, refused: number | null, respond: (s: number) => SipResponse): void {
+    // The session may have ended while the screen read its policy (§12.2.2: no dialog, 481).
+    if (this.#ended) return void respond(481);
     if (refused !== null) return void respond(refused);
     respond(202);
     const notifier = new ReferNotifier((body, terminated) => this.#sendNotify(body, terminated), request.cseq.seq);

@@ -1,0 +1,168 @@
+/**
+ * docs/EVENTS.md "Delivery", "Order" and "Retries", with a real HTTPS receiver on loopback (a
+ * throwaway CA trusted by configuration) and the real store: deliveries are signed and verified
+ * (both secrets after a rotation), a call's events arrive in order, a 500 and a time-out are
+ * retried with the same VGW-Event-Id until delivered, a dead endpoint of one tenant does not delay
+ * another tenant's events, and an endpoint whose name now resolves to a private address is refused
+ * at delivery without a byte sent. Storage time is a fake clock, advanced to make retries due.
+ */
+import t, { type Test } from 'tap';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { FakeClock } from '../common/clock.js';
+import { silentLogger } from '../common/logger.js';
+import { OutboundAddressPolicy, type HostResolver } from '../common/outbound-policy.js';
+import { SecretBox } from '../common/secret-box.js';
+import type { TenantId } from '../common/ids.js';
+import { databasePath, openStore, type Store } from '../storage/index.js';
+import { startHttpsFixture } from '../../test/support/https-fixture.js';
+import { EndpointSender } from './endpoint-sender.js';
+import { EventSender, type EventSenderLimits } from './event-sender.js';
+import { verifyDelivery } from './signature.js';
+
+interface Received { id: string; type: string; callId: string; signature: string; raw: string; at: number }
+
+const toLoopback: HostResolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+const allowLoopback = new OutboundAddressPolicy({ allowPrivate: false, allowedPrivateNetworks: ['127.0.0.1'] });
+
+async function rig(t: Test, options: { limits?: Partial<EventSenderLimits>; timeoutMs?: number; resolve?: HostResolver; policy?: OutboundAddressPolicy } = {}) {
+  const clock = new FakeClock(Date.parse('2026-11-26T12:00:00.000Z'));
+  const store: Store = await openStore(databasePath(t.testdir({})), clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
+  t.teardown(() => store.close());
+  const sender = (ca: string) => {
+    const worker = new EventSender({
+      deliveries: store.eventDeliveries, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
+      sender: new EndpointSender({ policy: options.policy ?? allowLoopback, allowHttp: false, ca, resolve: options.resolve ?? toLoopback, timeoutMs: options.timeoutMs ?? 2000 }),
+      limits: { total: 64, perTenant: 8, perEndpoint: 2, ...options.limits }, pollMs: 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
+    });
+    t.teardown(() => worker.stop());
+    return worker;
+  };
+  return { store, clock, sender };
+}
+
+/** A receiver that records each delivery and answers with `answer(n, delivery)` (n from 1), or never when it returns null. */
+async function receiver(t: Test, answer: (n: number, got: Received) => number | null | Promise<number | null>) {
+  const got: Received[] = [];
+  const fixture = await startHttpsFixture(t, (req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    req.on('data', (d: Buffer) => { raw += d.toString(); });
+    req.on('end', () => {
+      const envelope = JSON.parse(raw) as { id: string; type: string; data: { call?: { id: string } } };
+      const delivery = { id: String(req.headers['vgw-event-id']), type: String(req.headers['vgw-event-type']), callId: envelope.data.call?.id ?? '', signature: String(req.headers['vgw-signature']), raw, at: performance.now() };
+      got.push(delivery);
+      void Promise.resolve(answer(got.length, delivery)).then((status) => { if (status !== null) res.writeHead(status).end('ok'); });
+    });
+  });
+  return { fixture, got };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const appendCallEvents = (store: Store, tenant: TenantId, callId: string, types: ('call.initiated' | 'call.ringing' | 'call.answered' | 'call.ended')[]) =>
+  store.events.append(tenant, types.map((type) => ({ type, callId, data: { call: { id: callId } } })));
+
+t.test('deliveries are signed with both secrets after a rotation, and a call\'s next event waits for its previous one', async (t) => {
+  const { store, clock, sender } = await rig(t);
+  // call_a's first event fails once: its later events must wait for its retry, call_b's must not.
+  let failedOnce = false;
+  const { fixture, got } = await receiver(t, (_n, d) => {
+    if (d.callId === 'call_a' && d.type === 'call.initiated' && !failedOnce) {
+      failedOnce = true;
+      return 500;
+    }
+    return 204;
+  });
+  const tenant = (await store.tenants.create('acme')).id;
+  const endpoint = await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_old' });
+  await store.webhookEndpoints.rotateSecret(tenant, endpoint.id, 'whsec_new');
+  const types = ['call.initiated', 'call.ringing', 'call.answered', 'call.ended'] as const;
+  const sent = [...await appendCallEvents(store, tenant, 'call_a', [...types]), ...await appendCallEvents(store, tenant, 'call_b', [...types])];
+  const worker = sender(fixture.ca);
+  worker.start();
+  await until('call_b\'s events', () => got.filter((d) => d.callId === 'call_b').length === 4);
+  await until('idle', () => worker.inFlight === 0);
+  t.same(got.filter((d) => d.callId === 'call_a').map((d) => d.type), ['call.initiated'], 'call_a\'s next events wait for its first');
+  clock.advance(5_000);
+  worker.wake();
+  await until('call_a\'s events', () => got.filter((d) => d.callId === 'call_a').length === 5);
+  for (const callId of ['call_a', 'call_b']) {
+    t.same([...new Set(got.filter((d) => d.callId === callId).map((d) => d.type))], [...types], `${callId} in order`);
+  }
+  const nowS = Math.floor(Date.now() / 1000);
+  for (const d of got) {
+    t.same(verifyDelivery(d.signature, 'whsec_new', d.raw, nowS), { valid: true });
+    t.same(verifyDelivery(d.signature, 'whsec_old', d.raw, nowS), { valid: true }, 'the old secret still verifies during the rotation');
+    t.equal(d.raw, sent.find((e) => e.id === d.id)!.payload, 'the body is the stored envelope');
+  }
+  await until('all recorded', async () => (await store.eventDeliveries.due(100)).length === 0 && worker.inFlight === 0);
+  for (const e of sent) t.match(await store.eventDeliveries.statesOf(tenant, e.id), [{ state: 'delivered' }]);
+});
+
+t.test('a 500 and a time-out are retried with the same VGW-Event-Id until delivered; each attempt is logged', async (t) => {
+  const { store, clock, sender } = await rig(t, { timeoutMs: 300 });
+  const { fixture, got } = await receiver(t, (n) => (n === 1 ? 500 : n === 2 ? null : 204));
+  const tenant = (await store.tenants.create('acme')).id;
+  const endpoint = await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const [event] = await appendCallEvents(store, tenant, 'call_a', ['call.ended']);
+  const worker = sender(fixture.ca);
+  worker.start();
+  const attempts = async () => (await store.eventDeliveries.attempts(tenant, endpoint.id, { limit: 10 })).items;
+  await until('the first attempt', async () => (await attempts()).length === 1);
+  clock.advance(5_000);
+  worker.wake();
+  await until('the second attempt', async () => (await attempts()).length === 2);
+  t.equal(got.length, 2, 'not retried before its time');
+  clock.advance(10_000);
+  worker.wake();
+  await until('the third attempt', async () => (await attempts()).length === 3);
+  t.same(got.map((d) => d.id), [event!.id, event!.id, event!.id], 'the same event id each time');
+  t.same((await attempts()).map((a) => [a.attempt, a.ok, a.status, a.error]).reverse(), [
+    [1, false, 500, 'answered 500'], [2, false, null, 'no answer within 300 ms'], [3, true, 204, null],
+  ]);
+  t.match(await store.eventDeliveries.statesOf(tenant, event!.id), [{ state: 'delivered', attempts: 3 }]);
+});
+
+t.test('a dead endpoint of tenant A does not delay tenant B\'s events', async (t) => {
+  const { store, sender } = await rig(t, { timeoutMs: 3000, limits: { perTenant: 4, perEndpoint: 2, total: 16 } });
+  const dead = await receiver(t, () => null);
+  const live = await receiver(t, () => 204);
+  const a = (await store.tenants.create('a')).id;
+  const b = (await store.tenants.create('b')).id;
+  await store.webhookEndpoints.create(a, { url: dead.fixture.url('/dead'), events: ['*'], description: null, secret: 'whsec_a' });
+  await store.webhookEndpoints.create(b, { url: live.fixture.url('/live'), events: ['*'], description: null, secret: 'whsec_b' });
+  for (let i = 0; i < 40; i++) await appendCallEvents(store, a, `call_a${i}`, ['call.initiated']);
+  const worker = sender(dead.fixture.ca);
+  worker.start();
+  await until('tenant A\'s endpoint is hit', () => dead.got.length >= 2);
+  const started = performance.now();
+  await appendCallEvents(store, b, 'call_b', ['call.initiated', 'call.answered']);
+  worker.wake();
+  await until('tenant B\'s events', () => live.got.length >= 2);
+  const waited = performance.now() - started;
+  t.ok(waited < 3000, `B's events arrived in ${Math.round(waited)} ms, before A's first time-out (3000 ms) freed a slot`);
+  t.ok(dead.got.length <= 2, `A holds at most its endpoint's 2 slots (${dead.got.length} requests)`);
+});
+
+t.test('docs/SECURITY.md "Outbound addresses": a name that resolves to a private address at delivery is refused, nothing sent', async (t) => {
+  let answers = 0;
+  // The name was public when the endpoint was created; it now answers a private address.
+  const changing: HostResolver = () => Promise.resolve([{ address: answers++ === 0 ? '93.184.216.34' : '10.0.0.5', family: 4 }]);
+  const { store, sender } = await rig(t, { resolve: changing, policy: new OutboundAddressPolicy({ allowPrivate: false }) });
+  answers = 1;
+  const { fixture, got } = await receiver(t, () => 204);
+  const tenant = (await store.tenants.create('acme')).id;
+  const endpoint = await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  await appendCallEvents(store, tenant, 'call_a', ['call.initiated']);
+  sender(fixture.ca).start();
+  const attempts = async () => (await store.eventDeliveries.attempts(tenant, endpoint.id, { limit: 10 })).items;
+  await until('the attempt', async () => (await attempts()).length === 1);
+  t.match((await attempts())[0], { ok: false, status: null, error: /^endpoint address refused/ });
+  t.equal(got.length, 0, 'nothing reached the receiver');
+});

@@ -1,0 +1,36 @@
+/**
+ * @module The call events of an engine process (docs/EVENTS.md, docs/DECISIONS.md "Call events:
+ * the sender runs with the engine"): the in-process bus the call store publishes to, and the
+ * sender, woken by each commit and started at once so deliveries a previous run left are resumed.
+ */
+import { readFileSync } from 'node:fs';
+import type { Clock } from '../common/clock.js';
+import type { Logger } from '../common/logger.js';
+import type { Config } from '../config/schema.js';
+import { EndpointSender } from '../events/endpoint-sender.js';
+import { EventBus } from '../events/event-bus.js';
+import { EventSender } from '../events/event-sender.js';
+import type { Store } from '../storage/index.js';
+import { outboundPolicies } from './outbound-policies.js';
+
+export interface EventDelivery {
+  bus: EventBus;
+  sender: EventSender;
+  stop(): Promise<void>;
+}
+
+export function startEventDelivery(config: Readonly<Config>, store: Store, clock: Clock, logger: Logger): EventDelivery {
+  const events = config.events;
+  const log = logger.child({ component: 'events' });
+  const bus = new EventBus(log);
+  const sender = new EventSender({
+    deliveries: store.eventDeliveries, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log,
+    // Endpoints pass the agent URLs' policy (docs/SECURITY.md "Outbound addresses").
+    sender: new EndpointSender({ policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}) }),
+    limits: { total: events.max_in_flight, perTenant: events.max_in_flight_per_tenant, perEndpoint: events.max_in_flight_per_endpoint },
+    pollMs: events.poll_ms, flagAfter: events.flag_after_failures, retentionMs: events.retention_days * 86_400_000,
+  });
+  bus.subscribe(() => sender.wake());
+  sender.start();
+  return { bus, sender, stop: () => sender.stop() };
+}

@@ -1,0 +1,180 @@
+/**
+ * @module Deliveries of events to endpoints and their attempts (docs/EVENTS.md "Delivery",
+ * "Retries"): what is due (a call's next event waits until its previous one to the same endpoint
+ * is delivered or failed), each attempt's outcome for the delivery log, and redelivery.
+ */
+import type { Clock } from '../common/clock.js';
+import { newDeliveryAttemptId, type TenantId } from '../common/ids.js';
+import { isoNow } from '../common/time.js';
+import { subscribes, type EventType } from '../events/event-types.js';
+import type { SqlExecutor } from './sql/sql-database.js';
+import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/** A delivery due now, with what an attempt needs. */
+export interface DueDelivery {
+  id: number;
+  tenant_id: TenantId;
+  endpoint_id: string;
+  url: string;
+  call_id: string | null;
+  event_id: string;
+  event_type: EventType;
+  payload: string;
+  attempts: number;
+  window_started_at: string;
+}
+
+export interface DeliveryAttemptRecord {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempt: number;
+  ok: boolean;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+  /** When the delivery is tried again; null when it succeeded or failed for good. */
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+  /** The next attempt's time; null: no more attempts (delivered, or failed for good). */
+  nextAttemptAt: string | null;
+}
+
+/** What the sender has in flight, and the tenants and endpoints at their limit. */
+export interface BusyDeliveries {
+  deliveries?: readonly number[];
+  tenants?: readonly string[];
+  endpoints?: readonly string[];
+}
+
+type DueRow = Omit<DueDelivery, 'id' | 'attempts'> & { id: number | string; attempts: number | string };
+type AttemptRow = Omit<DeliveryAttemptRecord, 'ok' | 'attempt' | 'duration_ms'> & { ok: number; attempt: number | string; duration_ms: number | string };
+
+// A pending delivery is due when its time has come and no earlier event of its call is still
+// pending to the same endpoint (docs/EVENTS.md "Order"). Events without a call are not held.
+const DUE_SQL = `
+  SELECT d.id, d.tenant_id, d.endpoint_id, w.url, d.call_id, e.id AS event_id, e.type AS event_type, e.payload, d.attempts, d.window_started_at
+    FROM event_deliveries d
+    JOIN events e ON e.seq = d.event_seq
+    JOIN webhook_endpoints w ON w.id = d.endpoint_id
+   WHERE d.state = 'pending' AND d.next_attempt_at <= @now AND w.disabled = 0
+     AND (d.call_id IS NULL OR NOT EXISTS (
+       SELECT 1 FROM event_deliveries p
+        WHERE p.endpoint_id = d.endpoint_id AND p.call_id = d.call_id AND p.state = 'pending' AND p.event_seq < d.event_seq))
+     AND NOT (d.id IN (SELECT value FROM json_each(@busy_deliveries)))
+     AND NOT (d.tenant_id IN (SELECT value FROM json_each(@busy_tenants)))
+     AND NOT (d.endpoint_id IN (SELECT value FROM json_each(@busy_endpoints)))
+   ORDER BY d.next_attempt_at, d.id
+   LIMIT @limit`;
+
+export class EventDeliveryRepository {
+  readonly #db: SqlExecutor;
+  readonly #clock: Clock;
+
+  constructor(db: SqlExecutor, clock: Clock) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  /**
+   * Deliveries due now, oldest first, at most `limit`, leaving out those in flight and those of
+   * tenants and endpoints at their limit of deliveries in flight: what the sender could start
+   * now, so a tenant with many due deliveries to a dead endpoint never hides another's.
+   */
+  async due(limit: number, busy: BusyDeliveries = {}): Promise<DueDelivery[]> {
+    const postgres = this.#db.dialect.name === 'postgres';
+    // PostgreSQL has no json_each: the same test over a JSON array with jsonb_array_elements_text.
+    const sql = postgres ? DUE_SQL.replace(/IN \(SELECT value FROM json_each\((@\w+)\)\)/g, 'IN (SELECT jsonb_array_elements_text(CAST($1 AS jsonb)))').replace('NOT (d.id IN', 'NOT (CAST(d.id AS TEXT) IN') : DUE_SQL;
+    const rows = await this.#db.all<DueRow>(sql, {
+      now: isoNow(this.#clock), limit, busy_deliveries: JSON.stringify(postgres ? (busy.deliveries ?? []).map(String) : busy.deliveries ?? []),
+      busy_tenants: JSON.stringify(busy.tenants ?? []), busy_endpoints: JSON.stringify(busy.endpoints ?? []),
+    });
+    return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
+  }
+
+  /**
+   * Records one attempt and moves the delivery on: delivered, failed for good, or pending until
+   * the next attempt. Returns the delivery's new state (undefined when it is gone: its endpoint
+   * or event was deleted meanwhile).
+   */
+  async recordAttempt(delivery: Pick<DueDelivery, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'attempts'>, outcome: AttemptOutcome): Promise<DeliveryState | undefined> {
+    const state: DeliveryState = outcome.ok ? 'delivered' : outcome.nextAttemptAt === null ? 'failed' : 'pending';
+    const now = isoNow(this.#clock);
+    return this.#db.transaction(async (tx) => {
+      const { changes } = await tx.run(
+        `UPDATE event_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, updated_at = ? WHERE id = ? AND state = 'pending'`,
+        [state, state === 'pending' ? outcome.nextAttemptAt : null, now, delivery.id],
+      );
+      if (changes === 0) return undefined;
+      await tx.run(
+        `INSERT INTO event_delivery_attempts (id, delivery_id, endpoint_id, tenant_id, event_id, attempt, status, ok, duration_ms, error, response_body, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [newDeliveryAttemptId(), delivery.id, delivery.endpoint_id, delivery.tenant_id, delivery.event_id, delivery.attempts + 1, outcome.status,
+          outcome.ok ? 1 : 0, outcome.durationMs, outcome.error, outcome.responseBody, state === 'pending' ? outcome.nextAttemptAt : null, now],
+      );
+      return state;
+    });
+  }
+
+  /** A page of an endpoint's attempts, newest first. */
+  async attempts(tenantId: TenantId, endpointId: string, page: PageRequest): Promise<Page<DeliveryAttemptRecord>> {
+    const rows = await this.#db.all<AttemptRow>(
+      `SELECT id, event_id, endpoint_id, attempt, ok, status, duration_ms, error, response_body, next_attempt_at, created_at
+         FROM event_delivery_attempts WHERE tenant_id = @tenant_id AND endpoint_id = @endpoint_id AND ${KEYSET_SQL}
+        ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      { tenant_id: tenantId, endpoint_id: endpointId, ...keysetParams(page.after), limit: page.limit + 1 },
+    );
+    const { items, next } = toPage(rows, page.limit);
+    return { items: items.map((r) => ({ ...r, ok: r.ok === 1, attempt: Number(r.attempt), duration_ms: Number(r.duration_ms) })), next };
+  }
+
+  /** The state of each delivery of an event, by endpoint (tests and the sender's bookkeeping). */
+  async statesOf(tenantId: TenantId, eventId: string): Promise<{ endpoint_id: string; state: DeliveryState; attempts: number }[]> {
+    const rows = await this.#db.all<{ endpoint_id: string; state: DeliveryState; attempts: number | string }>(
+      'SELECT d.endpoint_id, d.state, d.attempts FROM event_deliveries d JOIN events e ON e.seq = d.event_seq WHERE e.tenant_id = ? AND e.id = ? ORDER BY d.id',
+      [tenantId, eventId],
+    );
+    return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
+  }
+
+  /**
+   * Sends the event again (POST /v1/events/{id}/redeliver): every delivery of it becomes pending
+   * and due now with a new 24-hour window, and an enabled endpoint that subscribes to its type but
+   * had none (created since) gets one. Returns the number of deliveries scheduled.
+   */
+  async redeliver(tenantId: TenantId, eventId: string): Promise<number> {
+    const now = isoNow(this.#clock);
+    return this.#db.transaction(async (tx) => {
+      const event = await tx.get<{ seq: number | string; type: EventType; call_id: string | null }>('SELECT seq, type, call_id FROM events WHERE tenant_id = ? AND id = ?', [tenantId, eventId]);
+      if (!event) return 0;
+      await tx.run(
+        "UPDATE event_deliveries SET state = 'pending', next_attempt_at = ?, window_started_at = ?, updated_at = ? WHERE event_seq = ?",
+        [now, now, now, event.seq],
+      );
+      const endpoints = await tx.all<{ id: string; events: string }>(
+        'SELECT id, events FROM webhook_endpoints w WHERE tenant_id = ? AND disabled = 0 AND NOT EXISTS (SELECT 1 FROM event_deliveries d WHERE d.event_seq = ? AND d.endpoint_id = w.id)',
+        [tenantId, event.seq],
+      );
+      for (const endpoint of endpoints.filter((e) => subscribes(JSON.parse(e.events) as string[], event.type))) {
+        await tx.run(
+          `INSERT INTO event_deliveries (event_seq, endpoint_id, tenant_id, call_id, state, attempts, next_attempt_at, window_started_at, updated_at)
+           VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
+          [event.seq, endpoint.id, tenantId, event.call_id, now, now, now],
+        );
+      }
+      const count = await tx.get<{ n: number | string }>('SELECT count(*) AS n FROM event_deliveries WHERE event_seq = ?', [event.seq]);
+      return Number(count?.n ?? 0);
+    });
+  }
+}
