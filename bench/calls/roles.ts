@@ -75,6 +75,8 @@ export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
   const singleDir = join(o.dir, 'single');
   mkdirSync(singleDir);
   const single = await startGatewayProcess({ root: o.root, dir: singleDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, env });
+  // On a shared database the split layout reuses this tenant: its number is held already.
+  const sharedKey = o.databaseUrl ? single.apiKey : undefined;
   let singleResult: ApiUnderLoad;
   try {
     singleResult = (await measureWith(o, single, single, 'one all process')).result;
@@ -89,7 +91,7 @@ export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
   const internal = [`internal:\n  port: ${await freePort()}`];
   const engine = await startGatewayProcess({
     root: o.root, dir: splitDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, extraYaml: internal,
-    env: { ...env, VGW_ROLE: 'engine', VGW_CLUSTER_SECRET: secret, VGW_NODE_ID: 'bench-engine' },
+    env: { ...env, VGW_ROLE: 'engine', VGW_CLUSTER_SECRET: secret, VGW_NODE_ID: 'bench-engine' }, ...(sharedKey ? { apiKey: sharedKey } : {}),
   });
   try {
     const api = await startGatewayProcess({
