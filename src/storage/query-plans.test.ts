@@ -16,7 +16,7 @@ import { callRecord } from '../../test/support/call-records.js';
 /** Tables that grow with every call or request: a statement that scans one slows down as the gateway ages. */
 const GROWING = ['calls', 'transcripts', 'webhook_deliveries', 'recordings', 'idempotency_keys', 'sessions', 'sip_traces'];
 /** Partial indexes that hold only live rows, so reading one whole is bounded by the calls up now. */
-const BOUNDED = ['calls_unfinished'];
+const BOUNDED = ['calls_unfinished', 'calls_tenant_live'];
 
 /** Opens a migrated database and records the text of every statement prepared on it. */
 function recordingDatabase(): { db: Db; statements: Set<string> } {
@@ -141,5 +141,17 @@ t.test('the start-up read of unfinished calls uses the partial index of live cal
   const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'calls'").pluck().all();
   t.notOk(indexes.includes('calls_tenant_created'), 'the unused list index is gone');
   t.notOk(indexes.includes('calls_tenant_state'), 'the unused state index is gone');
+  t.end();
+});
+
+t.test('the live list read from the database (the api role) walks the partial index of live calls in list order, without sorting (migration 021)', async (t) => {
+  const { db, statements } = recordingDatabase();
+  t.teardown(() => db.close());
+  await exercise(db);
+  const list = [...statements].find((sql) => /FROM calls WHERE state != 'ended' AND tenant_id/.test(sql));
+  if (!list) return t.fail('no live list statement');
+  const plan = planOf(db, list).join('\n');
+  t.match(plan, /USING INDEX calls_tenant_live/);
+  t.notMatch(plan, /TEMP B-TREE/, 'no sort of every live call per page');
   t.end();
 });
