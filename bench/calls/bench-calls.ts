@@ -68,7 +68,11 @@ async function startFarEnds(dir: string): Promise<FarEnd[]> {
   }
   await sleep(500);
   const dead = farEnds.find((f) => f.child.exitCode !== null);
-  if (dead) throw new Error(`sipp for ${dead.carrier} exited: ${dead.errors()}`);
+  if (dead) {
+    // The others are running: stopped here, since the caller's clean-up is not armed yet.
+    stopFarEnds();
+    throw new Error(`sipp for ${dead.carrier} exited: ${dead.errors()}`);
+  }
   return farEnds;
 }
 
