@@ -97,13 +97,16 @@ t.test('docs/CONSOLE.md: the console in Chromium', async (t) => {
     t.match(await p.page.locator('.sip-message pre').textContent(), /^INVITE sip:/, 'clicking the first arrow shows the INVITE');
     await arrows.nth(1).focus();
     await p.page.keyboard.press('Enter');
+    // The page renders after the key event: wait for the change (or the time-out) before checking it.
+    await p.page.locator('.sip-message h3', { hasText: trace.messages[1]!.summary }).waitFor({ timeout: 5_000 }).catch(() => undefined);
     t.equal(await p.page.locator('.sip-message h3').textContent(), trace.messages[1]!.summary, 'Enter on an arrow shows its message');
 
     await p.page.getByText('Remote party (left)').waitFor({ timeout: 20_000 });
     await p.page.getByText('Agent (right)').waitFor();
     const audio = p.page.locator('.recording audio');
     await p.page.getByRole('button', { name: 'Play the recording' }).click();
-    await p.page.waitForFunction('document.querySelector(".recording audio").currentTime > 0.3', undefined, { timeout: 15_000 });
+    // Polled from the test: waitForFunction would evaluate a string in the page, which the CSP refuses (no eval).
+    await waitFor('the recording to play past 0.3 s', async () => (await audio.evaluate((el: { currentTime: number }) => el.currentTime)) > 0.3, 15_000);
     t.pass('the recording plays: its currentTime advances');
     await p.page.getByRole('button', { name: 'Pause the recording' }).click();
     t.equal(await audio.evaluate((el: { paused: boolean }) => el.paused), true, 'paused');

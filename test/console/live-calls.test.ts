@@ -20,17 +20,19 @@ t.test('docs/CONSOLE.md "Live calls": a sandbox call appears live, its hold and 
 
   const callId = await rig.activeCall();
   const row = p.page.locator(`tr[data-call-id="${callId}"]`);
+  // Locators, not waitForFunction: that would evaluate a string in the page, which the CSP refuses (no eval).
+  const state = row.locator('td.state');
   await row.waitFor({ timeout: 10_000 });
   t.pass('the call placed after the page loaded appears');
-  await p.page.waitForFunction(`document.querySelector('tr[data-call-id="${callId}"] td.state')?.textContent === 'active'`, undefined, { timeout: 10_000 });
+  await state.filter({ hasText: /^active$/ }).waitFor({ timeout: 10_000 });
   t.pass('and reaches active');
 
   // Held by another client (the API with the key): only the stream can tell this page.
   t.equal((await gw.api('POST', `/v1/calls/${callId}/hold`)).status, 200);
-  await p.page.waitForFunction(`document.querySelector('tr[data-call-id="${callId}"] td.state')?.textContent === 'active (on hold)'`, undefined, { timeout: 10_000 });
+  await state.filter({ hasText: /^active \(on hold\)$/ }).waitFor({ timeout: 10_000 });
   t.pass('the hold shows');
   await row.getByRole('button', { name: `Unhold ${callId}` }).click();
-  await p.page.waitForFunction(`document.querySelector('tr[data-call-id="${callId}"] td.state')?.textContent === 'active'`, undefined, { timeout: 10_000 });
+  await state.filter({ hasText: /^active$/ }).waitFor({ timeout: 10_000 });
   t.equal((await gw.api('GET', `/v1/calls/${callId}`)).body.on_hold, false, 'the page\'s Unhold reached the call');
 
   t.equal((await gw.api('POST', `/v1/calls/${callId}/hangup`)).status, 200);
