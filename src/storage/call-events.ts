@@ -4,7 +4,7 @@
  * persists it (docs/DECISIONS.md "Call events: the outbox"). A change written twice (a journal
  * replay, a retried write) finds the record already changed and causes nothing twice.
  */
-import { callDetailRecord, type CallRecord } from '../engine/calls/call-record.js';
+import { callDetailRecord, callView, type CallRecord } from '../engine/calls/call-record.js';
 import type { NewEvent } from './event-repository.js';
 
 /** End reasons that mean the agent could not be reached or broke the call (docs/API.md "End reasons"). */
@@ -15,18 +15,7 @@ const AGENT_FAILURES: ReadonlySet<string> = new Set(['agent_unreachable', 'agent
  * `transcript`, which `call.transcript.ready` announces), with its CDR once ended.
  */
 export function callPayload(c: CallRecord): Record<string, unknown> {
-  return {
-    id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
-    from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
-    amd: c.amd_result !== null ? { result: c.amd_result, decided_after_ms: c.amd_decided_after_ms ?? 0, beep_at_ms: c.amd_beep_at_ms } : null,
-    caller_verification: c.direction === 'inbound' ? { verstat: c.caller_verstat, identity_header: c.caller_identity_header } : null,
-    agent: c.agent_type === 'websocket' ? { type: 'websocket', url: c.agent_url ?? '' } : { type: 'imported', agent_id: c.agent_id ?? '' },
-    created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
-    transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,
-    sip_headers: c.sip_headers,
-    cdr: callDetailRecord(c),
-    recording: { available: c.recording_path !== null },
-  };
+  return { ...callView(c), sip_headers: c.sip_headers, cdr: callDetailRecord(c), recording: { available: c.recording_path !== null } };
 }
 
 /**

@@ -86,3 +86,25 @@ export function callDetailRecord(call: CallRecord): CallDetailRecord | null {
     end_reason: call.end_reason ?? 'failed', sip_status: call.sip_status, hangup_by: call.hangup_by, quality: call.quality ?? null,
   };
 }
+
+/** The fields of a call record its public view reads (the live list holds at least these). */
+export type CallViewFields = Pick<CallRecord,
+  'id' | 'call_control_id' | 'direction' | 'state' | 'on_hold' | 'from_number' | 'to_number' | 'carrier' | 'record' | 'caller_privacy'
+  | 'amd_result' | 'amd_decided_after_ms' | 'amd_beep_at_ms' | 'caller_verstat' | 'caller_identity_header' | 'agent_type' | 'agent_url' | 'agent_id'
+  | 'created_at' | 'answered_at' | 'ended_at' | 'end_reason' | 'sip_status' | 'transfer_to' | 'transfer_state' | 'transfer_started_at'>;
+
+/**
+ * The Call as the API shows it (docs/API.md "Calls"): one view for `GET /v1/calls`, the command
+ * answers and the `data.call` of call events (docs/EVENTS.md), so the three cannot drift apart.
+ */
+export function callView(c: CallViewFields) {
+  return {
+    id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
+    from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
+    amd: c.amd_result !== null ? { result: c.amd_result, decided_after_ms: c.amd_decided_after_ms ?? 0, beep_at_ms: c.amd_beep_at_ms } : null,
+    caller_verification: c.direction === 'inbound' ? { verstat: c.caller_verstat, identity_header: c.caller_identity_header } : null,
+    agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
+    created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
+    transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,
+  };
+}

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { E164_PATTERN } from '../../../common/phone-number.js';
 import { StringEnum } from '../../../common/schema.js';
 import type { CallListItem } from '../../../storage/index.js';
+import { callView } from '../../../engine/calls/call-record.js';
 import { component } from '../../openapi/openapi-document.js';
 import { PageQuery } from '../../pagination.js';
 import { HistoryQuery } from './call-history.js';
@@ -142,14 +143,5 @@ export const DtmfBody = Type.Object(
 /** Commands that take no input: an empty body, or `{}`, and nothing else. */
 export const NoBody = Type.Object({}, { additionalProperties: false, description: 'No body is needed; an empty body or `{}` is accepted.' });
 
-export function presentCall(c: CallListItem) {
-  return {
-    id: c.id, call_control_id: c.call_control_id, direction: c.direction, state: c.state, on_hold: c.on_hold,
-    from: c.from_number, to: c.to_number, carrier: c.carrier, record: c.record, caller_privacy: c.caller_privacy,
-    amd: c.amd_result !== null ? { result: c.amd_result, decided_after_ms: c.amd_decided_after_ms ?? 0, beep_at_ms: c.amd_beep_at_ms } : null,
-    caller_verification: c.direction === 'inbound' ? { verstat: c.caller_verstat, identity_header: c.caller_identity_header } : null,
-    agent: c.agent_type === 'websocket' ? { type: 'websocket' as const, url: c.agent_url ?? '' } : { type: 'imported' as const, agent_id: c.agent_id ?? '' },
-    created_at: c.created_at, answered_at: c.answered_at, ended_at: c.ended_at, end_reason: c.end_reason, sip_status: c.sip_status,
-    transfer: c.transfer_to && c.transfer_state && c.transfer_started_at ? { to: c.transfer_to, state: c.transfer_state, started_at: c.transfer_started_at } : null,
-  };
-}
+/** The Call of the API (call-record.ts `callView`, shared with the events' `data.call`). */
+export const presentCall = (c: CallListItem) => callView(c);
