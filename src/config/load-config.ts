@@ -41,6 +41,11 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_DATABASE_URL: { path: ['storage', 'url'], kind: 'string' },
   VGW_INTERNAL_PORT: { path: ['internal', 'port'], kind: 'int' },
   VGW_CLUSTER_SECRET: { path: ['cluster', 'secret'], kind: 'string' },
+  VGW_REDIS_URL: { path: ['cluster', 'redis_url'], kind: 'string' },
+  VGW_NODE_CAPACITY: { path: ['cluster', 'capacity'], kind: 'int' },
+  VGW_EDGE_RPC_URL: { path: ['cluster', 'edge', 'rpc_url'], kind: 'string' },
+  VGW_EDGE_DESTINATION: { path: ['cluster', 'edge', 'destination'], kind: 'string' },
+  VGW_SIP_OUTBOUND_PROXY: { path: ['sip', 'outbound_proxy'], kind: 'string' },
   VGW_RECORDINGS_DIR: { path: ['recordings', 'dir'], kind: 'string' },
 };
 

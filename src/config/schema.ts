@@ -104,6 +104,12 @@ export const ConfigSchema = Type.Object(
          * packet's original source; carrier matching uses it (docs/ARCHITECTURE.md, trusted proxies).
          */
         trusted_proxies: Type.Array(Type.String(), { default: [] }),
+        /**
+         * A SIP URI (`sip:host[:port][;transport=…]`): every out-of-dialog request (INVITE, OPTIONS,
+         * REGISTER) goes there with it as a pre-loaded Route (RFC 3261 §8.1.2), so carriers see the
+         * edge's address (docs/CLUSTER.md). In-dialog requests follow the dialog's route set.
+         */
+        outbound_proxy: Type.Optional(Type.String({ pattern: '^sips?:', minLength: 5 })),
       },
       { ...strict, default: {} },
     ),
@@ -267,7 +273,25 @@ export const ConfigSchema = Type.Object(
     /** The engine's internal command endpoint (bearer `cluster.secret`), on loopback by default. */
     internal: Type.Object({ host: Type.String({ default: '127.0.0.1' }), port: Type.Integer({ minimum: 0, maximum: 65535, default: 8090 }) }, { ...strict, default: {} }),
     /** Shared by the `api` and `engine` processes; required unless `role` is `all`. Never logged. */
-    cluster: Type.Object({ secret: Type.Optional(Type.String({ minLength: 16 })) }, { ...strict, default: {} }),
+    cluster: Type.Object(
+      {
+        secret: Type.Optional(Type.String({ minLength: 16 })),
+        /** The cluster's live state (docs/CLUSTER.md): a `redis://` URL; absent, the nodes table of the store. Never logged. */
+        redis_url: Type.Optional(Type.String({ pattern: '^rediss?://', minLength: 9 })),
+        /** Live calls this engine takes at most: new calls beyond it go to another engine (a node-level 503 for SIP). */
+        capacity: Type.Integer({ minimum: 1, default: 500 }),
+        /**
+         * The SIP edge in front of the engines (docs/CLUSTER.md): its JSON-RPC URL (Kamailio `jsonrpcs`
+         * over `xhttp`), where a draining engine disables itself; and this engine's destination in
+         * the edge's dispatcher list, `sip:<sip.host>:<sip.port>` when absent.
+         */
+        edge: Type.Object(
+          { rpc_url: Type.Optional(Type.String({ pattern: '^https?://', minLength: 8 })), destination: Type.Optional(Type.String({ pattern: '^sips?:', minLength: 5 })) },
+          { ...strict, default: {} },
+        ),
+      },
+      { ...strict, default: {} },
+    ),
     /** Where recordings are written and read; `<data_dir>/recordings` when absent. Stored paths are relative to it. */
     recordings: Type.Object({ dir: Type.Optional(Type.String({ minLength: 1 })) }, { ...strict, default: {} }),
     /** Call troubleshooting (docs/API.md "SIP trace of a call", docs/CONFIGURATION.md "Observability"). */
