@@ -3,6 +3,8 @@ import { formatNameAddr, parseNameAddr } from '../grammar/name-addr.js';
 import { parseUri } from '../grammar/uri.js';
 import { SipHeaders, SipRequest, type SipResponse } from '../messages/sip-message.js';
 import { assertEdge } from '../transactions/transaction-state.js';
+import type { SipProtocol } from '../user-agent-core/transport-port.js';
+import { snapshotCSeq, type DialogSnapshot } from './dialog-snapshot.js';
 import { DIALOG_EDGES, nextDialogState, type DialogEvent, type DialogState } from './dialog-state.js';
 
 /** The dialog id of §12: Call-ID, local tag, remote tag. */
@@ -100,6 +102,25 @@ export class Dialog {
       remoteSeq: request.cseq.seq,
       state,
     });
+  }
+
+  /**
+   * A confirmed dialog rebuilt in another process from its snapshot. Its next request carries the
+   * snapshot's CSeq plus the margin of dialog-snapshot.ts, above what the owner sent since.
+   */
+  static fromSnapshot(s: DialogSnapshot): Dialog {
+    return new Dialog({
+      callId: s.callId, localTag: s.localTag, remoteTag: s.remoteTag, localUri: s.localUri, remoteUri: s.remoteUri,
+      remoteTarget: s.remoteTarget, routeSet: [...s.routeSet], localSeq: snapshotCSeq(s) - 1, remoteSeq: undefined, state: 'Confirmed',
+    });
+  }
+
+  /** §12.2.1.1: what a request in this dialog is built from, as JSON, with the next hop's transport. */
+  snapshot(transport: SipProtocol): DialogSnapshot {
+    return {
+      callId: this.callId, localTag: this.localTag, remoteTag: this.remoteTag, localUri: this.localUri, remoteUri: this.remoteUri,
+      remoteTarget: this.remoteTarget, routeSet: [...this.routeSet], localSeq: this.localSeq, transport,
+    };
   }
 
   get id(): string {
