@@ -62,6 +62,6 @@ export function parseDialogSnapshot(json: string): DialogSnapshot | null {
   return {
     callId: o.callId as string, localTag: o.localTag as string, remoteTag: o.remoteTag as string,
     localUri: o.localUri as string, remoteUri: o.remoteUri as string, remoteTarget: o.remoteTarget as string,
-    routeSet: o.routeSet as string[], localSeq: o.localSeq, transport: o.transport as SipProtocol,
+    routeSet: o.routeSet, localSeq: o.localSeq, transport: o.transport as SipProtocol,
   };
 }
