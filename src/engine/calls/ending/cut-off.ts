@@ -26,7 +26,7 @@ export interface CutOffEnd {
  * a transfer still dialling failed. Like every final record, kept in the CDR journal if the
  * database refuses it now. Returns the record written.
  */
-export function endCutOffCall(store: CallRecordStore, call: CallRecord, end: CutOffEnd): CallRecord {
+export function endCutOffCall(store: Pick<CallRecordStore, 'finish'>, call: CallRecord, end: CutOffEnd): CallRecord {
   const ended: CallRecord = {
     ...call, state: 'ended', on_hold: false, ended_at: isoTime(end.endedAtMs), end_reason: end.reason, sip_status: null,
     hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state,
