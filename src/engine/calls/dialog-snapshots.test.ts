@@ -4,13 +4,13 @@
  * far end (RFC 3261 §12.2.1.1, §15.1.1). Over real SIP on loopback.
  */
 import t from 'tap';
-import { callRig, dialGateway, onlyCall, placeCall, until, type CallRig } from '../../../test/support/call-engine-rig.js';
+import { callRig, dialGateway, onlyCall, Phone, placeCall, TENANT, until, type CallRig, type RigOptions } from '../../../test/support/call-engine-rig.js';
 import { parseDialogSnapshot, type DialogSnapshot } from '../sip/index.js';
 import type { SnapshotLeg } from './ports.js';
 
 /** The rig with a DialogSnapshots port that keeps what it is given, as JSON (as the cluster stores it). */
-async function rigWithSnapshots(t: Parameters<typeof callRig>[0]): Promise<{ rig: CallRig; stored: { callId: string; leg: SnapshotLeg; json: string }[] }> {
-  const rig = await callRig(t);
+async function rigWithSnapshots(t: Parameters<typeof callRig>[0], o: RigOptions = {}): Promise<{ rig: CallRig; stored: { callId: string; leg: SnapshotLeg; json: string }[] }> {
+  const rig = await callRig(t, o);
   const stored: { callId: string; leg: SnapshotLeg; json: string }[] = [];
   rig.deps.calls.dialogSnapshots = { store: (callId, leg, snapshot) => stored.push({ callId, leg, json: JSON.stringify(snapshot) }) };
   return { rig, stored };
@@ -57,4 +57,32 @@ t.test('docs/ARCHITECTURE.md "Process roles": an inbound call\'s carrier dialog 
   caller.events.on('bye', () => { bye = true; });
   t.equal((await rig.ua.byeFromSnapshot(snapshot)).status, 200);
   t.ok(bye, 'the caller\'s session ends');
+});
+
+t.test('docs/ARCHITECTURE.md "Process roles": a sip_trunk call stores both legs, the agent edge\'s and the caller\'s, and a BYE from each reaches its end', async (t) => {
+  const edge = await Phone.open(t);
+  const { rig, stored } = await rigWithSnapshots(t, {
+    route: { tenantId: TENANT, agentId: 'agt_trunk', connectionMode: 'sip_trunk' },
+    resolveSipTrunk: () => Promise.resolve({ uri: `sip:agent@127.0.0.1:${edge.transport.udpPort}` }),
+  });
+  const dial = dialGateway(rig);
+  const invite = await edge.invite();
+  const agentLeg = invite.accept(edge.sdp());
+  if (!agentLeg) throw new Error('the edge could not answer');
+  await until(() => dial.session !== null, 'the caller\'s answer');
+  const id = await onlyCall(rig);
+  await until(() => stored.length === 2, 'both snapshots');
+  const byLeg = new Map(stored.map((s) => [s.leg, s]));
+  t.same([...byLeg.keys()].sort(), ['agent', 'carrier']);
+  t.ok(stored.every((s) => s.callId === id), 'both under the call id');
+  const agent = read(byLeg.get('agent')!.json);
+  t.match(agent, { callId: invite.request.callId, remoteTag: agentLeg.dialog.localTag });
+  let edgeBye = false;
+  agentLeg.events.on('bye', () => { edgeBye = true; });
+  t.equal((await rig.ua.byeFromSnapshot(agent)).status, 200);
+  t.ok(edgeBye, 'the agent edge\'s session ends');
+  let callerBye = false;
+  dial.session!.events.on('bye', () => { callerBye = true; });
+  t.equal((await rig.ua.byeFromSnapshot(read(byLeg.get('carrier')!.json))).status, 200);
+  t.ok(callerBye, 'the caller\'s session ends');
 });
