@@ -175,14 +175,23 @@ export class Call {
     }
   }
 
-  /** A leg's dialog is confirmed: its snapshot is stored, for another engine to BYE it should this one die. */
+  /**
+   * A leg's dialog is confirmed: its snapshot is stored, for another engine to BYE it should this
+   * one die, and stored again when a target refresh moves the far end's Contact.
+   */
   snapshotDialog(leg: SnapshotLeg, session: SessionDialog): void {
-    if (!this.#ctx.dialogSnapshots) return;
-    try {
-      this.#ctx.dialogSnapshots.store(this.#record.id, leg, session.snapshot());
-    } catch (err) {
-      this.log.warn({ err, leg }, 'cannot store a dialog snapshot');
-    }
+    const snapshots = this.#ctx.dialogSnapshots;
+    if (!snapshots) return;
+    const store = (): void => {
+      if (this.isEnded) return;
+      try {
+        snapshots.store(this.#record.id, leg, session.snapshot());
+      } catch (err) {
+        this.log.warn({ err, leg }, 'cannot store a dialog snapshot');
+      }
+    };
+    session.dialog.onTargetRefresh = store;
+    store();
   }
 
   /** Ends the call at once: the final record is written now (a call that never connected has nothing more to finish). */

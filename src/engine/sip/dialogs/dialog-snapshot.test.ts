@@ -85,3 +85,16 @@ t.test('docs/ARCHITECTURE.md "Process roles": a stored snapshot that is not one 
   t.same(parseDialogSnapshot(JSON.stringify(good)), good, 'a good one reads back equal');
   t.end();
 });
+
+t.test('RFC 3261 12.2.1.2: a target refresh that moves the remote target is reported, so the stored snapshot can be replaced', (t) => {
+  const d = uacDialog();
+  let refreshed = 0;
+  d.onTargetRefresh = () => refreshed++;
+  const reinvite = testRequest({ method: 'INVITE', cseq: 3 });
+  d.refreshTarget(reinvite.headers);
+  t.equal(refreshed, 1, 'a new Contact');
+  t.equal(d.snapshot('UDP').remoteTarget, 'sip:alice@192.0.2.1:5060', 'the snapshot takes the new target');
+  d.refreshTarget(reinvite.headers);
+  t.equal(refreshed, 1, 'the same Contact again is no change');
+  t.end();
+});

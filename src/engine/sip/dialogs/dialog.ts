@@ -56,6 +56,8 @@ export class Dialog {
   remoteSeq: number | undefined;
   #state: DialogState;
   onStateChange: ((state: DialogState) => void) | undefined;
+  /** Called when a target refresh changed the remote target (a stored snapshot is then out of date). */
+  onTargetRefresh: (() => void) | undefined;
 
   constructor(init: DialogInit) {
     this.callId = init.callId;
@@ -155,7 +157,9 @@ export class Dialog {
   /** §12.2.1.2 / §12.2.2: a target-refresh request or response replaces the remote target. */
   refreshTarget(headers: SipHeaders): void {
     const c = contactUri(headers);
-    if (c) this.remoteTarget = c;
+    if (!c || c === this.remoteTarget) return;
+    this.remoteTarget = c;
+    this.onTargetRefresh?.();
   }
 
   /**
