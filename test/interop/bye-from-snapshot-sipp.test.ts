@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { join } from 'node:path';
-import type { DialogSnapshot, SessionDialog, SipUserAgent } from '../../src/engine/sip/index.js';
+import { SipUserAgent, type DialogSnapshot, type SessionDialog } from '../../src/engine/sip/index.js';
 import { TransportLayer } from '../../src/engine/sip/transport/transport-layer.js';
 import { startKamailioEdge, type KamailioEdge } from '../support/kamailio-edge.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
@@ -31,7 +31,6 @@ async function callAndSnapshot(ua: SipUserAgent, sippPort: number, edge: Kamaili
 
 /** User agent A on its own transport layer, which the test stops without any BYE (the owner dies). */
 async function startOwner(): Promise<{ ua: SipUserAgent; die: () => Promise<void> }> {
-  const { SipUserAgent } = await import('../../src/engine/sip/index.js');
   const up: { ua?: SipUserAgent } = {};
   const layer = new TransportLayer({ listen: [{ protocol: 'UDP', host: '127.0.0.1', port: 0 }], delegate: { onMessage: (m, s) => up.ua?.receive(m, s) } });
   await layer.start();
