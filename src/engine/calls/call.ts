@@ -11,7 +11,8 @@ import type { MachineDetection } from './call-control.js';
 import type { CallDirection, CallRecord } from './call-record.js';
 import { nextCallState, type CallEvent, type CallState } from './call-state.js';
 import type { EndReason } from './ending/end-reason.js';
-import type { CallLegName, CallOutcome, CallRecordStore, CallSipTrace } from './ports.js';
+import type { SessionDialog } from '../sip/index.js';
+import type { CallLegName, CallOutcome, CallRecordStore, CallSipTrace, DialogSnapshots, SnapshotLeg } from './ports.js';
 import type { CallQuality } from './quality/call-quality.js';
 
 export interface NewCall {
@@ -43,6 +44,8 @@ export interface CallContext {
   logger: Logger;
   /** Where the call's SIP messages are kept; none when absent. */
   sipTrace?: CallSipTrace;
+  /** Where confirmed dialogs' snapshots go for another engine to end them (a cluster); none when absent. */
+  dialogSnapshots?: DialogSnapshots;
 }
 
 /** The record of one live call; ended calls keep their last record and refuse further changes. */
@@ -170,6 +173,25 @@ export class Call {
     } catch (err) {
       this.log.warn({ err }, 'cannot attach a SIP dialog to the call trace');
     }
+  }
+
+  /**
+   * A leg's dialog is confirmed: its snapshot is stored, for another engine to BYE it should this
+   * one die, and stored again when a target refresh moves the far end's Contact.
+   */
+  snapshotDialog(leg: SnapshotLeg, session: SessionDialog): void {
+    const snapshots = this.#ctx.dialogSnapshots;
+    if (!snapshots) return;
+    const store = (): void => {
+      if (this.isEnded) return;
+      try {
+        snapshots.store(this.#record.id, leg, session.snapshot());
+      } catch (err) {
+        this.log.warn({ err, leg }, 'cannot store a dialog snapshot');
+      }
+    };
+    session.dialog.onTargetRefresh = store;
+    store();
   }
 
   /** Ends the call at once: the final record is written now (a call that never connected has nothing more to finish). */

@@ -13,8 +13,10 @@ export type { TransferPolicy } from './connected/transfer-policy.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
   HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace, AgentConnectObserver,
+  DialogSnapshots, SnapshotLeg,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './ending/recovery.js';
+export { endCutOffCall, lastSignOfLife, type CutOffEnd, type CutOffReason } from './ending/cut-off.js';
 export { Heartbeat, HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from './ending/heartbeat.js';
 export { SandboxFarEnd, type SandboxFarEndOptions } from './sandbox/sandbox-far-end.js';
 export { loadAnnouncement } from './sandbox/announcement.js';

@@ -5,6 +5,7 @@
  */
 import type { TenantId } from '../../common/ids.js';
 import type { MediaEncryption } from '../media/index.js';
+import type { DialogSnapshot } from '../sip/index.js';
 import type { CallRecord } from './call-record.js';
 import type { TransferPolicy } from './connected/transfer-policy.js';
 
@@ -134,6 +135,18 @@ export type CallLegName = 'carrier' | 'agent' | 'transfer_target';
 export interface CallSipTrace {
   attach(call: { tenantId: TenantId; id: string }, sipCallId: string, leg: CallLegName): void;
   finish(call: { tenantId: TenantId; id: string }): void;
+}
+
+/** The legs of a call whose dialogs another engine ends if this one dies: the carrier's and a sip_trunk agent edge's. */
+export type SnapshotLeg = Extract<CallLegName, 'carrier' | 'agent'>;
+
+/**
+ * Where the engine carrying a call keeps the snapshot of each confirmed dialog of the call
+ * (docs/ARCHITECTURE.md "Process roles"), so that another engine can end it with BYE if this one
+ * dies. A later snapshot of the same leg replaces the earlier. Not awaited; must not throw.
+ */
+export interface DialogSnapshots {
+  store(callId: string, leg: SnapshotLeg, snapshot: DialogSnapshot): void;
 }
 
 /** What the caller-ID policy reads of a tenant's numbers (docs/API.md "Caller IDs"). */

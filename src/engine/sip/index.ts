@@ -11,6 +11,8 @@ export { redirectTargets } from './user-agent-core/redirect.js';
 export { reportListenerErrors, type ListenerErrorReporter } from './user-agent-core/typed-events.js';
 export { parseUri, unescapeUri, type SipUri } from './grammar/uri.js';
 export { SessionDialog, type SessionEvents, type SessionEndReason, type OfferHandler } from './dialogs/session-dialog.js';
+export { parseDialogSnapshot, snapshotCSeq, SNAPSHOT_CSEQ_MARGIN, type DialogSnapshot } from './dialogs/dialog-snapshot.js';
+export { byeFromSnapshot, SNAPSHOT_BYE_REASON, type SnapshotByeOutcome } from './user-agent-core/snapshot-bye.js';
 export { ReferNotifier } from './dialogs/refer-notifier.js';
 export { Registration, type RegistrationOptions, type RegistrationEvents } from './user-agent-core/registration.js';
 export { OptionsPinger, type PingTarget, type TargetState, type OptionsPingerOptions } from './user-agent-core/options-pinger.js';

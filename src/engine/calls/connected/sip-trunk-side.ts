@@ -173,6 +173,7 @@ export class SipTrunkSide implements AgentSide {
     this.#agentLeg = new RemoteLeg(outcome.session, rtp, answer, caps);
     // The edge moved to another codec: the bridge converts to it.
     this.#agentLeg.onAudioChange = (audio) => this.#join(audio);
+    this.#call.snapshotDialog('agent', outcome.session);
     this.#call.log.info({ agent: 'sip_trunk', codec: answer.codec.encoding }, 'agent connected');
     return { kind: 'answered' };
   }

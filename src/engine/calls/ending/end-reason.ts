@@ -6,7 +6,7 @@
 export const END_REASONS = [
   'completed', 'busy', 'no_answer', 'declined', 'not_found', 'unavailable', 'carrier_unreachable',
   'canceled', 'agent_unreachable', 'agent_error', 'media_timeout', 'transferred', 'gateway_restart',
-  'gateway_shutdown', 'number_released', 'failed', 'machine_detected',
+  'gateway_shutdown', 'number_released', 'failed', 'machine_detected', 'gateway_failure',
 ] as const;
 export type EndReasonCode = (typeof END_REASONS)[number];
 

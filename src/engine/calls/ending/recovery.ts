@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { Clock } from '../../../common/clock.js';
 import type { Logger } from '../../../common/logger.js';
 import { FolderRecordingFiles, type RecordingFiles } from '../../../common/recording-files.js';
-import { isoTime } from '../../../common/time.js';
 import { repairRecording } from '../../media/index.js';
 import type { CallRecord } from '../call-record.js';
+import { endCutOffCall, lastSignOfLife } from './cut-off.js';
 import { lastHeartbeatMs } from './heartbeat.js';
 import type { CallRecordStore } from '../ports.js';
 
@@ -47,30 +47,9 @@ export async function recoverUnfinishedCalls(store: CallRecordStore, dataDir: st
         }
       }
     }
-    const endedAt = lastSignOfLife(call, [engineLastAlive, recordingWritten], clock.now());
-    // Like every final record, kept in the CDR journal if the database refuses it now.
-    store.finish({
-      call: {
-        ...call, state: 'ended', on_hold: false, ended_at: isoTime(endedAt), end_reason: 'gateway_restart', sip_status: null,
-        hangup_by: 'gateway', transfer_state: call.transfer_state === 'dialing' ? 'failed' : call.transfer_state, recording_path: recordingPath,
-      },
-      transcripts: [],
-    });
+    const endedAtMs = lastSignOfLife(call, [engineLastAlive, recordingWritten], clock.now());
+    endCutOffCall(store, call, { reason: 'gateway_restart', endedAtMs, recordingPath });
   }
   if (unfinished.length > 0) logger.warn({ calls: unfinished.length }, 'ended calls left unfinished by a restart');
   return unfinished.length;
-}
-
-/**
- * When a call cut off by a crash was last known up: the later of the engine's last heartbeat and
- * the call's recording's last write (read before the repair touches the file), kept between the
- * call's answer (or creation) and now. Ending it at the restart instead would bill the caller for
- * all the time the gateway was down. With neither trace (a data folder from before heartbeats),
- * the call ends at the restart.
- */
-function lastSignOfLife(call: CallRecord, traces: readonly (number | null)[], nowMs: number): number {
-  const known = traces.filter((ms): ms is number => ms !== null);
-  if (known.length === 0) return nowMs;
-  const floor = Date.parse(call.answered_at ?? call.created_at);
-  return Math.min(nowMs, Math.max(floor, Math.floor(Math.max(...known))));
 }

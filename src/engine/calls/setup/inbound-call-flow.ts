@@ -124,6 +124,7 @@ export class InboundCallFlow extends CallFlow {
     }
     if (!caller) return;
     this.call.advance('answered');
+    this.call.snapshotDialog('carrier', caller.dialog);
     const remote = new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     const agent = { kind: 'imported', agentId: this.#route.agentId } as const;
     this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier,
@@ -172,6 +173,7 @@ export class InboundCallFlow extends CallFlow {
       trunk.bridgeCaller(caller.audio);
     }
     this.call.advance('answered');
+    this.call.snapshotDialog('carrier', caller.dialog);
     const remote = this.#earlyLeg?.dialog === caller.dialog ? this.#earlyLeg : new RemoteLeg(caller.dialog, this.#rtp, caller.audio, caller.caps);
     this.connected = new ConnectedCall(this.#deps.connected, this.call, remote, this.#carrier, (recorder, ended, asks) => trunk.connected(remote, recorder, ended, asks, this.#carrier.dtmf), trunk);
     await this.connected.start();

@@ -127,6 +127,7 @@ export class OutboundCallFlow extends CallFlow {
     }
     wireRemote(this.#rtp, answer);
     this.call.advance('answered');
+    this.call.snapshotDialog('carrier', outcome.session);
     const remote = new RemoteLeg(outcome.session, this.#rtp, answer, caps);
     if (this.#agent.kind === 'imported' && this.#agent.mode === 'sip_trunk') return this.#bridgeTrunk(this.#agent.agentId, remote, outcome.session, answer);
     const agent: AgentTarget = this.#agent.kind === 'websocket' ? { kind: 'websocket', url: this.#agent.url } : { kind: 'imported', agentId: this.#agent.agentId };

@@ -3,6 +3,8 @@ import { formatNameAddr, parseNameAddr } from '../grammar/name-addr.js';
 import { parseUri } from '../grammar/uri.js';
 import { SipHeaders, SipRequest, type SipResponse } from '../messages/sip-message.js';
 import { assertEdge } from '../transactions/transaction-state.js';
+import type { SipProtocol } from '../user-agent-core/transport-port.js';
+import { snapshotCSeq, type DialogSnapshot } from './dialog-snapshot.js';
 import { DIALOG_EDGES, nextDialogState, type DialogEvent, type DialogState } from './dialog-state.js';
 
 /** The dialog id of §12: Call-ID, local tag, remote tag. */
@@ -54,6 +56,8 @@ export class Dialog {
   remoteSeq: number | undefined;
   #state: DialogState;
   onStateChange: ((state: DialogState) => void) | undefined;
+  /** Called when a target refresh changed the remote target (a stored snapshot is then out of date). */
+  onTargetRefresh: (() => void) | undefined;
 
   constructor(init: DialogInit) {
     this.callId = init.callId;
@@ -102,6 +106,25 @@ export class Dialog {
     });
   }
 
+  /**
+   * A confirmed dialog rebuilt in another process from its snapshot. Its next request carries the
+   * snapshot's CSeq plus the margin of dialog-snapshot.ts, above what the owner sent since.
+   */
+  static fromSnapshot(s: DialogSnapshot): Dialog {
+    return new Dialog({
+      callId: s.callId, localTag: s.localTag, remoteTag: s.remoteTag, localUri: s.localUri, remoteUri: s.remoteUri,
+      remoteTarget: s.remoteTarget, routeSet: [...s.routeSet], localSeq: snapshotCSeq(s) - 1, remoteSeq: undefined, state: 'Confirmed',
+    });
+  }
+
+  /** §12.2.1.1: what a request in this dialog is built from, as JSON, with the next hop's transport. */
+  snapshot(transport: SipProtocol): DialogSnapshot {
+    return {
+      callId: this.callId, localTag: this.localTag, remoteTag: this.remoteTag, localUri: this.localUri, remoteUri: this.remoteUri,
+      remoteTarget: this.remoteTarget, routeSet: [...this.routeSet], localSeq: this.localSeq, transport,
+    };
+  }
+
   get id(): string {
     return dialogId(this.callId, this.localTag, this.remoteTag);
   }
@@ -134,7 +157,9 @@ export class Dialog {
   /** §12.2.1.2 / §12.2.2: a target-refresh request or response replaces the remote target. */
   refreshTarget(headers: SipHeaders): void {
     const c = contactUri(headers);
-    if (c) this.remoteTarget = c;
+    if (!c || c === this.remoteTarget) return;
+    this.remoteTarget = c;
+    this.onTargetRefresh?.();
   }
 
   /**

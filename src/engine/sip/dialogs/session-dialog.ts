@@ -10,6 +10,7 @@ import type { NonInviteServerTransaction } from '../transactions/non-invite-serv
 import { TypedEvents } from '../user-agent-core/typed-events.js';
 import type { Dialog } from './dialog.js';
 import type { DialogAuth, DialogHost } from './dialog-host.js';
+import type { DialogSnapshot } from './dialog-snapshot.js';
 import { sendInDialog, type InDialogOutcome } from './in-dialog-request.js';
 import { ReferNotifier } from './refer-notifier.js';
 import { SessionModification, type OfferHandler } from './session-modification.js';
@@ -278,6 +279,14 @@ export class SessionDialog {
       headers: [['Event', 'refer'], ['Subscription-State', terminated ? 'terminated;reason=noresource' : 'active;expires=60']],
       body: Buffer.from(sipfrag), contentType: 'message/sipfrag;version=2.0',
     }, this.#auth);
+  }
+
+  /**
+   * The dialog's state for another process to end it with BYE (dialog-snapshot.ts), with the
+   * transport its next hop is reached over now.
+   */
+  snapshot(): DialogSnapshot {
+    return this.dialog.snapshot(this.#host.targetFor(this.dialog.nextHopUri()).protocol);
   }
 
   /** Sends BYE and ends the session (§15.1.1). Resolves with the BYE's final status. */

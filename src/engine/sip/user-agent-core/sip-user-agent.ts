@@ -8,6 +8,7 @@ import { isStaleRefusal, type DigestServer } from '../auth/digest-server.js';
 import { createResponse } from '../messages/response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { DialogHost } from '../dialogs/dialog-host.js';
+import type { DialogSnapshot } from '../dialogs/dialog-snapshot.js';
 import type { SessionDialog } from '../dialogs/session-dialog.js';
 import { decideUasSessionTimer, MIN_SE_FLOOR } from '../dialogs/session-timer.js';
 import type { InviteServerTransaction } from '../transactions/invite-server-transaction.js';
@@ -17,6 +18,7 @@ import { InboundCall } from './inbound-call.js';
 import { OptionsPinger, type OptionsPingerOptions } from './options-pinger.js';
 import { OutboundCall, type InviteOptions, type OutboundCallHost } from './outbound-call.js';
 import { Registration, type RegistrationOptions } from './registration.js';
+import { sendSnapshotBye, type SnapshotByeOutcome } from './snapshot-bye.js';
 import { targetFromUri, type SipProtocol, type SipSource, type SipTarget, type SipTransportPort } from './transport-port.js';
 import { TypedEvents } from './typed-events.js';
 import { randomToken, UserAgentCore } from './user-agent-core.js';
@@ -121,6 +123,15 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     const call = new OutboundCall(options, this);
     queueMicrotask(() => call.start());
     return call;
+  }
+
+  /**
+   * Ends a dialog another process held, from the snapshot it stored (docs/ARCHITECTURE.md
+   * "Process roles"): a BYE with `Reason: Q.850;cause=41` in a new client transaction; resolves
+   * with the final status or a local 408/503.
+   */
+  byeFromSnapshot(snapshot: DialogSnapshot): Promise<SnapshotByeOutcome> {
+    return sendSnapshotBye(this, snapshot);
   }
 
   /** Starts an outbound registration that refreshes itself until stopped. */
