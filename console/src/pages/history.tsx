@@ -9,7 +9,7 @@ import { linkTo } from '../router.js';
 import type { CallListQuery, CallPage } from '../types.js';
 
 const END_REASONS = ['completed', 'busy', 'no_answer', 'declined', 'not_found', 'unavailable', 'carrier_unreachable', 'canceled', 'agent_unreachable',
-  'agent_error', 'media_timeout', 'transferred', 'gateway_restart', 'gateway_shutdown', 'number_released', 'failed', 'machine_detected'] as const;
+  'agent_error', 'media_timeout', 'transferred', 'gateway_restart', 'gateway_failure', 'gateway_shutdown', 'number_released', 'failed', 'machine_detected'] as const;
 const PAGE = 25;
 
 /** A `datetime-local` value (the browser's local time) as an RFC 3339 instant, or undefined. */
