@@ -12,7 +12,8 @@ import { startCallEngine, type CallEngine } from './call-engine.js';
 import { controlApiServer, listen } from './control-api-server.js';
 import { internalEndpoint } from './internal-endpoint.js';
 import { isUnspecified } from './media-ports.js';
-import { announceNode } from './node-presence.js';
+import { clusterAdmission, openClusterState, unavailableCounter } from './cluster-state.js';
+import { announceNode, announceNodeLease, type NodePresence } from './node-presence.js';
 import { openProcessBase, type GatewayOptions, type RoleProcess } from './process-base.js';
 
 /** Where an API process reaches this engine's endpoint: the bound address, or the host name when bound to every address. */
@@ -31,9 +32,13 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   const { logger, store } = base;
   let draining = false;
   let engine: CallEngine;
+  // With cluster.redis_url: the limits across engines and the engine's lease (docs/CLUSTER.md "Live state in Redis").
+  const live = await openClusterState(config, logger);
   try {
-    engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId });
+    const cluster = live && clusterAdmission(live, nodeId, logger.child({ component: 'cluster-admission' }), unavailableCounter(base.metrics));
+    engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId, cluster });
   } catch (err) {
+    await live?.close();
     await store.close();
     throw err;
   }
@@ -49,10 +54,14 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   } catch (err) {
     await health.close();
     await engine.stop();
+    await live?.close();
     await store.close();
     throw err;
   }
-  const presence = await announceNode(store.nodes, { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) }, () => engine.service.registry.size, logger);
+  const announced = { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) };
+  const presence: NodePresence = live
+    ? await announceNodeLease(live, { ...announced, capacity: config.cluster.capacity }, logger)
+    : await announceNode(store.nodes, announced, () => engine.service.registry.size, logger);
   logger.info({ node_id: nodeId, host: config.http.host, port: httpPort, internal_host: config.internal.host, internal_port: internalPort, data_dir: config.data_dir }, 'engine listening');
 
   let stopping: Promise<void> | undefined;
@@ -68,6 +77,7 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
     const closed = new Promise<void>((resolve) => internal.close(() => resolve()));
     internal.closeAllConnections();
     await Promise.all([closed, health.close()]);
+    await live?.close();
     await store.close();
     logger.info('stopped');
   })());
