@@ -10,6 +10,8 @@ import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/schema.js';
 import type { CallRecord } from '../engine/calls/index.js';
 import type { ClusterAdmission } from '../engine/calls/ports.js';
+import type { LiveListSource } from '../storage/call-repository.js';
+import type { CallListItem } from '../storage/index.js';
 
 /** Opens the live state named by `cluster.redis_url`; undefined without one (the nodes table is used). */
 export async function openClusterState(config: Readonly<Config>, logger: Logger): Promise<RedisLiveState | undefined> {
@@ -64,6 +66,25 @@ export function clusterAdmission(live: LiveState, nodeId: string, logger: Logger
     },
     release(callId) {
       live.release(callId).catch(away('release', callId));
+    },
+  };
+}
+
+/**
+ * The live list of `GET /v1/calls` from Redis for an API process. While Redis is away the page
+ * is read from the store's calls table instead (undefined here), which the engines write too.
+ */
+export function redisLiveList(live: LiveState, logger: Logger, unavailable: () => UnavailableCounter): LiveListSource {
+  return {
+    async page(tenantId, filter, page) {
+      try {
+        return await live.list<CallListItem>(tenantId, filter, page);
+      } catch (err) {
+        if (!(err instanceof ClusterStateUnavailable)) throw err;
+        unavailable()('list');
+        logger.warn({ tenant_id: tenantId }, 'cluster live state unavailable; the live call list is read from the store');
+        return undefined;
+      }
     },
   };
 }
