@@ -45,7 +45,7 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   // The engines write a call's SIP trace to the shared store when the call ends; a live call's is
   // still in its engine's memory, so the API process serves traces of ended calls.
   const sipTraces = { read: (tenantId: TenantId, callId: string) => base.store.sipTraces.get(tenantId, callId) };
-  const api = controlApiServer({ ...base, calls, sipTraces, locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null) });
+  const api = controlApiServer({ ...base, calls, sipTraces, locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null), ...(live ? { rateLimitStore: live.client } : {}) });
   let httpPort: number;
   try {
     httpPort = await api.listen();
