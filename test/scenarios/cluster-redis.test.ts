@@ -42,9 +42,9 @@ t.test('docs/CLUSTER.md "Live state in Redis": one api and two engine processes 
   const common = { VGW_CONFIG: configFile, VGW_CLUSTER_SECRET: SECRET, VGW_REDIS_URL: redis.url, VGW_NODE_CAPACITY: '20' };
   const engineReady = /"port":(\d+),.*"msg":"engine listening"/;
   const rtpB = 30000 + 2 * Math.floor(Math.random() * 4800);
-  await startGatewayProcess(t, { ...common, VGW_ROLE: 'engine', VGW_NODE_ID: 'engine-a' }, engineReady);
+  const engineA = await startGatewayProcess(t, { ...common, VGW_ROLE: 'engine', VGW_NODE_ID: 'engine-a' }, engineReady);
   // Engine B: its own RTP range (the config's is engine A's), like a second machine.
-  await startGatewayProcess(t, { ...common, VGW_ROLE: 'engine', VGW_NODE_ID: 'engine-b', VGW_RTP_PORT_MIN: String(rtpB), VGW_RTP_PORT_MAX: String(rtpB + 399) }, engineReady);
+  const engineB = await startGatewayProcess(t, { ...common, VGW_ROLE: 'engine', VGW_NODE_ID: 'engine-b', VGW_RTP_PORT_MIN: String(rtpB), VGW_RTP_PORT_MAX: String(rtpB + 399) }, engineReady);
   const apiProcess = await startGatewayProcess(t, { ...common, VGW_ROLE: 'api' });
   const key = /sandbox key: (vgw_test_[0-9A-Za-z]+)/.exec(apiProcess.output())?.[1];
   if (!key) return t.fail(`no sandbox key printed:\n${apiProcess.output()}`);
@@ -92,5 +92,20 @@ t.test('docs/CLUSTER.md "Live state in Redis": one api and two engine processes 
   t.same((await api(apiProcess.base, key, 'GET', '/v1/calls')).body.data?.map((c) => c.id), [ids[3]], 'ended calls leave the live list');
   t.equal((await api(apiProcess.base, key, 'POST', `/v1/calls/${ids[3]!}/hangup`)).status, 200);
   t.same((await api(apiProcess.base, key, 'GET', '/v1/calls')).body.data, []);
+
+  // An engine dies with a call: once its lease expires, commands on its call answer 503 with
+  // Retry-After (no reaper runs in this test, so the call stays so).
+  const orphan = await api(apiProcess.base, key, 'POST', '/v1/calls', call);
+  t.equal(orphan.status, 200);
+  const owner = ownerOf(orphan.body.id) === 'engine-a' ? engineA : engineB;
+  owner.child.kill('SIGKILL');
+  let answer = await api(apiProcess.base, key, 'POST', `/v1/calls/${orphan.body.id}/hold`);
+  await waitFor('the dead engine\'s lease expires', async () => {
+    answer = await api(apiProcess.base, key, 'POST', `/v1/calls/${orphan.body.id}/hold`);
+    return answer.retryAfter !== null;
+  }, 30_000);
+  t.equal(answer.status, 503);
+  t.equal(answer.body.code, 'unavailable');
+  t.equal(answer.retryAfter, '5', 'Retry-After: about one reaper round');
   t.end();
 });
