@@ -1,8 +1,8 @@
 /**
  * @module The `engine` role (docs/ARCHITECTURE.md "Process roles"): SIP and media as in a single
  * process, with HTTP reduced to /healthz, /readyz and /metrics, the internal command endpoint on
- * its own port for the API process, and its row in the `nodes` table. Recovery at start ends only
- * this node's unfinished calls. Stops in order: no new calls, drain, endpoints closed, calls hung
+ * its own port for the API process, and its row in the `nodes` table (with `cluster.redis_url`,
+ * its lease in Redis). Recovery at start ends only this node's unfinished calls. Stops in order: no new calls, drain, endpoints closed, calls hung
  * up, node row removed.
  */
 import { hostname } from 'node:os';
@@ -34,6 +34,8 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   let engine: CallEngine;
   // With cluster.redis_url: the limits across engines and the engine's lease (docs/CLUSTER.md "Live state in Redis").
   const live = await openClusterState(config, logger);
+  // Calls a previous run of this node left in Redis are over (recovery ends them in the store): their places are freed first.
+  await live?.forgetNode(nodeId).catch((err: unknown) => logger.warn({ err, node_id: nodeId }, 'cannot free the live calls of this node\'s previous run'));
   try {
     const cluster = live && clusterAdmission(live, nodeId, logger.child({ component: 'cluster-admission' }), unavailableCounter(base.metrics));
     engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId, cluster });

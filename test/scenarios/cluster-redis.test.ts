@@ -3,7 +3,8 @@
  * data folder and one redis-server. New calls placed through the API process land on both
  * engines; the API process lists the live calls of both, newest first, with working cursors;
  * a hang-up reaches the call's owner; a tenant's concurrency limit holds across the engines
- * (each engine alone is under it) and frees again when a call ends.
+ * (each engine alone is under it) and frees again when a call ends. A command on the call of a
+ * dead engine answers 503 with Retry-After once its lease expires; the engine's restart ends it.
  */
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
@@ -107,5 +108,14 @@ t.test('docs/CLUSTER.md "Live state in Redis": one api and two engine processes 
   t.equal(answer.status, 503);
   t.equal(answer.body.code, 'unavailable');
   t.equal(answer.retryAfter, '5', 'Retry-After: about one reaper round');
+
+  // The engine comes back under its node id: its recovery ends the call, and Redis frees its place.
+  const restarted = await startGatewayProcess(t, {
+    ...common, VGW_ROLE: 'engine', VGW_NODE_ID: String(ownerOf(orphan.body.id)),
+    ...(owner === engineB ? { VGW_RTP_PORT_MIN: String(rtpB), VGW_RTP_PORT_MAX: String(rtpB + 399) } : {}),
+  }, engineReady);
+  t.ok(restarted.port);
+  t.equal((await api(apiProcess.base, key, 'POST', `/v1/calls/${orphan.body.id}/hold`)).body.code, 'call_not_active', 'the orphaned call has ended');
+  t.same((await api(apiProcess.base, key, 'GET', '/v1/calls')).body.data, [], 'and left the live list');
   t.end();
 });
