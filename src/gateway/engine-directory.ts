@@ -73,7 +73,8 @@ export function redisEngineDirectory(live: LiveState, calls: Pick<CallRepository
       const leases = await live.leases().catch(stateAway);
       const open = leases.flatMap((l) => (l.expired || l.draining || l.liveCalls >= l.capacity ? [] : [{ id: l.nodeId, internal_url: l.internalUrl, free: l.capacity - l.liveCalls }]));
       const most = Math.max(...open.map((n) => n.free));
-      return take(open.filter((n) => n.free === most));
+      const chosen = take(open.filter((n) => n.free === most));
+      return chosen && { id: chosen.id, internal_url: chosen.internal_url };
     },
     async get(id) {
       const lease = (await live.leases().catch(stateAway)).find((l) => l.nodeId === id);
