@@ -7,7 +7,7 @@ const into = (layers, message) => ({ regex: `(^|/)(${layers.join('|')})(/|\\.js$
 
 /** post-call/: storage repositories and common/ only, and nothing of HTTP. */
 const postCallLayer = [
-  into(['sip', 'media', 'calls', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main'], 'post-call/ uses storage repositories and common/; providers reach it through post-call-ports.ts.'),
+  into(['sip', 'media', 'calls', 'providers', 'control-api', 'config', 'cli', 'gateway', 'main', 'cluster'], 'post-call/ uses storage repositories and common/; providers reach it through post-call-ports.ts.'),
   { regex: '^(koa|koa-body|@koa/.*)$', message: 'post-call/ is a domain module: the HTTP layer calls it, it knows nothing of HTTP.' },
 ];
 
@@ -27,32 +27,36 @@ const consoleLayer = { files: ['console/src/**'], patterns: [{ regex: '(^|/)(src
  */
 const layerRules = [
   { files: ['src/common/**'], patterns: [{ regex: '^\\.\\./', message: 'common/ is leaf code and imports nothing from src/.' }] },
-  { files: ['src/engine/sip/**'], patterns: [into(['media', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/sip may only import common/.')] },
-  { files: ['src/engine/media/**'], patterns: [into(['sip', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/media may only import common/.')] },
+  { files: ['src/engine/sip/**'], patterns: [into(['media', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main', 'cluster'], 'engine/sip may only import common/.')] },
+  { files: ['src/engine/media/**'], patterns: [into(['sip', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main', 'cluster'], 'engine/media may only import common/.')] },
   {
     files: ['src/engine/calls/**'],
     patterns: [
-      into(['providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'engine/calls reaches providers and storage only through ports.ts.'),
+      into(['providers', 'storage', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main', 'cluster'], 'engine/calls reaches providers and storage only through ports.ts.'),
       { regex: '(^|/)(sip|media)/(?!index\\.js$)', message: 'engine/calls imports sip/ and media/ only through their index.ts.' },
     ],
   },
   {
     files: ['src/providers/**'],
     patterns: [
-      into(['sip', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main'], 'providers/ may not import sip, storage or control-api.'),
+      into(['sip', 'storage', 'control-api', 'config', 'cli', 'gateway', 'main', 'cluster'], 'providers/ may not import sip, storage or control-api.'),
       // The folder only: vendors' own files may be called post-call-….ts.
       { regex: '(^|/)post-call/', message: 'providers/ is what post-call/ receives through its ports; it may not import it.' },
     ],
   },
-  { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'storage/ may not import engine internals or control-api.')] },
-  { files: ['src/control-api/**'], patterns: [into(['sip', 'media', 'providers', 'config', 'cli', 'gateway', 'main'], 'control-api/ acts on calls only through engine/calls.')] },
+  { files: ['src/storage/**'], patterns: [into(['sip', 'media', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main', 'cluster'], 'storage/ may not import engine internals or control-api.')] },
+  { files: ['src/control-api/**'], patterns: [into(['sip', 'media', 'providers', 'config', 'cli', 'gateway', 'main', 'cluster'], 'control-api/ acts on calls only through engine/calls.')] },
   {
     files: ['src/events/**'],
     patterns: [
-      into(['sip', 'media', 'calls', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main'], 'events/ uses storage repositories and common/; calls reach it through its ports.'),
+      into(['sip', 'media', 'calls', 'providers', 'control-api', 'post-call', 'config', 'cli', 'gateway', 'main', 'cluster'], 'events/ uses storage repositories and common/; calls reach it through its ports.'),
       { regex: '^(koa|koa-body|@koa/.*)$', message: 'events/ is a domain module: the HTTP layer serves it, it knows nothing of Koa.' },
     ],
   },
+  // docs/CLUSTER.md "Live state in Redis": only the process roles (gateway/) and the CLI reach the cluster's state.
+  { files: ['src/cluster/**'], ignores: ['src/cluster/**/*.test.ts'], patterns: [into(['engine', 'sip', 'media', 'calls', 'providers', 'storage', 'control-api', 'post-call', 'events', 'config', 'cli', 'gateway', 'main'], 'cluster/ imports common/ and the redis package only.')] },
+  // Its tests hold the live list to the SQL one, so they may open a store.
+  { files: ['src/cluster/**/*.test.ts'], patterns: [into(['engine', 'sip', 'media', 'calls', 'providers', 'control-api', 'post-call', 'events', 'config', 'cli', 'gateway', 'main'], 'cluster/ tests use common/ and storage/ only.')] },
   // Tests may set up files synchronously; the module itself may not.
   { files: ['src/post-call/**'], ignores: ['src/post-call/**/*.test.ts'], patterns: [...postCallLayer, noSyncFiles('post-call/')] },
   { files: ['src/post-call/**/*.test.ts'], patterns: postCallLayer },

@@ -48,6 +48,8 @@ export interface ApiOptions {
   largeBodies: BodyAdmissionOptions;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /** A node-redis client the API processes share the rate limits through (docs/CLUSTER.md "Live state in Redis"); per process when absent. */
+  rateLimitStore?: unknown;
   sessionMaxAgeSeconds: number;
   trustProxy: boolean;
   /** How long ended calls stay in `GET /v1/calls?state=ended`. */
@@ -144,7 +146,7 @@ export function createApp(deps: AppDeps): ControlApi {
   const served = deps.surface === 'health' ? routes.filter((route) => HEALTH_PATHS.has(route.path)) : routes;
   const router = buildRouter(served, {
     auth: { apiKeys: store.apiKeys, sessions: store.sessions },
-    rateLimiter: new RequestRateLimiter({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst }),
+    rateLimiter: new RequestRateLimiter({ perSecond: options.rateLimitPerSecond, burst: options.rateLimitBurst, sharedStore: options.rateLimitStore }),
     allowedOrigins: options.allowedOrigins,
     bodyLimitBytes: options.bodyLimitBytes,
     bodyAdmission: new BodyAdmission(options.largeBodies),

@@ -12,6 +12,7 @@ import { usesTls, type CarrierConfig } from '../config/carriers.js';
 import { readSipTls, type SipTlsMaterial } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
+import type { ClusterAdmission } from '../engine/calls/ports.js';
 import { CallService, Heartbeat, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd } from '../engine/calls/index.js';
 import { locateAddresses, ServerLocator, type SipTraceEvent } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
@@ -42,6 +43,8 @@ export interface CallEngineOptions {
   recordings: RecordingFiles;
   /** Recovery ends only this engine's unfinished calls (and rows naming none); every one when absent. */
   recoveryNodeId?: string | undefined;
+  /** The limits across every engine (docs/CLUSTER.md "Live state in Redis"); absent without `cluster.redis_url`. */
+  cluster?: ClusterAdmission | undefined;
 }
 
 export interface CallEngine {
@@ -139,6 +142,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, recordings: o.recordings, ...(traces ? { sipTrace: traces.recorder } : {}),
   }), {
     maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
+    ...(o.cluster ? { cluster: o.cluster } : {}),
     onCallEnded: (call) => {
       callMetrics.callEnded(call);
       engineMetrics.callEnded(call);

@@ -97,6 +97,8 @@ export interface ControlApiDeps {
   surface?: 'full' | 'health';
   /** Committed call events when the engine runs in this process (the `all` role). */
   eventBus?: EventBus;
+  /** The cluster's Redis client, through which API processes share the rate limits. */
+  rateLimitStore?: unknown;
 }
 
 export interface ControlApiServer {
@@ -114,7 +116,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
     options: {
       cookieSecure: config.http.cookie_secure, allowedOrigins: config.http.allowed_origins,
       bodyLimitBytes: config.http.body_limit_bytes, rateLimitPerSecond: config.http.rate_limit_per_second,
-      rateLimitBurst: config.http.rate_limit_burst, sessionMaxAgeSeconds: config.auth.session_absolute_hours * 3600,
+      rateLimitBurst: config.http.rate_limit_burst, ...(d.rateLimitStore !== undefined ? { rateLimitStore: d.rateLimitStore } : {}), sessionMaxAgeSeconds: config.auth.session_absolute_hours * 3600,
       trustProxy: config.http.trust_proxy, allowPrivateAgentUrls: config.calls.allow_private_agent_urls,
       allowPrivateSipTargets: config.calls.allow_private_sip_targets, allowedPrivateNetworks: config.calls.allowed_private_networks,
       callLiveWindowMs: config.calls.live_window_minutes * 60_000,

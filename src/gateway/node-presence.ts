@@ -3,7 +3,9 @@
  * at start with its internal endpoint, refreshed every {@link NODE_REFRESH_MS} with its live
  * calls (an API process's measure of load), marked draining when it drains, removed at stop.
  * An API process takes an engine whose row is older than {@link NODE_LIVE_WITHIN_MS} for gone.
+ * With `cluster.redis_url` the engine holds a lease in Redis instead ({@link announceNodeLease}).
  */
+import { LEASE_RENEW_MS, type NodeLeases } from '../cluster/live-state.js';
 import type { Logger } from '../common/logger.js';
 import type { NodeRepository } from '../storage/index.js';
 
@@ -53,6 +55,52 @@ export async function announceNode(nodes: NodeRepository, node: { id: string; in
         await nodes.remove(node.id);
       } catch (err) {
         logger.warn({ err, node_id: node.id }, 'cannot remove this engine from the nodes table');
+      }
+    },
+  };
+}
+
+/**
+ * The Redis flavour (docs/CLUSTER.md "Live state in Redis"): the engine's lease, renewed every
+ * LEASE_RENEW_MS with its capacity and whether it drains (its live calls are counted in Redis).
+ * A renewal that finds Redis away is logged once per outage; the lease then expires after
+ * LEASE_TTL_MS and API processes take the engine for dead until it renews again. A clean stop
+ * forgets the node (its calls have ended), so no reaper mistakes it for a crash.
+ */
+export async function announceNodeLease(
+  leases: NodeLeases, node: { id: string; internalUrl: string; capacity: number }, logger: Logger,
+): Promise<NodePresence> {
+  let draining = false;
+  let failing = false;
+  const renew = async (): Promise<void> => {
+    try {
+      await leases.renewLease({ nodeId: node.id, internalUrl: node.internalUrl, capacity: node.capacity, draining });
+      if (failing) logger.info({ node_id: node.id }, 'engine lease renewed again');
+      failing = false;
+    } catch (err) {
+      if (!failing) logger.warn({ err, node_id: node.id }, 'cannot renew this engine\'s lease; API processes take it for dead once it expires');
+      failing = true;
+    }
+  };
+  await renew();
+  let renewing: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    renewing ??= renew().finally(() => (renewing = undefined));
+  }, LEASE_RENEW_MS);
+  timer.unref();
+  return {
+    drain: async () => {
+      draining = true;
+      await renewing;
+      await renew();
+    },
+    stop: async () => {
+      clearInterval(timer);
+      await renewing;
+      try {
+        await leases.forgetNode(node.id);
+      } catch (err) {
+        logger.warn({ err, node_id: node.id }, 'cannot remove this engine\'s lease; it expires on its own');
       }
     },
   };

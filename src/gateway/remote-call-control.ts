@@ -1,23 +1,22 @@
 /**
  * @module An API process's CallControl (docs/ARCHITECTURE.md "Process roles"): each command goes
- * to the engine that owns the call (the call row's `node_id`), a new call to the least loaded
- * engine seen recently (round-robin among equals), over the engines' internal command endpoint.
- * An engine that cannot be reached is `unavailable` (503): the command is never run twice.
+ * to the engine that owns the call, a new call to the engine the directory picks (the least
+ * loaded, round-robin among equals), over the engines' internal command endpoint. An engine that
+ * cannot be reached is `unavailable` (503): the command is never run twice. An owner whose lease
+ * expired (docs/CLUSTER.md "Live state in Redis") is 503 with Retry-After until its calls are reaped.
  */
 import { ApiError } from '../common/errors.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import type { CallCommandResult, CallControl, PlaceCallRequest } from '../engine/calls/index.js';
 import type { CallSessionSnapshot } from '../engine/calls/session-snapshot.js';
-import type { CallRepository, NodeRecord, NodeRepository } from '../storage/index.js';
+import { OWNER_GONE_RETRY_AFTER_S, type EngineDirectory, type EngineNode } from './engine-directory.js';
 import { INTERNAL_PREFIX, type CommandArgs, type CommandName } from './internal-commands.js';
 
 export interface RemoteCallControlOptions {
-  nodes: Pick<NodeRepository, 'get' | 'live'>;
-  calls: Pick<CallRepository, 'ownerOf' | 'ownerOfControlId'>;
+  /** Where engines and calls' owners are found. */
+  directory: EngineDirectory;
   secret: string;
-  /** An engine whose row was refreshed within this is live (a few of its refresh periods). */
-  liveWithinMs: number;
   /** Longest wait for an engine's answer; a hang-up waits for the call's end. */
   timeoutMs: number;
   logger: Logger;
@@ -27,29 +26,26 @@ const unreachable = (detail: string): CallCommandResult => ({ error: 'unavailabl
 
 export class RemoteCallControl implements CallControl {
   readonly #o: RemoteCallControlOptions;
-  #turn = 0;
 
   constructor(options: RemoteCallControlOptions) {
     this.#o = options;
   }
 
-  /** The engine a new call goes to: fewest live calls, then taking turns among those. */
-  async #pick(): Promise<NodeRecord | undefined> {
-    const live = await this.#o.nodes.live(this.#o.liveWithinMs);
-    if (live.length === 0) return undefined;
-    const fewest = Math.min(...live.map((n) => n.live_calls));
-    const least = live.filter((n) => n.live_calls === fewest);
-    this.#turn = (this.#turn + 1) % 1_000_000;
-    return least[this.#turn % least.length];
+  #pick(): Promise<EngineNode | undefined> {
+    return this.#o.directory.pick();
   }
 
   /** The engine that owns a call; a row that names none (from before roles) goes to any live engine. */
-  #owner(nodeId: string | null): Promise<NodeRecord | undefined> {
-    return nodeId === null ? this.#pick() : this.#o.nodes.get(nodeId);
+  async #owner(nodeId: string | null): Promise<EngineNode | undefined> {
+    if (nodeId === null) return this.#pick();
+    const node = await this.#o.directory.get(nodeId);
+    if (node !== 'expired') return node;
+    // Its engine is gone; the call ends when the reaper releases it, after which it answers as ended.
+    throw new ApiError(503, 'unavailable', 'The call\'s engine is not answering; retry later.', { headers: { 'Retry-After': String(OWNER_GONE_RETRY_AFTER_S) } });
   }
 
   /** Sends one command; null when the engine could not be reached or did not answer as expected (logged). */
-  async #send<C extends CommandName>(node: NodeRecord, name: C, args: CommandArgs<C>): Promise<{ result: unknown } | null> {
+  async #send<C extends CommandName>(node: EngineNode, name: C, args: CommandArgs<C>): Promise<{ result: unknown } | null> {
     try {
       const res = await fetch(new URL(`${INTERNAL_PREFIX}${name}`, node.internal_url), {
         method: 'POST',
@@ -67,14 +63,14 @@ export class RemoteCallControl implements CallControl {
     }
   }
 
-  async #command<C extends CommandName>(node: NodeRecord | undefined, name: C, args: CommandArgs<C>): Promise<CallCommandResult> {
+  async #command<C extends CommandName>(node: EngineNode | undefined, name: C, args: CommandArgs<C>): Promise<CallCommandResult> {
     if (!node) return unreachable('No call engine is running.');
     const answer = await this.#send(node, name, args);
     return answer ? (answer.result as CallCommandResult) : unreachable(`The call engine ${node.id} cannot be reached.`);
   }
 
   async #onCall(name: 'hold' | 'unhold' | 'hangup', tenantId: TenantId, callId: string): Promise<CallCommandResult> {
-    const owner = await this.#o.calls.ownerOf(tenantId, callId);
+    const owner = await this.#o.directory.ownerOf(tenantId, callId);
     if (owner === undefined) return { error: 'not_found' };
     return this.#command(await this.#owner(owner), name, { tenantId, callId });
   }
@@ -96,20 +92,20 @@ export class RemoteCallControl implements CallControl {
   }
 
   async sendDigits(tenantId: TenantId, callId: string, digits: string): Promise<CallCommandResult> {
-    const owner = await this.#o.calls.ownerOf(tenantId, callId);
+    const owner = await this.#o.directory.ownerOf(tenantId, callId);
     if (owner === undefined) return { error: 'not_found' };
     return this.#command(await this.#owner(owner), 'sendDigits', { tenantId, callId, digits });
   }
 
   async transfer(tenantId: TenantId, callControlId: string, to: string): Promise<CallCommandResult> {
-    const owner = await this.#o.calls.ownerOfControlId(tenantId, callControlId);
+    const owner = await this.#o.directory.ownerOfControlId(tenantId, callControlId);
     if (owner === undefined) return { error: 'not_found' };
     return this.#command(await this.#owner(owner), 'transfer', { tenantId, callControlId, to });
   }
 
   /** Null when the owner cannot be reached: the detail is still served, without its live part. */
   async sessionOf(tenantId: TenantId, callId: string): Promise<CallSessionSnapshot | null> {
-    const owner = await this.#o.calls.ownerOf(tenantId, callId);
+    const owner = await this.#o.directory.ownerOf(tenantId, callId);
     const node = owner === undefined ? undefined : await this.#owner(owner);
     const answer = node && await this.#send(node, 'sessionOf', { tenantId, callId });
     return answer ? (answer.result as CallSessionSnapshot | null) : null;

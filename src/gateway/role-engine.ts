@@ -1,8 +1,8 @@
 /**
  * @module The `engine` role (docs/ARCHITECTURE.md "Process roles"): SIP and media as in a single
  * process, with HTTP reduced to /healthz, /readyz and /metrics, the internal command endpoint on
- * its own port for the API process, and its row in the `nodes` table. Recovery at start ends only
- * this node's unfinished calls. Stops in order: no new calls, drain, endpoints closed, calls hung
+ * its own port for the API process, and its row in the `nodes` table (with `cluster.redis_url`,
+ * its lease in Redis). Recovery at start ends only this node's unfinished calls. Stops in order: no new calls, drain, endpoints closed, calls hung
  * up, node row removed.
  */
 import { hostname } from 'node:os';
@@ -12,7 +12,8 @@ import { startCallEngine, type CallEngine } from './call-engine.js';
 import { controlApiServer, listen } from './control-api-server.js';
 import { internalEndpoint } from './internal-endpoint.js';
 import { isUnspecified } from './media-ports.js';
-import { announceNode } from './node-presence.js';
+import { clusterAdmission, openClusterState, unavailableCounter } from './cluster-state.js';
+import { announceNode, announceNodeLease, type NodePresence } from './node-presence.js';
 import { openProcessBase, type GatewayOptions, type RoleProcess } from './process-base.js';
 
 /** Where an API process reaches this engine's endpoint: the bound address, or the host name when bound to every address. */
@@ -31,9 +32,15 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   const { logger, store } = base;
   let draining = false;
   let engine: CallEngine;
+  // With cluster.redis_url: the limits across engines and the engine's lease (docs/CLUSTER.md "Live state in Redis").
+  const live = await openClusterState(config, logger);
+  // Calls a previous run of this node left in Redis are over (recovery ends them in the store): their places are freed first.
+  await live?.forgetNode(nodeId).catch((err: unknown) => logger.warn({ err, node_id: nodeId }, 'cannot free the live calls of this node\'s previous run'));
   try {
-    engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId });
+    const cluster = live && clusterAdmission(live, nodeId, logger.child({ component: 'cluster-admission' }), unavailableCounter(base.metrics));
+    engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId, cluster });
   } catch (err) {
+    await live?.close();
     await store.close();
     throw err;
   }
@@ -49,10 +56,14 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   } catch (err) {
     await health.close();
     await engine.stop();
+    await live?.close();
     await store.close();
     throw err;
   }
-  const presence = await announceNode(store.nodes, { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) }, () => engine.service.registry.size, logger);
+  const announced = { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) };
+  const presence: NodePresence = live
+    ? await announceNodeLease(live, { ...announced, capacity: config.cluster.capacity }, logger)
+    : await announceNode(store.nodes, announced, () => engine.service.registry.size, logger);
   logger.info({ node_id: nodeId, host: config.http.host, port: httpPort, internal_host: config.internal.host, internal_port: internalPort, data_dir: config.data_dir }, 'engine listening');
 
   let stopping: Promise<void> | undefined;
@@ -68,6 +79,7 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
     const closed = new Promise<void>((resolve) => internal.close(() => resolve()));
     internal.closeAllConnections();
     await Promise.all([closed, health.close()]);
+    await live?.close();
     await store.close();
     logger.info('stopped');
   })());

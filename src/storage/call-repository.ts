@@ -86,9 +86,18 @@ export interface CallRepositoryOptions {
   /**
    * Where the live list is read: `memory`, the index this process keeps (it writes every call);
    * `database`, SQL on the partial index of live calls, for an API process whose calls an
-   * engine process writes.
+   * engine process writes; or a {@link LiveListSource} (docs/CLUSTER.md "Live state in Redis").
    */
-  liveList?: 'memory' | 'database';
+  liveList?: 'memory' | 'database' | LiveListSource;
+}
+
+/**
+ * The live list kept outside the database, for an API process of a cluster: a page in the same
+ * order and cursor as SQL's, or undefined when the source cannot answer now, in which case the
+ * page is read from SQL as with `database`.
+ */
+export interface LiveListSource {
+  page(tenantId: TenantId, filter: { state?: Exclude<CallRecordState, 'ended'> | undefined; direction?: CallDirection | undefined; carrier?: CarrierFilter | undefined }, page: PageRequest): Promise<Page<CallListItem> | undefined>;
 }
 
 const carrierParams = (carrier: CarrierFilter | undefined) => ({
@@ -119,7 +128,7 @@ export class CallRepository {
    * index starts from. A process that reads the live list from SQL keeps no index.
    */
   async load(): Promise<void> {
-    if (this.#options.liveList === 'database') return;
+    if (this.#options.liveList !== undefined && this.#options.liveList !== 'memory') return;
     for (const call of await this.unfinished()) this.#live.update(call);
   }
 
@@ -152,7 +161,12 @@ export class CallRepository {
   async list(tenantId: TenantId, filter: CallListFilter, page: PageRequest): Promise<Page<CallListItem>> {
     const params = { tenant_id: tenantId, direction: filter.direction ?? null, ...carrierParams(filter.carrier), ...keysetParams(page.after), limit: page.limit + 1 };
     if (filter.state !== 'ended') {
-      if (this.#options.liveList === 'database') return toPage((await this.#db.values(LIVE_LIST_SQL, { ...params, state: filter.state ?? null })).map(toRecord), page.limit);
+      const source = this.#options.liveList;
+      if (typeof source === 'object') {
+        const fromSource = await source.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
+        if (fromSource) return fromSource;
+      }
+      if (source !== undefined && source !== 'memory') return toPage((await this.#db.values(LIVE_LIST_SQL, { ...params, state: filter.state ?? null })).map(toRecord), page.limit);
       return this.#live.page(tenantId, { state: filter.state, direction: filter.direction, carrier: filter.carrier }, page);
     }
     const history = {

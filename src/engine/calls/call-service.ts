@@ -12,7 +12,8 @@ import type { CarrierProfile } from './setup/carrier-profile.js';
 import type { LegMedia } from './setup/leg-media.js';
 import { OutboundCallFlow, type OutboundAgent, type OutboundFlowDeps } from './setup/outbound-call-flow.js';
 import { InboundCallFlow, type InboundFlowDeps } from './setup/inbound-call-flow.js';
-import type { CallerIdDirectory, InboundRoute } from './ports.js';
+import type { CallerIdDirectory, ClusterAdmission, InboundRoute } from './ports.js';
+import { admitInCluster, withClusterUpdates } from './cluster-admission.js';
 import { isCallerIdAllowed } from './setup/caller-id-policy.js';
 import { callerIdentity } from './setup/caller-identity.js';
 import { carriedHeaders } from './setup/carried-headers.js';
@@ -50,6 +51,8 @@ export interface CallServiceOptions {
   drainSeconds: number;
   /** Told of every call's final record (metrics). */
   onCallEnded?(call: CallRecord): void;
+  /** The limits across every engine (docs/CLUSTER.md "Live state in Redis"); absent on a single process. */
+  cluster?: ClusterAdmission;
 }
 
 /** Seconds a client is told to wait after a concurrency refusal: calls end in seconds to minutes. */
@@ -59,12 +62,15 @@ export class CallService implements CallControl {
   readonly registry = new CallRegistry();
   readonly #deps: CallServiceDeps;
   readonly #o: CallServiceOptions;
+  /** The calls' context; with a cluster, each saved record also updates the call's live entry. */
+  readonly #calls: CallContext;
   /** Admissions between the limit check and the registry (an RTP port is being opened). */
   readonly #admitting = new Map<string, number>();
 
   constructor(deps: CallServiceDeps, options: CallServiceOptions) {
     this.#deps = deps;
     this.#o = options;
+    this.#calls = withClusterUpdates(deps.calls, options.cluster);
   }
 
   carrierNames(): readonly string[] {
@@ -79,28 +85,35 @@ export class CallService implements CallControl {
     if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
     const full = this.#admissionRefused(request.tenantId, carrier.name, carrier.maxConcurrentCalls);
     if (full) return full;
+    const agent: OutboundAgent = request.agentId !== undefined
+      ? { kind: 'imported', agentId: request.agentId, mode: request.agentMode ?? 'media_bridge' }
+      : { kind: 'websocket', url: request.agentUrl ?? '' };
+    // The record is made before media so the cluster can count it; it is stored once media is open.
+    const call = new Call({
+      tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name, record: request.record,
+      agent: agent.kind === 'imported' ? { type: 'imported', agentId: agent.agentId } : { type: 'websocket', url: agent.url },
+      machineDetection: request.machineDetection, onMachine: request.onMachine, waitForBeep: request.waitForBeep,
+      ...(request.customParameters ? { customParameters: request.customParameters } : {}),
+    }, this.#calls);
     this.#bumpAdmitting(request.tenantId, carrier.name, 1);
     let rtp;
     try {
+      const refused = await admitInCluster(this.#o.cluster, call, carrier, this.#o.maxConcurrentPerTenant, CONCURRENCY_RETRY_AFTER_S);
+      if (refused) return refused;
       rtp = await this.#deps.media.open(carrier);
     } finally {
       this.#bumpAdmitting(request.tenantId, carrier.name, -1);
     }
-    if (!rtp) return { error: 'unavailable', detail: 'No media ports are free.' };
-    const agent: OutboundAgent = request.agentId !== undefined
-      ? { kind: 'imported', agentId: request.agentId, mode: request.agentMode ?? 'media_bridge' }
-      : { kind: 'websocket', url: request.agentUrl ?? '' };
-    let call: Call;
+    if (!rtp) {
+      this.#o.cluster?.release(call.id);
+      return { error: 'unavailable', detail: 'No media ports are free.' };
+    }
     try {
-      call = await Call.open({
-        tenantId: request.tenantId, direction: 'outbound', from: request.from, to: request.to, carrier: carrier.name, record: request.record,
-        agent: agent.kind === 'imported' ? { type: 'imported', agentId: agent.agentId } : { type: 'websocket', url: agent.url },
-        machineDetection: request.machineDetection, onMachine: request.onMachine, waitForBeep: request.waitForBeep,
-        ...(request.customParameters ? { customParameters: request.customParameters } : {}),
-      }, this.#deps.calls);
+      await this.#calls.store.insert(call.snapshot());
     } catch (err) {
       // The call could not be recorded (storage unavailable): nothing was placed; the API answers 503.
       rtp.close();
+      this.#o.cluster?.release(call.id);
       throw err;
     }
     const flow = new OutboundCallFlow(this.#deps.outbound, call, carrier, rtp, agent, request.sipHeaders);
@@ -137,26 +150,35 @@ export class CallService implements CallControl {
       log.warn({ tenant_id: route.tenantId }, 'inbound call refused: over a concurrency limit');
       return invite.reject(503);
     }
+    const caller = callerIdentity(invite.request, carrier);
+    // The record is made before media so the cluster can count it; it is stored once media is open.
+    const call = new Call({
+      tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, verification: caller.verification, to: did,
+      sipHeaders: carriedHeaders(invite.request, carrier.carryHeaders ?? []), carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
+    }, this.#calls);
     this.#bumpAdmitting(route.tenantId, carrier.name, 1);
     let rtp;
     try {
+      if (await admitInCluster(this.#o.cluster, call, carrier, this.#o.maxConcurrentPerTenant, CONCURRENCY_RETRY_AFTER_S)) {
+        log.warn({ tenant_id: route.tenantId }, 'inbound call refused: over a concurrency limit across the cluster');
+        return invite.reject(503);
+      }
       rtp = await this.#deps.media.open(carrier);
     } finally {
       this.#bumpAdmitting(route.tenantId, carrier.name, -1);
     }
-    if (!rtp) return invite.reject(503);
-    if (invite.isFinal) return rtp.close();
-    const caller = callerIdentity(invite.request, carrier);
-    let call: Call;
+    if (!rtp || invite.isFinal) {
+      rtp?.close();
+      this.#o.cluster?.release(call.id);
+      return rtp ? undefined : invite.reject(503);
+    }
     try {
-      call = await Call.open({
-        tenantId: route.tenantId, direction: 'inbound', from: caller.number, callerPrivacy: caller.private, verification: caller.verification, to: did,
-        sipHeaders: carriedHeaders(invite.request, carrier.carryHeaders ?? []), carrier: carrier.name, record: this.#deps.recordInbound, agent: { type: 'imported', agentId: route.agentId },
-      }, this.#deps.calls);
+      await this.#calls.store.insert(call.snapshot());
     } catch (err) {
       // A call that cannot be recorded is not taken: 503, so the carrier may try another route (RFC 3261 21.5.4).
       log.error({ err, tenant_id: route.tenantId }, 'inbound call refused: the call record cannot be written');
       rtp.close();
+      this.#o.cluster?.release(call.id);
       return invite.reject(503);
     }
     call.traceSip(invite.callId, 'carrier');

@@ -242,3 +242,20 @@ export interface SpeechRecognizer {
   readonly sampleRate: 8000 | 16000 | 24000 | 48000;
   open(request: RecognitionRequest): RecognitionStream;
 }
+
+/** What the cluster-wide admission answers: room for the call, or which limit is reached across every engine. */
+export type ClusterAdmissionOutcome = { ok: true } | { ok: false; scope: 'tenant' | 'carrier' };
+
+/**
+ * The concurrency limits across every engine of a cluster (docs/CLUSTER.md "Live state in
+ * Redis"), asked after an engine's own checks and before media is opened; absent on a single
+ * process. `admit` never rejects: while the shared state is away the implementation decides
+ * (it admits on the engine's local limits). `update` and `release` return at once and never throw.
+ */
+export interface ClusterAdmission {
+  admit(call: CallRecord, limits: { tenantLimit: number; carrierLimit: number }): Promise<ClusterAdmissionOutcome>;
+  /** The call's record changed (state, hold, transfer): its live list entry follows. */
+  update(call: CallRecord): void;
+  /** The call ended, or was never placed after all: its place is free. */
+  release(callId: string): void;
+}
