@@ -105,6 +105,8 @@ export async function startSipStack(o: SipStackOptions): Promise<SipStack> {
     // docs/CONFIGURATION.md "Operator surface": INVITEs only from configured carrier sources.
     authorizeSource: (source: SipSource, request: SipRequest) => (carrierConfigFor(source, request) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
     inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
+    // docs/CONFIGURATION.md sip.outbound_proxy: carriers and agent edges see the SIP edge's address.
+    ...(config.sip.outbound_proxy ? { outboundProxy: config.sip.outbound_proxy } : {}),
   });
   up.ua = ua;
   // A listener's bug is logged and contained, never the end of the process and its calls
