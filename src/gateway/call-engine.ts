@@ -126,7 +126,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
       hep?.message(event);
     },
   };
-  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace }));
+  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace, isDraining: () => o.isDraining() }));
   const sandbox = await startSandbox(o, media, sip, files.announcement);
   // Media toward the sandbox far end is advertised on loopback too.
   const carriers = carrierProfiles({
@@ -138,7 +138,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     config, clock, logger, store: o.store, callStore, platforms: o.platforms, ua: sip.ua, locator, media, carriers,
     carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, recordings: o.recordings, ...(traces ? { sipTrace: traces.recorder } : {}),
   }), {
-    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
+    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds, capacity: config.cluster.capacity,
     onCallEnded: (call) => {
       callMetrics.callEnded(call);
       engineMetrics.callEnded(call);

@@ -53,6 +53,8 @@ export interface SipUserAgentOptions {
    * it as a pre-loaded Route; the dialogs' route sets then come from Record-Route.
    */
   outboundProxy?: string;
+  /** Seconds the UA is out of service for (draining): out-of-dialog OPTIONS get 503 meanwhile. */
+  unavailableFor?: () => number | undefined;
 }
 
 /** Events of a {@link SipUserAgent}. */
@@ -92,6 +94,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
       },
       ...(options.authorizeSource ? { authorizeSource: options.authorizeSource } : {}),
       ...(options.admitRequest ? { admitRequest: options.admitRequest } : {}),
+      ...(options.unavailableFor ? { unavailableFor: options.unavailableFor } : {}),
     });
     this.core.delegate = {
       onInvite: (req, tx, source) => this.#onInvite(req, tx, source),
