@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { waitForDrain } from '../drain.js';
 import { startCallEngine, type CallEngine } from './call-engine.js';
 import { controlApiServer, listen } from './control-api-server.js';
+import { leaveEdge } from './edge-control.js';
 import { internalEndpoint } from './internal-endpoint.js';
 import { isUnspecified } from './media-ports.js';
 import { announceNode } from './node-presence.js';
@@ -57,6 +58,8 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
+    // docs/CLUSTER.md "Drain": out of the SIP edge's rotation first, then new calls are refused.
+    await leaveEdge(config, engine.sip, logger);
     draining = true;
     await presence.drain();
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
