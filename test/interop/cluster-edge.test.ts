@@ -5,7 +5,7 @@
  * spread over both engines and their BYEs reach the owner through the edge; an engine's outbound
  * call leaves through the edge (`sip.outbound_proxy`); a tenant-limit refusal reaches the carrier
  * as 503 without the scope header; a draining engine takes itself out of the edge's rotation by
- * JSON-RPC and new calls go to the other one.
+ * JSON-RPC and new calls go to the other one; with none left the edge answers 503 itself.
  */
 import t, { type Test } from 'tap';
 import { symlinkSync } from 'node:fs';
@@ -171,5 +171,15 @@ t.test('docs/CLUSTER.md "The SIP edge": two engines behind Kamailio', async (t) 
     await waitFor('both on the other engine', async () => (await inboundCalls(other.gw)).length === otherBefore + 2, 10_000);
     t.equal((await long.run.done).code, 0, 'the draining engine\'s live call went on to its end');
     await stopped;
+  });
+
+  await t.test('docs/CLUSTER.md "The SIP edge": with every engine drained the edge answers 503 with Retry-After: 5 itself', async (t) => {
+    for (const e of rig.engines) await e.gw.gateway.stop('SIGTERM');
+    const refused = await callsThroughEdge(t, rig, { count: 1, limit: 1, holdMs: 0, scenario: 'cluster-uac-503.xml' });
+    const done = await refused.run.done;
+    t.equal(done.code, 0, `the carrier got 503: ${done.stderr.slice(0, 300)}`);
+    const reply = responsesIn(sippMessages(refused), 503)[0] ?? '';
+    t.match(reply, /^SIP\/2\.0 503 No engine available$/m, 'the edge\'s own answer');
+    t.match(reply, /^Retry-After: 5$/m);
   });
 });
