@@ -62,7 +62,7 @@ async function endedCalls(rig: ClusterRig, expected: number): Promise<Awaited<Re
   }, 30_000);
 }
 
-async function startClusterRig(t: Test): Promise<ClusterRig> {
+async function startClusterRig(t: Test, capacity = 20): Promise<ClusterRig> {
   const at = await edgeAddress(EDGE_IP);
   const carrierUas = await carrier(t, 'cluster-uas-rr.xml', ['-m', '1', '-timeout', '120s']);
   const engines: Engine[] = [];
@@ -75,7 +75,7 @@ async function startClusterRig(t: Test): Promise<ClusterRig> {
         `sip:\n  host: ${ip}\n  trusted_proxies: ['${EDGE_IP}']\n  outbound_proxy: "${at.uri}"`,
         'calls:\n  allow_private_agent_urls: true\n  max_concurrent_per_tenant: 2',
         'shutdown:\n  drain_seconds: 15',
-        `cluster:\n  capacity: 20\n  edge:\n    rpc_url: "${at.rpcUrl}"`,
+        `cluster:\n  capacity: ${capacity}\n  edge:\n    rpc_url: "${at.rpcUrl}"`,
       ].join('\n'),
     });
     const { bot } = await routeDidToFakeAgent(t, gw, { did: DID, carrier: 'trunk', externalAgentId: `bot-${i}` });
@@ -182,4 +182,25 @@ t.test('docs/CLUSTER.md "The SIP edge": two engines behind Kamailio', async (t) 
     t.match(reply, /^SIP\/2\.0 503 No engine available$/m, 'the edge\'s own answer');
     t.match(reply, /^Retry-After: 5$/m);
   });
+});
+
+t.test('docs/CLUSTER.md "Drain": an engine at cluster.capacity answers a node-level 503 and the edge gives the INVITE to the other engine', async (t) => {
+  if (!needPeer(t, 'sipp', 'kamailio')) return;
+  const rig = await startClusterRig(t, 1);
+  const long = await callsThroughEdge(t, rig, { count: 1, limit: 1, holdMs: 8000 });
+  const full = await waitFor('the long call on one engine', async () => {
+    const live = await Promise.all(rig.engines.map(async (e) => (await e.gw.api('GET', '/v1/calls?direction=inbound', undefined, { key: e.gw.liveKey })).body.data.length));
+    const i = live.indexOf(1);
+    return i >= 0 ? i : undefined;
+  }, 20_000);
+  const other = rig.engines[1 - full]!;
+  // Round robin: of two calls one on each engine, the full one refusing its turn.
+  const more = await callsThroughEdge(t, rig, { count: 2, limit: 1, holdMs: 300 });
+  const done = await more.run.done;
+  t.equal(done.code, 0, `both calls completed: ${done.stderr.slice(0, 300)}`);
+  t.equal(responsesIn(sippMessages(more), 200).length, 2, 'both answered');
+  t.notOk(/^SIP\/2\.0 503/m.test(sippMessages(more)), 'the carrier never saw the node-level 503');
+  t.ok(rig.engines[full]!.gw.logs.some((l) => l.msg === 'inbound call refused: this engine is at capacity'), 'the full engine refused its turn');
+  await waitFor('both on the other engine', async () => (await inboundCalls(other.gw)).length === 2, 10_000);
+  t.equal((await long.run.done).code, 0);
 });
