@@ -114,3 +114,13 @@ t.test('without an outbound proxy, an INVITE goes to its target with no Route of
   t.equal(status, 486);
   t.equal((await far.next('INVITE')).headers.has('Route'), false);
 });
+
+t.test('RFC 3261 8.1.2: a loopback target (the sandbox far end) is this host: it goes direct when the proxy is elsewhere', async (t) => {
+  const far = await startProxy(t, () => 486);
+  // TEST-NET-1: nothing there answers; an INVITE sent there would time out instead of getting 486.
+  const { ua } = await startGatewayUaOnTestTransport(t, { outboundProxy: 'sip:192.0.2.1:5060' });
+  const call = ua.invite({ target: `sip:sandbox@127.0.0.1:${far.uri.split(':')[2]}`, from: 'sip:gateway@127.0.0.1', sdp: SDP });
+  const status = await new Promise<number>((resolve) => call.events.on('failed', (s) => resolve(s)));
+  t.equal(status, 486, 'the loopback far end answered');
+  t.equal((await far.next('INVITE')).headers.has('Route'), false, 'no Route of the proxy');
+});

@@ -5,6 +5,7 @@
  */
 import { systemClock, type Clock } from '../../../common/clock.js';
 import { isStaleRefusal, type DigestServer } from '../auth/digest-server.js';
+import { parseUri } from '../grammar/uri.js';
 import { createResponse } from '../messages/response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { DialogHost } from '../dialogs/dialog-host.js';
@@ -132,7 +133,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
   /** Places a call: returns the UAC handle; listen to its events, then it starts. */
   invite(options: InviteOptions): OutboundCall {
     // The outbound proxy is the INVITE's next hop and its CANCEL's (§9.1: same destination).
-    const proxy = this.#o.outboundProxy;
+    const proxy = this.#proxyFor(options.target);
     const call = new OutboundCall(proxy ? { ...options, proxy } : options, this);
     queueMicrotask(() => call.start());
     return call;
@@ -225,11 +226,28 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
    * route set their dialog learned from Record-Route.
    */
   #nextHop(request: SipRequest, target: SipTarget): SipTarget {
-    const proxy = this.#o.outboundProxy;
+    const proxy = this.#proxyFor(request.uri);
     if (proxy === undefined || request.to.tag !== undefined) return target;
     request.headers.delete('Route');
     request.headers.prepend('Route', `<${proxy.replace(/;lr$/, '')};lr>`);
     return this.targetFor(proxy);
+  }
+
+  /**
+   * The outbound proxy for a Request-URI. A loopback one (the sandbox far end) names this host,
+   * which a proxy on another address cannot reach: it goes direct unless the proxy is on loopback too.
+   */
+  #proxyFor(uri: string): string | undefined {
+    const proxy = this.#o.outboundProxy;
+    if (proxy === undefined) return undefined;
+    const loopback = (u: string): boolean => {
+      try {
+        return /^(127\.|::1$|\[::1\]$|localhost$)/i.test(parseUri(u).host);
+      } catch {
+        return false;
+      }
+    };
+    return loopback(uri) && !loopback(proxy) ? undefined : proxy;
   }
 
   #onInvite(req: SipRequest, tx: InviteServerTransaction, source: SipSource): void {
