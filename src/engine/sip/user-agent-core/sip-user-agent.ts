@@ -242,7 +242,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     if (proxy === undefined) return undefined;
     const loopback = (u: string): boolean => {
       try {
-        return /^(127\.|::1$|\[::1\]$|localhost$)/i.test(parseUri(u).host);
+        return /^(127\.|::1$|localhost$)/i.test(parseUri(u).host);
       } catch {
         return false;
       }
