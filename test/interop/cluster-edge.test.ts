@@ -170,6 +170,7 @@ t.test('docs/CLUSTER.md "The SIP edge": two engines behind Kamailio', async (t) 
     t.equal(responsesIn(sippMessages(after), 200).length, 2, 'both answered');
     await waitFor('both on the other engine', async () => (await inboundCalls(other.gw)).length === otherBefore + 2, 10_000);
     t.equal((await long.run.done).code, 0, 'the draining engine\'s live call went on to its end');
+    t.match(await rig.edge.stateOf(draining.destination), /^I/, 'still inactive: its OPTIONS answers (503 while draining) do not bring it back');
     await stopped;
   });
 
