@@ -11,6 +11,7 @@ import type { Store } from './storage/index.js';
 import { startCallEngine, type CallEngine } from './gateway/call-engine.js';
 import { bootstrapSandboxTenant, controlApiServer } from './gateway/control-api-server.js';
 import { openProcessBase, type GatewayOptions, type RoleProcess } from './gateway/process-base.js';
+import { leaveEdge } from './gateway/edge-control.js';
 import { startApiProcess } from './gateway/role-api.js';
 import { startEngineProcess } from './gateway/role-engine.js';
 import { waitForDrain } from './drain.js';
@@ -68,6 +69,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
+    // docs/CLUSTER.md "Drain": out of the SIP edge's rotation first (with cluster.edge.rpc_url), then new calls are refused.
+    await leaveEdge(config, engine.sip, logger);
     draining = true;
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');
     // The listener stays open: /readyz answers 503 and new calls are refused (unavailable) while

@@ -86,12 +86,16 @@ for _, m in ipairs(members) do
 end
 return out`;
 
-/** KEYS[1] call hash. ARGV[1] leg, ARGV[2] its snapshot: merged into the `dialogs` map in place, so two legs never overwrite each other. */
+/**
+ * KEYS[1] call hash. ARGV[1] leg, ARGV[2] its snapshot: merged into the `dialogs` map in place, so
+ * two legs never overwrite each other. The snapshot stays a string: cjson would turn its empty
+ * arrays (a dialog with no route set) into objects.
+ */
 export const STORE_DIALOG = `
 local d = redis.call('HGET', KEYS[1], 'dialogs')
 if not d then return 0 end
 local m = cjson.decode(d)
-m[ARGV[1]] = cjson.decode(ARGV[2])
+m[ARGV[1]] = ARGV[2]
 redis.call('HSET', KEYS[1], 'dialogs', cjson.encode(m))
 return 1`;
 

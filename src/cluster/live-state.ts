@@ -129,6 +129,8 @@ export interface LiveCalls {
   ownerOfControlId(tenantId: string, callControlId: string): Promise<string | undefined>;
   /** The ids of the calls an engine owns. */
   callsOfNode(nodeId: string): Promise<string[]>;
+  /** A live call's tenant and its legs' dialog snapshots (leg → opaque JSON); undefined once released. */
+  dialogsOf(callId: string): Promise<{ tenantId: string; dialogs: Record<string, string> } | undefined>;
 }
 
 /** Named locks across processes (for example one reaper at a time). */

@@ -77,8 +77,11 @@ t.test('docs/CLUSTER.md "Live state in Redis": owners are found by call id and c
   t.same((await api.list('t1', { state: 'ringing' }, { limit: 10 })).items.map((i) => i.id), [first.callId], 'the updated list item is what the list filters on');
   await engineA.storeDialog(first.callId, 'carrier', JSON.stringify({ call_id: 'x@y', local_cseq: 2 }));
   await engineA.storeDialog(first.callId, 'agent', JSON.stringify({ call_id: 'z@y', local_cseq: 1 }));
-  const dialogs = await api.client.hGet(`vgw:call:${first.callId}`, 'dialogs');
-  t.same(JSON.parse(dialogs ?? 'null'), { carrier: { call_id: 'x@y', local_cseq: 2 }, agent: { call_id: 'z@y', local_cseq: 1 } }, 'each leg\'s dialog snapshot is kept beside the others');
+  await engineA.storeDialog(first.callId, 'carrier', JSON.stringify({ call_id: 'x@y', local_cseq: 3, route_set: [] }));
+  t.same(await api.dialogsOf(first.callId), {
+    tenantId: first.tenantId,
+    dialogs: { carrier: JSON.stringify({ call_id: 'x@y', local_cseq: 3, route_set: [] }), agent: JSON.stringify({ call_id: 'z@y', local_cseq: 1 }) },
+  }, 'each leg\'s latest dialog snapshot is kept beside the others, byte for byte (an empty route set stays an array)');
 
   t.same((await api.forgetNode('a')).sort(), onA.map((e) => e.callId).sort(), 'every call of the node is released');
   t.equal(await api.ownerOf('t1', first.callId), undefined);

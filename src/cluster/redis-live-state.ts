@@ -228,6 +228,15 @@ export class RedisLiveState implements LiveState {
     return this.#run<string[]>('callsOfNode', ['SMEMBERS', key.nodeCalls(nodeId)]);
   }
 
+  async dialogsOf(callId: string): Promise<{ tenantId: string; dialogs: Record<string, string> } | undefined> {
+    const [tenant, dialogs] = await this.#run<(string | null)[]>('dialogsOf', ['HMGET', key.call(callId), 'tenant_id', 'dialogs']);
+    if (!tenant) return undefined;
+    const parsed = dialogs ? JSON.parse(dialogs) as unknown : {};
+    // cjson encodes an empty map as `{}`; each leg's snapshot is stored as a string (STORE_DIALOG).
+    const map = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {};
+    return { tenantId: tenant, dialogs: Object.fromEntries(Object.entries(map).filter((e): e is [string, string] => typeof e[1] === 'string')) };
+  }
+
   async withLock<T>(name: string, ttlMs: number, fn: () => Promise<T>): Promise<LockOutcome<T>> {
     const token = randomUUID();
     const got = await this.#run<string | null>('withLock', ['SET', key.lock(name), token, 'NX', 'PX', String(ttlMs)]);

@@ -12,7 +12,7 @@ import { usesTls, type CarrierConfig } from '../config/carriers.js';
 import { readSipTls, type SipTlsMaterial } from '../config/sip-tls.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
-import type { ClusterAdmission } from '../engine/calls/ports.js';
+import type { ClusterAdmission, DialogSnapshots } from '../engine/calls/ports.js';
 import { CallService, Heartbeat, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd } from '../engine/calls/index.js';
 import { locateAddresses, ServerLocator, type SipTraceEvent } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
@@ -27,6 +27,7 @@ import { startSipTraces, type SipTraces } from './observability/sip-traces.js';
 import { createEngineMetrics } from './observability/engine-metrics.js';
 import { HepExporter } from './observability/hep-exporter.js';
 import { startEventDelivery, type EventDelivery } from './event-delivery.js';
+import { NodeReaper, type ReaperState } from './node-reaper.js';
 
 export interface CallEngineOptions {
   config: Readonly<Config>;
@@ -45,6 +46,11 @@ export interface CallEngineOptions {
   recoveryNodeId?: string | undefined;
   /** The limits across every engine (docs/CLUSTER.md "Live state in Redis"); absent without `cluster.redis_url`. */
   cluster?: ClusterAdmission | undefined;
+  /**
+   * In a cluster (docs/CLUSTER.md "When an engine dies"): where this engine keeps its confirmed
+   * dialogs, and the live state its reaper reads to end the calls of engines that died.
+   */
+  failover?: { snapshots: DialogSnapshots; state: ReaperState } | undefined;
 }
 
 export interface CallEngine {
@@ -129,7 +135,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
       hep?.message(event);
     },
   };
-  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace }));
+  const sip = (up.sip = await startSipStack({ config, carriers: o.carriers, tls: files.tls, clock, logger, metrics: callMetrics, trace, isDraining: () => o.isDraining() }));
   const sandbox = await startSandbox(o, media, sip, files.announcement);
   // Media toward the sandbox far end is advertised on loopback too.
   const carriers = carrierProfiles({
@@ -140,8 +146,9 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const service = new CallService(await callServiceDeps({
     config, clock, logger, store: o.store, callStore, platforms: o.platforms, ua: sip.ua, locator, media, carriers,
     carrierConfigFor: sip.carrierConfigFor, holdMusic: files.holdMusic, metrics: callMetrics, recordings: o.recordings, ...(traces ? { sipTrace: traces.recorder } : {}),
+    ...(o.failover ? { dialogSnapshots: o.failover.snapshots } : {}),
   }), {
-    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds,
+    maxConcurrentPerTenant: config.calls.max_concurrent_per_tenant, isDraining: () => o.isDraining(), drainSeconds: config.shutdown.drain_seconds, capacity: config.cluster.capacity,
     ...(o.cluster ? { cluster: o.cluster } : {}),
     onCallEnded: (call) => {
       callMetrics.callEnded(call);
@@ -162,9 +169,15 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   // From here on calls may be live: the heartbeat dates them if the process dies (see recovery).
   const heartbeat = new Heartbeat(config.data_dir, clock, (err) => logger.warn({ err }, 'cannot write the engine heartbeat; calls cut off by a crash will end at the restart'));
   heartbeat.start();
+  const reaper = o.failover && new NodeReaper({
+    state: o.failover.state, calls: callStore, bye: (snapshot) => sip.ua.byeFromSnapshot(snapshot), selfNodeId: o.recoveryNodeId ?? config.node_id ?? '',
+    clock, logger: logger.child({ component: 'reaper' }), metrics: o.metrics,
+  });
+  reaper?.start();
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopping ??= (async () => {
     for (const pinger of pingers) pinger.stop();
+    await reaper?.stop();
     await service.shutdown();
     await sandbox.stop();
     await sip.stop();

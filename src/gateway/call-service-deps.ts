@@ -12,7 +12,7 @@ import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import {
-  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type CallServiceDeps, type CarrierProfile, type TransferPolicy, type SipDialling, type TranscriptionSettings,
+  legMedia, loadWavPcm8k, type CallRecordStore, type CallSipTrace, type DialogSnapshots, type CallServiceDeps, type CarrierProfile, type TransferPolicy, type SipDialling, type TranscriptionSettings,
 } from '../engine/calls/index.js';
 import { LoopingPcmSource, type AudioSource } from '../engine/media/index.js';
 import type { ServerLocator, SipUserAgent } from '../engine/sip/index.js';
@@ -79,6 +79,8 @@ export interface CallServiceWiring {
   recordings: RecordingFiles;
   /** Where calls' SIP messages are kept (docs/API.md "SIP trace of a call"); none when absent. */
   sipTrace?: CallSipTrace;
+  /** Where an engine in a cluster keeps its confirmed dialogs for the reaper (docs/CLUSTER.md "When an engine dies"). */
+  dialogSnapshots?: DialogSnapshots;
 }
 
 /** What the call service and, below it, each flow and call side use. */
@@ -121,7 +123,7 @@ export async function callServiceDeps(w: CallServiceWiring): Promise<CallService
     tenantTransferPolicy: async (tenantId: TenantId) => transferPolicyOf(await w.store.tenants.transferPolicy(tenantId)),
   };
   return {
-    calls: { clock, logger, store: w.callStore, ...(w.sipTrace ? { sipTrace: w.sipTrace } : {}) },
+    calls: { clock, logger, store: w.callStore, ...(w.sipTrace ? { sipTrace: w.sipTrace } : {}), ...(w.dialogSnapshots ? { dialogSnapshots: w.dialogSnapshots } : {}) },
     carriers: w.carriers,
     carrierForSource: (source, request) => {
       const c = w.carrierConfigFor(source, request);

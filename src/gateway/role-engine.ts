@@ -10,9 +10,11 @@ import { isIP } from 'node:net';
 import { waitForDrain } from '../drain.js';
 import { startCallEngine, type CallEngine } from './call-engine.js';
 import { controlApiServer, listen } from './control-api-server.js';
+import { leaveEdge } from './edge-control.js';
 import { internalEndpoint } from './internal-endpoint.js';
 import { isUnspecified } from './media-ports.js';
 import { clusterAdmission, openClusterState, unavailableCounter } from './cluster-state.js';
+import { liveDialogSnapshots, liveReaperState } from './cluster-failover.js';
 import { announceNode, announceNodeLease, type NodePresence } from './node-presence.js';
 import { openProcessBase, type GatewayOptions, type RoleProcess } from './process-base.js';
 
@@ -38,7 +40,8 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   await live?.forgetNode(nodeId).catch((err: unknown) => logger.warn({ err, node_id: nodeId }, 'cannot free the live calls of this node\'s previous run'));
   try {
     const cluster = live && clusterAdmission(live, nodeId, logger.child({ component: 'cluster-admission' }), unavailableCounter(base.metrics));
-    engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId, cluster });
+    const failover = live && { snapshots: liveDialogSnapshots(live, logger.child({ component: 'cluster-state' })), state: liveReaperState(live) };
+    engine = await startCallEngine({ ...base, isDraining: () => draining, recoveryNodeId: nodeId, cluster, failover });
   } catch (err) {
     await live?.close();
     await store.close();
@@ -68,6 +71,8 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
 
   let stopping: Promise<void> | undefined;
   const stop = (reason: string): Promise<void> => (stopping ??= (async () => {
+    // docs/CLUSTER.md "Drain": out of the SIP edge's rotation first, then new calls are refused.
+    await leaveEdge(config, engine.sip, logger);
     draining = true;
     await presence.drain();
     logger.info({ reason, drain_seconds: config.shutdown.drain_seconds }, 'draining');

@@ -39,6 +39,8 @@ export interface SipStackOptions {
   metrics: CallMetrics;
   /** Told every SIP message (docs/API.md "SIP trace of a call"); none when absent. */
   trace?: SipTraceTap;
+  /** Whether the engine is draining: OPTIONS to it get 503 so the SIP edge's probes mark it inactive (docs/CLUSTER.md "Drain"). */
+  isDraining?: () => boolean;
 }
 
 /** Digest challenges (RFC 3261 22.4) for INVITEs from carriers configured with `inbound.auth`. */
@@ -105,6 +107,9 @@ export async function startSipStack(o: SipStackOptions): Promise<SipStack> {
     // docs/CONFIGURATION.md "Operator surface": INVITEs only from configured carrier sources.
     authorizeSource: (source: SipSource, request: SipRequest) => (carrierConfigFor(source, request) ? 'allow' : config.sip.unknown_source === 'drop' ? 'drop' : 'reject'),
     inboundAuth: inboundDigest(o.carriers, carrierConfigFor, clock),
+    // docs/CONFIGURATION.md sip.outbound_proxy: carriers and agent edges see the SIP edge's address.
+    ...(config.sip.outbound_proxy ? { outboundProxy: config.sip.outbound_proxy } : {}),
+    unavailableFor: () => (o.isDraining?.() ? config.shutdown.drain_seconds : undefined),
   });
   up.ua = ua;
   // A listener's bug is logged and contained, never the end of the process and its calls

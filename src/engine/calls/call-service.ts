@@ -49,6 +49,8 @@ export interface CallServiceOptions {
   isDraining(): boolean;
   /** `shutdown.drain_seconds`: the Retry-After of an INVITE refused while draining. */
   drainSeconds: number;
+  /** `cluster.capacity`: live calls this engine takes at most (docs/CLUSTER.md "Drain"); no limit when absent. */
+  capacity?: number;
   /** Told of every call's final record (metrics). */
   onCallEnded?(call: CallRecord): void;
   /** The limits across every engine (docs/CLUSTER.md "Live state in Redis"); absent on a single process. */
@@ -57,6 +59,13 @@ export interface CallServiceOptions {
 
 /** Seconds a client is told to wait after a concurrency refusal: calls end in seconds to minutes. */
 const CONCURRENCY_RETRY_AFTER_S = 5;
+
+/**
+ * Marks a 503 as the call's own (a tenant's or carrier's limit), not this engine's: the SIP edge
+ * relays it to the carrier instead of trying another engine, which would refuse it too
+ * (docs/CLUSTER.md "Drain"). A 503 without it is node-level: draining, at capacity.
+ */
+const CALL_SCOPE: [string, string] = ['X-VGW-Scope', 'call'];
 
 export class CallService implements CallControl {
   readonly registry = new CallRegistry();
@@ -82,6 +91,7 @@ export class CallService implements CallControl {
     if (!carrier) return { error: 'unknown_carrier' };
     if (!(await isCallerIdAllowed(carrier, request.tenantId, request.from, this.#deps.callerIds))) return { error: 'caller_id_not_allowed' };
     if (this.#o.isDraining()) return { error: 'unavailable', detail: 'The gateway is shutting down.' };
+    if (this.#atCapacity()) return { error: 'unavailable', detail: 'This engine is at its capacity of live calls.' };
     if (!carrier.outboundUri) return { error: 'carrier_unavailable', detail: `Carrier "${carrier.name}" takes no outbound calls.` };
     const full = this.#admissionRefused(request.tenantId, carrier.name, carrier.maxConcurrentCalls);
     if (full) return full;
@@ -146,9 +156,13 @@ export class CallService implements CallControl {
       // alone for the drain time, after which this process is gone.
       return invite.reject(503, undefined, [['Retry-After', String(this.#o.drainSeconds)]]);
     }
+    if (this.#atCapacity()) {
+      log.warn({ tenant_id: route.tenantId, capacity: this.#o.capacity }, 'inbound call refused: this engine is at capacity');
+      return invite.reject(503, undefined, [['Retry-After', String(CONCURRENCY_RETRY_AFTER_S)]]);
+    }
     if (this.#admissionRefused(route.tenantId, carrier.name, carrier.maxConcurrentCalls)) {
       log.warn({ tenant_id: route.tenantId }, 'inbound call refused: over a concurrency limit');
-      return invite.reject(503);
+      return invite.reject(503, undefined, [['Retry-After', String(CONCURRENCY_RETRY_AFTER_S)], CALL_SCOPE]);
     }
     const caller = callerIdentity(invite.request, carrier);
     // The record is made before media so the cluster can count it; it is stored once media is open.
@@ -161,7 +175,7 @@ export class CallService implements CallControl {
     try {
       if (await admitInCluster(this.#o.cluster, call, carrier, this.#o.maxConcurrentPerTenant, CONCURRENCY_RETRY_AFTER_S)) {
         log.warn({ tenant_id: route.tenantId }, 'inbound call refused: over a concurrency limit across the cluster');
-        return invite.reject(503);
+        return invite.reject(503, undefined, [['Retry-After', String(CONCURRENCY_RETRY_AFTER_S)], CALL_SCOPE]);
       }
       rtp = await this.#deps.media.open(carrier);
     } finally {
@@ -248,6 +262,15 @@ export class CallService implements CallControl {
       return { error: 'concurrency_limit', retryAfterSeconds: CONCURRENCY_RETRY_AFTER_S };
     }
     return null;
+  }
+
+  /** Live calls plus those being admitted (counted once, under their tenant) at `capacity`. */
+  #atCapacity(): boolean {
+    const capacity = this.#o.capacity;
+    if (capacity === undefined) return false;
+    let admitting = 0;
+    for (const [key, n] of this.#admitting) if (key.startsWith('t:')) admitting += n;
+    return this.registry.size + admitting >= capacity;
   }
 
   #bumpAdmitting(tenantId: string, carrier: string, by: number): void {

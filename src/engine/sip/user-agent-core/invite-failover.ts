@@ -8,6 +8,8 @@ import type { SipTarget } from './transport-port.js';
 /** What {@link inviteWithFailover} needs of the UA (a `SipUserAgent`). */
 export interface InviteStarter {
   invite(options: InviteOptions): OutboundCall;
+  /** With one (RFC 3261 §8.1.2), every attempt would reach the same proxy: it fails over itself. */
+  readonly outboundProxy?: string | undefined;
 }
 
 /** How the call ended up: accepted through one target, or failed (the last target's failure). */
@@ -31,7 +33,7 @@ type AttemptResult = { ok: true; session: SessionDialog; response: SipResponse }
  */
 export async function inviteWithFailover(ua: InviteStarter, options: Omit<InviteOptions, 'proxy'>, targets: readonly SipTarget[], o: FailoverOptions = {}): Promise<FailoverOutcome> {
   let last: FailoverOutcome = { kind: 'failed', status: 503, reason: 'No Target', response: undefined, target: undefined };
-  for (const target of targets) {
+  for (const target of ua.outboundProxy === undefined ? targets : targets.slice(0, 1)) {
     const call = ua.invite({ ...options, proxy: hopUri(target) });
     o.onAttempt?.(call, target);
     const r = await attempt(call);

@@ -5,6 +5,7 @@
  */
 import { systemClock, type Clock } from '../../../common/clock.js';
 import { isStaleRefusal, type DigestServer } from '../auth/digest-server.js';
+import { parseUri } from '../grammar/uri.js';
 import { createResponse } from '../messages/response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../messages/sip-message.js';
 import type { DialogHost } from '../dialogs/dialog-host.js';
@@ -50,6 +51,13 @@ export interface SipUserAgentOptions {
   minSessionExpires?: number;
   /** Resolves a URI to a transport target (RFC 3263); default: numeric host, port and transport param. */
   resolveTarget?: (uri: string) => SipTarget;
+  /**
+   * The outbound proxy (RFC 3261 §8.1.2), a SIP URI: every out-of-dialog request goes there with
+   * it as a pre-loaded Route; the dialogs' route sets then come from Record-Route.
+   */
+  outboundProxy?: string;
+  /** Seconds the UA is out of service for (draining): out-of-dialog OPTIONS get 503 meanwhile. */
+  unavailableFor?: () => number | undefined;
 }
 
 /** Events of a {@link SipUserAgent}. */
@@ -89,6 +97,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
       },
       ...(options.authorizeSource ? { authorizeSource: options.authorizeSource } : {}),
       ...(options.admitRequest ? { admitRequest: options.admitRequest } : {}),
+      ...(options.unavailableFor ? { unavailableFor: options.unavailableFor } : {}),
     });
     this.core.delegate = {
       onInvite: (req, tx, source) => this.#onInvite(req, tx, source),
@@ -118,9 +127,16 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
     return this.#sessions.size;
   }
 
+  /** The outbound proxy every out-of-dialog request goes through, if any. */
+  get outboundProxy(): string | undefined {
+    return this.#o.outboundProxy;
+  }
+
   /** Places a call: returns the UAC handle; listen to its events, then it starts. */
   invite(options: InviteOptions): OutboundCall {
-    const call = new OutboundCall(options, this);
+    // The outbound proxy is the INVITE's next hop and its CANCEL's (§9.1: same destination).
+    const proxy = this.#proxyFor(options.target);
+    const call = new OutboundCall(proxy ? { ...options, proxy } : options, this);
     queueMicrotask(() => call.start());
     return call;
   }
@@ -173,7 +189,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
 
   /** Sends a request in a new client transaction. @internal */
   sendRequest(request: SipRequest, target: SipTarget, user: ClientTransactionUser): void {
-    this.core.sendRequest(request, target, user);
+    this.core.sendRequest(request, this.#nextHop(request, target), user);
   }
 
   /** Sends outside any transaction (the ACK for a 2xx). @internal */
@@ -203,7 +219,7 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
 
   /** Sends an INVITE in a client transaction; returns its branch. @internal */
   sendInvite(request: SipRequest, target: SipTarget, onResponse: (r: SipResponse) => void, onFailure: (status: 408 | 503, detail?: string) => void): string {
-    const tx = this.core.sendRequest(request, target, {
+    const tx = this.core.sendRequest(request, this.#nextHop(request, target), {
       onResponse, onTimeout: () => onFailure(408), onTransportError: (err) => onFailure(503, err instanceof Error ? err.message : undefined),
     });
     return tx.id;
@@ -211,7 +227,38 @@ export class SipUserAgent implements OutboundCallHost, DialogHost {
 
   /** Sends a CANCEL on its INVITE's branch (§9.1). @internal */
   sendCancel(cancel: SipRequest, target: SipTarget, branch: string): void {
-    this.core.sendRequest(cancel, target, {}, branch);
+    this.core.sendRequest(cancel, this.#nextHop(cancel, target), {}, branch);
+  }
+
+  /**
+   * Where a request goes. RFC 3261 §8.1.2: with an outbound proxy, an out-of-dialog request (no
+   * To tag: INVITE, its CANCEL, OPTIONS, REGISTER) carries it as the only, pre-loaded Route and
+   * is sent to it; the proxy resolves the Request-URI (RFC 3263). In-dialog requests follow the
+   * route set their dialog learned from Record-Route.
+   */
+  #nextHop(request: SipRequest, target: SipTarget): SipTarget {
+    const proxy = this.#proxyFor(request.uri);
+    if (proxy === undefined || request.to.tag !== undefined) return target;
+    request.headers.delete('Route');
+    request.headers.prepend('Route', `<${proxy.replace(/;lr$/, '')};lr>`);
+    return this.targetFor(proxy);
+  }
+
+  /**
+   * The outbound proxy for a Request-URI. A loopback one (the sandbox far end) names this host,
+   * which a proxy on another address cannot reach: it goes direct unless the proxy is on loopback too.
+   */
+  #proxyFor(uri: string): string | undefined {
+    const proxy = this.#o.outboundProxy;
+    if (proxy === undefined) return undefined;
+    const loopback = (u: string): boolean => {
+      try {
+        return /^(127\.|::1$|localhost$)/i.test(parseUri(u).host);
+      } catch {
+        return false;
+      }
+    };
+    return loopback(uri) && !loopback(proxy) ? undefined : proxy;
   }
 
   #onInvite(req: SipRequest, tx: InviteServerTransaction, source: SipSource): void {

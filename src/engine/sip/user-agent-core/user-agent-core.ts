@@ -35,6 +35,12 @@ export interface UserAgentCoreOptions {
   authorizeSource?: (source: SipSource, request: SipRequest) => SourceVerdict;
   /** Per-source rate limit hook: false drops the request (the transport may also limit). */
   admitRequest?: (source: SipSource, request: SipRequest) => boolean;
+  /**
+   * Seconds this UA is out of service for (draining), or undefined while in service: an
+   * out-of-dialog OPTIONS then gets 503 with that Retry-After, the answer an INVITE would get
+   * (§11.2), so a proxy probing with OPTIONS stops choosing this UA.
+   */
+  unavailableFor?: () => number | undefined;
 }
 
 /** A new random token for tags, branches and Call-IDs (RFC 3261 §19.3: at least 32 bits of randomness). */
@@ -187,6 +193,11 @@ export class UserAgentCore {
       return;
     }
     if (request.method === 'OPTIONS') {
+      const retryAfter = this.options.unavailableFor?.();
+      if (retryAfter !== undefined) {
+        tx.respond(createResponse(request, 503, undefined, { toTag: randomToken(), headers: [['Retry-After', String(retryAfter)], ['Server', this.options.userAgent]] }));
+        return;
+      }
       tx.respond(this.optionsResponse(request));
       return;
     }
