@@ -100,7 +100,7 @@ async function start(dir: string): Promise<void> {
   out(`API:         http://127.0.0.1:${apiPort}  (console: http://127.0.0.1:${apiPort}/console)`);
   out(`sandbox key: ${sandboxKey(api)}`);
   out(`SIP edge:    sip:127.0.0.1:${edgePort}`);
-  out(`status:      VGW_DATABASE_URL=${postgres.url} VGW_REDIS_URL=${redis.url} npm run -s vgw -- cluster status`);
+  out(`status:      VGW_DATABASE_URL=${postgres.url} VGW_REDIS_URL=${redis.url} npx tsx src/cli/vgw.ts cluster status`);
   out(`logs:        ${dir}/<part>/*.log`);
   out('Ctrl-C stops everything and removes the run folder.');
 }
