@@ -117,8 +117,10 @@ async function main(args: readonly string[]): Promise<number> {
   }
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (): void => { void stopAll().then(resolve); };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // `on`, not `once`: a Ctrl-C reaches this process more than once (from the terminal, and
+    // relayed by npm and tsx), and a second one must not end it before it has stopped the rest.
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
   runDir = mkdtempSync(join(tmpdir(), 'vgw-cluster-'));
   // PostgreSQL runs as another user when we are root: it must reach its folder inside.

@@ -2,7 +2,7 @@
  * docs/CLUSTER.md "Try it: npm run cluster": the script starts PostgreSQL, Redis, the Kamailio edge,
  * two engines and an API process on loopback, prints the API's address and a sandbox key once all
  * of them answer; the API serves the tenant and places a sandbox call on an engine; `vgw cluster
- * status` shows both engines live; SIGINT stops every process it printed, and its run folder is
+ * status` shows both engines live; Ctrl-C (SIGINT to its process group) stops every process it printed, and its run folder is
  * removed with nothing left running from it.
  */
 import t from 'tap';
@@ -51,13 +51,16 @@ t.test('docs/CLUSTER.md "Try it: npm run cluster": the whole cluster on loopback
   if (missing.length > 0) return missingPeer(t, `needs ${missing.join(', ')} (apt-get install ${missing.join(' ')})`);
 
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VGW_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'cluster.ts')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // As an operator runs it: `npm run cluster` in a process group of its own, which a terminal's
+  // Ctrl-C signals as a whole (npm, tsx and the script each get the SIGINT).
+  const child = spawn('npm', ['run', '-s', 'cluster'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const ctrlC = (): void => { process.kill(-child.pid!, 'SIGINT'); };
   let output = '';
   child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // Should an assertion throw before the SIGINT below, the script still cleans up after itself.
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); return exited; });
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) ctrlC(); return exited; });
 
   await waitFor('the cluster to be ready', () => child.exitCode === null ? /Ctrl-C stops everything/.test(output) : Promise.reject(new Error(output)), 360_000);
   const runDir = /run folder (\S+)/.exec(output)![1]!;
@@ -98,8 +101,9 @@ t.test('docs/CLUSTER.md "Try it: npm run cluster": the whole cluster on loopback
   const nodes = (JSON.parse(status.out) as { nodes: { id: string; state: string }[] }).nodes;
   t.same(nodes.map((n) => [n.id, n.state]), [['node-a', 'live'], ['node-b', 'live']], 'vgw cluster status shows both engines live');
 
-  child.kill('SIGINT');
-  t.equal(await exited, 0, 'the script exits cleanly on SIGINT');
+  ctrlC();
+  // npm's own exit code after a SIGINT is npm's affair; the script's cleanup is what is checked.
+  await exited;
   t.match(output, /stopping api[\s\S]*stopping engine-b[\s\S]*stopping engine-a[\s\S]*stopping edge[\s\S]*stopping redis[\s\S]*stopping postgres[\s\S]*cluster stopped/, 'stopped in reverse order');
   t.same(pids.filter((p) => isRunning(p.pid)).map((p) => p.name), [], 'every printed process is gone');
   t.same(processesNaming(runDir), [], 'nothing left running from the run folder (the edge\'s children included)');
