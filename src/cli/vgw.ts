@@ -3,6 +3,7 @@
  * @module `vgw`: the operator CLI. Works beside a running gateway on the same data folder (SQLite
  * in WAL mode with a busy timeout); prints JSON on stdout, errors as JSON on stderr.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { loadConfig } from '../config/load-config.js';
 import { loadMasterKey } from '../config/master-key.js';
 import { SecretBox } from '../common/secret-box.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
+import { clusterStatus, formatClusterStatus, storeNodeSource } from './cluster-status.js';
 import { tailEvents } from './events-tail.js';
 import { CliError, addCallerId, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
 
@@ -27,11 +29,13 @@ const USAGE = `usage:
   vgw caller-id add TENANT_ID E164
   vgw events tail TENANT_ID [--type TYPE|call.*] [--call-id ID] [--from-start]
       prints the tenant's events as they are logged, one JSON envelope per line, until Ctrl-C
+  vgw cluster status [--json]
+      the engines sharing the store: live, draining or dead, last seen, live calls and capacity
 The data folder comes from VGW_DATA_DIR or the config file named by VGW_CONFIG (default ./data);
 vgw names it on stderr. Where it holds no database yet, vgw refuses unless given --init.`;
 
-/** What `events tail` returns: it printed its own lines. */
-const TAILED = Symbol('tailed');
+/** What `events tail` and `cluster status` (without --json) return: they printed their own lines. */
+const PRINTED = Symbol('printed');
 
 function run(store: Store, argv: string[], knownCarriers: readonly string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
@@ -39,6 +43,7 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): Pr
     options: {
       init: { type: 'boolean', default: false }, sandbox: { type: 'boolean', default: false }, carrier: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       type: { type: 'string' }, 'call-id': { type: 'string' }, 'from-start': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
     },
   });
   const [noun, verb, a, b] = positionals;
@@ -59,7 +64,15 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): Pr
       return tailEvents(store, a!, {
         filter: { type: values.type, callId: values['call-id'] }, fromStart: values['from-start'], pollMs: 500,
         write: (line) => process.stdout.write(line), signal: stop.signal,
-      }).then(() => TAILED);
+      }).then(() => PRINTED);
+    }
+    case 'cluster status': {
+      arity(2);
+      return clusterStatus([storeNodeSource(store)], Date.now()).then((status) => {
+        if (values.json) return status;
+        process.stdout.write(formatClusterStatus(status));
+        return PRINTED;
+      });
     }
     case 'number list': if (positionals.length > 3) throw new CliError('usage', USAGE, 2); return listNumbers(store, a);
     default: throw new CliError('usage', USAGE, 2);
@@ -80,11 +93,13 @@ async function main(argv: string[]): Promise<number> {
     if (config.storage.url === undefined && !existsSync(file) && !argv.includes('--init')) {
       throw new CliError('no_database', `no gateway database in ${resolve(config.data_dir)}; set VGW_DATA_DIR (or VGW_CONFIG) to the gateway's data folder, or pass --init to create one here`);
     }
+    // The cluster's status reads no secret: it must not create a master key where it is run.
+    const masterKey = argv[0] === 'cluster' ? randomBytes(32) : loadMasterKey(config.secret_key, config.data_dir);
     // Sessions are not touched by the CLI; the policy only has to be valid.
-    store = await openStore(config.storage.url ?? file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(loadMasterKey(config.secret_key, config.data_dir)), { busyTimeoutMs: config.storage.busy_timeout_ms });
+    store = await openStore(config.storage.url ?? file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(masterKey), { busyTimeoutMs: config.storage.busy_timeout_ms });
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
     const result = await run(store, argv, knownCarriers);
-    if (result !== TAILED) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (result !== PRINTED) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
     const known = err instanceof CliError;
