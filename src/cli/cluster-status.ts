@@ -4,6 +4,7 @@
  * cluster's total of live calls. Nodes come from {@link NodeStatusSource}s: the store's `nodes`
  * table here; the Redis leases are a second source of the same shape.
  */
+import type { NodeLeases } from '../cluster/live-state.js';
 import { NODE_LIVE_WITHIN_MS } from '../gateway/node-presence.js';
 import type { NodeRecord, Store } from '../storage/index.js';
 
@@ -66,6 +67,21 @@ export function storeNodeSource(store: Pick<Store, 'db'>): NodeStatusSource {
       const rows = await store.db.all<NodeRecord>('SELECT id, internal_url, live_calls, started_at, last_seen_ms, draining FROM nodes ORDER BY id');
       // Counts and times as numbers on both engines (PostgreSQL may return BIGINT as a string).
       return rows.map((r) => ({ id: r.id, internalUrl: r.internal_url, liveCalls: Number(r.live_calls), draining: Number(r.draining) === 1, lastSeen: Number(r.last_seen_ms) }));
+    },
+  };
+}
+
+/**
+ * The engines' leases in Redis (`cluster.redis_url`, docs/CLUSTER.md "Live state in Redis"). An
+ * expired lease keeps only its last renewal until the reaper forgets the node: it shows as dead.
+ */
+export function leaseNodeSource(leases: Pick<NodeLeases, 'leases'>): NodeStatusSource {
+  return {
+    name: 'redis',
+    async nodes() {
+      return (await leases.leases()).map((l) => (l.expired
+        ? { id: l.nodeId, internalUrl: '', liveCalls: 0, draining: false, lastSeen: l.renewedAt }
+        : { id: l.nodeId, internalUrl: l.internalUrl, liveCalls: l.liveCalls, capacity: l.capacity, draining: l.draining, lastSeen: l.renewedAt }));
     },
   };
 }

@@ -13,7 +13,9 @@ import { loadConfig } from '../config/load-config.js';
 import { loadMasterKey } from '../config/master-key.js';
 import { SecretBox } from '../common/secret-box.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
-import { clusterStatus, formatClusterStatus, storeNodeSource } from './cluster-status.js';
+import { clusterStatus, formatClusterStatus, leaseNodeSource, storeNodeSource } from './cluster-status.js';
+import { RedisLiveState } from '../cluster/redis-live-state.js';
+import { createLogger } from '../common/logger.js';
 import { tailEvents } from './events-tail.js';
 import { CliError, addCallerId, addNumber, createKey, createTenant, listNumbers, listTenants, revokeKey } from './operator-commands.js';
 
@@ -37,7 +39,7 @@ vgw names it on stderr. Where it holds no database yet, vgw refuses unless given
 /** What `events tail` and `cluster status` (without --json) return: they printed their own lines. */
 const PRINTED = Symbol('printed');
 
-function run(store: Store, argv: string[], knownCarriers: readonly string[]): Promise<unknown> {
+function run(store: Store, argv: string[], knownCarriers: readonly string[], redisUrl?: string): Promise<unknown> {
   const { positionals, values } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {
@@ -68,7 +70,9 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): Pr
     }
     case 'cluster status': {
       arity(2);
-      return clusterStatus([storeNodeSource(store)], Date.now()).then((status) => {
+      return withLeases(redisUrl, async (leases) => {
+        // With Redis the leases come first: engines in a cluster announce themselves there, not in the table.
+        const status = await clusterStatus(leases ? [leaseNodeSource(leases), storeNodeSource(store)] : [storeNodeSource(store)], Date.now());
         if (values.json) return status;
         process.stdout.write(formatClusterStatus(status));
         return PRINTED;
@@ -76,6 +80,17 @@ function run(store: Store, argv: string[], knownCarriers: readonly string[]): Pr
     }
     case 'number list': if (positionals.length > 3) throw new CliError('usage', USAGE, 2); return listNumbers(store, a);
     default: throw new CliError('usage', USAGE, 2);
+  }
+}
+
+/** Runs `fn` over the cluster's leases when `cluster.redis_url` is set, closing the connection after. */
+async function withLeases<T>(redisUrl: string | undefined, fn: (leases: RedisLiveState | undefined) => Promise<T>): Promise<T> {
+  if (redisUrl === undefined) return fn(undefined);
+  const live = await RedisLiveState.open({ url: redisUrl, logger: createLogger({ level: 'silent' }) });
+  try {
+    return await fn(live);
+  } finally {
+    await live.close();
   }
 }
 
@@ -98,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
     // Sessions are not touched by the CLI; the policy only has to be valid.
     store = await openStore(config.storage.url ?? file, systemClock, { idleMs: 1, absoluteMs: 1 }, new SecretBox(masterKey), { busyTimeoutMs: config.storage.busy_timeout_ms });
     const knownCarriers = [SANDBOX_CARRIER, ...loadCarriers(config.carriers_file).map((c) => c.name)];
-    const result = await run(store, argv, knownCarriers);
+    const result = await run(store, argv, knownCarriers, config.cluster.redis_url);
     if (result !== PRINTED) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
