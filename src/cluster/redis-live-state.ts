@@ -144,6 +144,8 @@ export class RedisLiveState implements LiveState {
     const announced = await this.#run<string[]>('leases', ['ZRANGE', key.nodes, '0', '-1', 'WITHSCORES']);
     const ids = announced.filter((_, i) => i % 2 === 0);
     const hashes = await Promise.all(ids.map((id) => this.#run<string[]>('leases', ['HGETALL', key.node(id)])));
+    // Counted now, not at the last renewal: two calls placed within one renewal period must see each other.
+    const counts = await Promise.all(ids.map((id) => this.#run<number>('leases', ['SCARD', key.nodeCalls(id)])));
     return ids.map((nodeId, i): NodeLease => {
       const flat = hashes[i]!;
       if (flat.length === 0) return { nodeId, expired: true, renewedAt: Number(announced[2 * i + 1]) };
@@ -151,7 +153,7 @@ export class RedisLiveState implements LiveState {
       for (let j = 0; j + 1 < flat.length; j += 2) f.set(flat[j]!, flat[j + 1]!);
       return {
         nodeId, expired: false, internalUrl: f.get('internal_url') ?? '', capacity: Number(f.get('capacity') ?? 0),
-        liveCalls: Number(f.get('live_calls') ?? 0), draining: f.get('draining') === '1', renewedAt: Number(f.get('renewed_at') ?? 0),
+        liveCalls: Number(counts[i] ?? f.get('live_calls') ?? 0), draining: f.get('draining') === '1', renewedAt: Number(f.get('renewed_at') ?? 0),
       };
     });
   }

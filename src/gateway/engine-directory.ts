@@ -72,6 +72,8 @@ export function redisEngineDirectory(live: LiveState, calls: Pick<CallRepository
     async pick() {
       const leases = await live.leases().catch(stateAway);
       const open = leases.flatMap((l) => (l.expired || l.draining || l.liveCalls >= l.capacity ? [] : [{ id: l.nodeId, internal_url: l.internalUrl, free: l.capacity - l.liveCalls }]));
+      // In a fixed order, so that taking turns among equals alternates (the leases come in renewal order).
+      open.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const most = Math.max(...open.map((n) => n.free));
       const chosen = take(open.filter((n) => n.free === most));
       return chosen && { id: chosen.id, internal_url: chosen.internal_url };

@@ -68,6 +68,7 @@ t.test('docs/CLUSTER.md "Try it: npm run cluster": the whole cluster on loopback
   const key = /^sandbox key: (vgw_test_\w+)/m.exec(output)![1]!;
   const edgePort = Number(/^SIP edge:\s+sip:127\.0\.0\.1:(\d+)/m.exec(output)![1]);
   const databaseUrl = /VGW_DATABASE_URL=(\S+)/.exec(output)![1]!;
+  const redisUrl = /VGW_REDIS_URL=(\S+)/.exec(output)![1]!;
   const pids = [...output.matchAll(/^ {2}(\S+)\s+pid (\d+)/gm)].map((m) => ({ name: m[1]!, pid: Number(m[2]) }));
   t.same(pids.map((p) => p.name), ['postgres', 'redis', 'edge', 'engine-a', 'engine-b', 'api'], 'every part printed with its pid, in start order');
   t.ok(pids.every((p) => isRunning(p.pid)), 'and running');
@@ -96,10 +97,10 @@ t.test('docs/CLUSTER.md "Try it: npm run cluster": the whole cluster on loopback
   const hung = await fetch(`${apiBase}/v1/calls/${call.id}/hangup`, { method: 'POST', headers: auth });
   t.equal(hung.status, 200, 'hung up through the API process');
 
-  const status = await cli(['cluster', 'status', '--json'], { VGW_DATABASE_URL: databaseUrl });
+  const status = await cli(['cluster', 'status', '--json'], { VGW_DATABASE_URL: databaseUrl, VGW_REDIS_URL: redisUrl });
   t.equal(status.code, 0, status.err);
-  const nodes = (JSON.parse(status.out) as { nodes: { id: string; state: string }[] }).nodes;
-  t.same(nodes.map((n) => [n.id, n.state]), [['node-a', 'live'], ['node-b', 'live']], 'vgw cluster status shows both engines live');
+  const nodes = (JSON.parse(status.out) as { nodes: { id: string; state: string; source: string }[] }).nodes;
+  t.same(nodes.map((n) => [n.id, n.state, n.source]), [['node-a', 'live', 'redis'], ['node-b', 'live', 'redis']], 'vgw cluster status shows both engines live, from their leases in Redis');
 
   ctrlC();
   // npm's own exit code after a SIGINT is npm's affair; the script's cleanup is what is checked.
