@@ -14,7 +14,7 @@ import type { Config } from '../config/schema.js';
 import { ConfigError } from '../config/load-config.js';
 import type { ClusterAdmission, DialogSnapshots } from '../engine/calls/ports.js';
 import { CallService, Heartbeat, loadAnnouncement, recoverUnfinishedCalls, SandboxFarEnd } from '../engine/calls/index.js';
-import { locateAddresses, ServerLocator, type SipTraceEvent } from '../engine/sip/index.js';
+import { locateAddresses, ServerLocator, type DialogSnapshot, type SipTraceEvent } from '../engine/sip/index.js';
 import type { Registry } from 'prom-client';
 import type { ProviderRegistry } from '../providers/index.js';
 import { CdrJournal, DurableCallStore, type Store } from '../storage/index.js';
@@ -66,6 +66,8 @@ export interface CallEngine {
   sipTraces: Pick<SipTraces, 'read'> | null;
   /** Call events: the bus of committed events (the live stream listens) and the sender. */
   events: EventDelivery;
+  /** Ends a dialog this process does not hold from its snapshot (docs/CLUSTER.md "When an engine dies"). */
+  byeFromSnapshot(snapshot: DialogSnapshot): Promise<{ status: number; reason: string }>;
   stop(): Promise<void>;
 }
 
@@ -189,5 +191,5 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
     sip.restoreListenerErrors();
   })());
   const locateSip = (uri: string) => locateAddresses(locator, uri);
-  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, sipTraces: traces, events, stop };
+  return { service, sip: listening, sandboxUri: sandbox.uri, locateSip, sipTraces: traces, events, byeFromSnapshot: (s) => sip.ua.byeFromSnapshot(s), stop };
 }

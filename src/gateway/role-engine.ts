@@ -14,7 +14,7 @@ import { leaveEdge } from './edge-control.js';
 import { internalEndpoint } from './internal-endpoint.js';
 import { isUnspecified } from './media-ports.js';
 import { clusterAdmission, openClusterState, unavailableCounter } from './cluster-state.js';
-import { liveDialogSnapshots, liveReaperState } from './cluster-failover.js';
+import { endPreviousRun, liveDialogSnapshots, liveReaperState, previousRunDialogs } from './cluster-failover.js';
 import { announceNode, announceNodeLease, type NodePresence } from './node-presence.js';
 import { openProcessBase, type GatewayOptions, type RoleProcess } from './process-base.js';
 
@@ -36,8 +36,9 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   let engine: CallEngine;
   // With cluster.redis_url: the limits across engines and the engine's lease (docs/CLUSTER.md "Live state in Redis").
   const live = await openClusterState(config, logger);
-  // Calls a previous run of this node left in Redis are over (recovery ends them in the store): their places are freed first.
-  await live?.forgetNode(nodeId).catch((err: unknown) => logger.warn({ err, node_id: nodeId }, 'cannot free the live calls of this node\'s previous run'));
+  // Calls a previous run of this node left in Redis are over: recovery ends them in the store, and
+  // their far ends get a BYE once SIP is up (no other engine reaps a node whose lease is still live).
+  const leftUp = live ? await previousRunDialogs(live, nodeId, store.calls, logger) : [];
   try {
     const cluster = live && clusterAdmission(live, nodeId, logger.child({ component: 'cluster-admission' }), unavailableCounter(base.metrics));
     const failover = live && { snapshots: liveDialogSnapshots(live, logger.child({ component: 'cluster-state' })), state: liveReaperState(live) };
@@ -64,6 +65,7 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
     throw err;
   }
   const announced = { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) };
+  if (live) await endPreviousRun(live, nodeId, leftUp, (snapshot) => engine.byeFromSnapshot(snapshot), logger);
   const presence: NodePresence = live
     ? await announceNodeLease(live, { ...announced, capacity: config.cluster.capacity }, logger)
     : await announceNode(store.nodes, announced, () => engine.service.registry.size, logger);
