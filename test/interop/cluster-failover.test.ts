@@ -146,7 +146,7 @@ t.test('docs/CLUSTER.md "When an engine dies": engine A killed mid-call, its cal
       }, REAPED_WITHIN_MS);
       t.match(d.cdr, { end_reason: 'gateway_failure', hangup_by: 'gateway' }, 'docs/API.md "End reasons": gateway_failure, by the gateway');
       const endedAt = Date.parse(d.cdr!.ended_at!);
-      t.ok(endedAt <= killedAt + 2000, `ended_at ${d.cdr!.ended_at} is the dead engine's last lease renewal, not the time it was reaped`);
+      t.ok(endedAt <= killedAt + 2000, `ended_at ${d.cdr!.ended_at} is the dead engine's last lease renewal (killed at ${new Date(killedAt).toISOString()}), not the time it was reaped`);
       t.ok(endedAt >= Date.parse(d.answered_at!), 'and never before the answer');
     }
 
