@@ -101,8 +101,8 @@ export interface SetupRound {
   setupP99: number;
   /** Calls set up per second: calls active over the time from the first POST to the last call seen active. */
   perSecond: number;
-  /** 2xx transactions the edge completed during the round (INVITEs and BYEs through it; 0 when straight). */
-  edge2xx: number;
+  /** Requests the edge handled statefully during the round (INVITEs and BYEs through it; 0 when straight). */
+  edgeRequests: number;
   load: number;
 }
 
@@ -121,12 +121,12 @@ export async function setupRound(rig: Rig, path: SetupRound['path'], count: numb
   const last = Math.max(...ok.map((c) => c.activeAt!));
   const round: SetupRound = {
     path, placed: calls.length, failed: calls.length - ok.length, failures: failureList(calls),
-    setupP50: percentile(setup, 50), setupP99: percentile(setup, 99), perSecond: ok.length / ((last - first) / 1000), edge2xx: 0, load: load1(),
+    setupP50: percentile(setup, 50), setupP99: percentile(setup, 99), perSecond: ok.length / ((last - first) / 1000), edgeRequests: 0, load: load1(),
   };
   await rig.driver.hangupAll();
   rig.agent.forgetClosed();
-  // After the hang-ups: the BYEs of an edge round cross the edge too.
-  round.edge2xx = (await edgeTransactions(edgeRpcUrl)) - edge0;
-  console.log(`setup ${path}: ${round.placed} placed, ${round.failed} failed ${round.failures.join(', ')}; POST→active p50 ${round.setupP50} ms p99 ${round.setupP99} ms; ${round.perSecond.toFixed(1)} calls/s; edge 2xx transactions ${round.edge2xx}; load ${round.load.toFixed(1)}`);
+  // After the hang-ups: an edge round's BYEs cross the edge too.
+  round.edgeRequests = (await edgeTransactions(edgeRpcUrl)) - edge0;
+  console.log(`setup ${path}: ${round.placed} placed, ${round.failed} failed ${round.failures.join(', ')}; POST→active p50 ${round.setupP50} ms p99 ${round.setupP99} ms; ${round.perSecond.toFixed(1)} calls/s; requests through the edge ${round.edgeRequests}; load ${round.load.toFixed(1)}`);
   return round;
 }

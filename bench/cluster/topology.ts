@@ -153,14 +153,19 @@ async function redisHas(url: string, key: string): Promise<boolean> {
   });
 }
 
-/** Transactions the edge completed with a 2xx so far (Kamailio's `tmx:2xx_transactions`): proof that a round's calls went through it or not. */
+/**
+ * Requests the edge has handled statefully so far (Kamailio's `tmx:UAS_transactions`): INVITEs
+ * and BYEs relayed for engines count, the edge's own OPTIONS probes do not (they are UAC ones).
+ * Proof that a round's calls went through the edge, or did not.
+ */
 export async function edgeTransactions(rpcUrl: string): Promise<number> {
   const res = await fetch(rpcUrl, {
     method: 'POST', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(5000),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'stats.get_statistics', params: ['tmx:2xx_transactions'], id: 1 }),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'stats.get_statistics', params: ['tmx:'], id: 1 }),
   });
   const body = await res.json() as { result?: string[] };
-  return Number(/=\s*(\d+)/.exec(body.result?.[0] ?? '')?.[1] ?? NaN);
+  const line = body.result?.find((l) => l.startsWith('tmx:UAS_transactions')) ?? '';
+  return Number(/=\s*(\d+)/.exec(line)?.[1] ?? NaN);
 }
 
 /** Stops every process started, last first, each by its pid. */
