@@ -6,14 +6,14 @@
  * (same steps, same criterion), with each part's CPU; then call setups through the edge against
  * straight to the far end, on the same engine restarted with and without `sip.outbound_proxy`,
  * in alternating rounds. `--write` replaces the "Cluster: two engines behind the edge" section of
- * docs/PERFORMANCE.md.
+ * docs/PERFORMANCE.md; `--from-json FILE` writes it from a saved run.
  *
  * Environment: BENCH_CLUSTER_STEPS (default 20,40,80,120,160,200,240,280,320), BENCH_CLUSTER_WINDOW_S (5),
  * BENCH_CLUSTER_RAMP_RATE (calls/s while a step adds calls, 20), BENCH_CLUSTER_SETUP_CALLS (60),
  * BENCH_CLUSTER_SETUP_RATE (offered calls/s, 30), BENCH_CLUSTER_ROUNDS (rounds per path, 3),
  * BENCH_CLUSTER_ECHO_SIPPS (2), BENCH_CLUSTER_JSON (a file for the run's figures).
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -84,7 +84,12 @@ async function setupRounds(c: Cluster, rig: Rig): Promise<SetupRound[]> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, 'from-json': { type: 'string' } } });
+  if (values['from-json']) {
+    // Rewrites the section from a run saved with BENCH_CLUSTER_JSON, without measuring again.
+    writeClusterSection(JSON.parse(readFileSync(values['from-json'], 'utf8')) as ClusterReport);
+    return;
+  }
   const startedAt = new Date();
   const loadAtStart = load1();
   buildProduct();
