@@ -28,6 +28,8 @@ export interface ClusterEngine {
   /** Its line in the edge's dispatcher list. */
   destination: string;
   process: GatewayProcess;
+  /** The environment it was started with: a restart under the same node id reuses it. */
+  env: Record<string, string>;
 }
 
 export interface FailoverCluster {
@@ -88,6 +90,16 @@ function writeConfig(dir: string, o: FailoverClusterOptions): { configFile: stri
   return { configFile, dataDir };
 }
 
+/**
+ * Starts `engine` again with the environment of its first start (same node id, SIP address and
+ * RTP range), as an operator's supervisor would after a crash; `engine.process` becomes the new
+ * process, resolved once it says "engine listening".
+ */
+export async function restartEngine(t: Test, engine: ClusterEngine): Promise<GatewayProcess> {
+  engine.process = await startGatewayProcess(t, engine.env, ENGINE_READY);
+  return engine.process;
+}
+
 /** Starts the whole topology for `t`; everything is stopped by its pid at teardown. */
 export async function startFailoverCluster(t: Test, redis: TestRedis, o: FailoverClusterOptions): Promise<FailoverCluster> {
   const { configFile, dataDir } = writeConfig(t.testdir({}), o);
@@ -100,12 +112,13 @@ export async function startFailoverCluster(t: Test, redis: TestRedis, o: Failove
     const nodeId = `engine-${String.fromCharCode(97 + i)}`;
     const sipPort = await portOn(ip);
     const destination = `sip:${ip}:${sipPort}`;
-    const process = await startGatewayProcess(t, {
+    const env = {
       ...common, VGW_ROLE: 'engine', VGW_NODE_ID: nodeId, VGW_SIP_HOST: ip, VGW_SIP_PORT: String(sipPort),
       VGW_RTP_PORT_MIN: String(ranges[i]!.min), VGW_RTP_PORT_MAX: String(ranges[i]!.max),
       VGW_SIP_OUTBOUND_PROXY: at.uri, VGW_EDGE_RPC_URL: at.rpcUrl, VGW_EDGE_DESTINATION: destination,
-    }, ENGINE_READY);
-    engines.push({ nodeId, ip, destination, process });
+    };
+    const process = await startGatewayProcess(t, env, ENGINE_READY);
+    engines.push({ nodeId, ip, destination, process, env });
   }
   const api = await startGatewayProcess(t, { ...common, VGW_ROLE: 'api' });
   const edge = await startKamailioCluster(t, at, engines.map((e) => ({ destination: e.destination, duid: e.nodeId })));
