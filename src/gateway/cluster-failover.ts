@@ -47,38 +47,49 @@ export function liveReaperState(live: LiveState): ReaperState {
   };
 }
 
+/** What a previous run of this engine left in the live state. */
+export interface PreviousRun {
+  /** Every call it still owns there, ended in the store or not: all are released. */
+  callIds: string[];
+  /** The dialogs of those the store does not have as ended: each gets a BYE. */
+  snapshots: DialogSnapshot[];
+}
+
 /**
- * The dialogs a previous run of this engine left up: its calls still in the live state whose
- * record the store does not have as ended (the run died with them). Read before recovery ends
- * them in the store, so that an engine restarted within its lease's lifetime, which no other
- * engine reaps, still sends their far ends a BYE (docs/CLUSTER.md "When an engine dies").
+ * Read before recovery ends the previous run's calls in the store, so that an engine restarted
+ * within its lease's lifetime, which no other engine reaps, still sends their far ends a BYE
+ * (docs/CLUSTER.md "When an engine dies").
  */
-export async function previousRunDialogs(
-  live: LiveState, nodeId: string, calls: Pick<CallRepository, 'get'>, logger: Logger,
-): Promise<DialogSnapshot[]> {
+export async function previousRun(live: LiveState, nodeId: string, calls: Pick<CallRepository, 'get'>, logger: Logger): Promise<PreviousRun> {
   try {
-    const left = await liveReaperState(live).callsOfNode(nodeId);
+    const callIds = await live.callsOfNode(nodeId);
     const snapshots: DialogSnapshot[] = [];
-    for (const call of left) {
+    for (const call of await liveReaperState(live).callsOfNode(nodeId)) {
       if ((await calls.get(call.tenantId as TenantId, call.callId))?.state === 'ended') continue;
       for (const json of Object.values(call.dialogs)) {
         const snapshot = parseDialogSnapshot(json);
         if (snapshot) snapshots.push(snapshot);
       }
     }
-    return snapshots;
+    return { callIds, snapshots };
   } catch (err) {
-    logger.warn({ err, node_id: nodeId }, 'cannot read the dialogs this engine\'s previous run left; their far ends get no BYE');
-    return [];
+    logger.warn({ err, node_id: nodeId }, 'cannot read what this engine\'s previous run left; its far ends get no BYE');
+    return { callIds: [], snapshots: [] };
   }
 }
 
-/** Sends each left dialog its BYE (never throws), then frees the previous run's live entries. */
+/**
+ * Sends each dialog left up its BYE, then releases the previous run's calls (recovery has ended
+ * them in the store, `gateway_restart`). Run after the engine has renewed its lease, so no other
+ * engine's reaper takes the node for dead meanwhile, and not waited for by the start: a far end
+ * that never answers holds its BYE for Timer F (32 s). Never throws.
+ */
 export async function endPreviousRun(
-  live: LiveState, nodeId: string, snapshots: readonly DialogSnapshot[], bye: (s: DialogSnapshot) => Promise<{ status: number }>, logger: Logger,
+  live: Pick<LiveState, 'release'>, nodeId: string, left: PreviousRun, bye: (s: DialogSnapshot) => Promise<{ status: number }>, logger: Logger,
 ): Promise<void> {
-  const outcomes = await Promise.all(snapshots.map((s) => bye(s).then((o) => o.status, () => null)));
-  if (snapshots.length > 0) logger.warn({ node_id: nodeId, dialogs: snapshots.length, statuses: outcomes }, 'sent BYE on the dialogs this engine\'s previous run left up');
-  // Recovery has ended these calls in the store (gateway_restart): their places are freed.
-  await live.forgetNode(nodeId).catch((err: unknown) => logger.warn({ err, node_id: nodeId }, 'cannot free the live calls of this node\'s previous run'));
+  const outcomes = await Promise.all(left.snapshots.map((s) => bye(s).then((o) => o.status, () => null)));
+  if (left.snapshots.length > 0) logger.warn({ node_id: nodeId, dialogs: left.snapshots.length, statuses: outcomes }, 'sent BYE on the dialogs this engine\'s previous run left up');
+  for (const callId of left.callIds) {
+    await live.release(callId).catch((err: unknown) => logger.warn({ err, node_id: nodeId, call_id: callId }, 'cannot free a live call of this node\'s previous run'));
+  }
 }

@@ -14,7 +14,7 @@ import { leaveEdge } from './edge-control.js';
 import { internalEndpoint } from './internal-endpoint.js';
 import { isUnspecified } from './media-ports.js';
 import { clusterAdmission, openClusterState, unavailableCounter } from './cluster-state.js';
-import { endPreviousRun, liveDialogSnapshots, liveReaperState, previousRunDialogs } from './cluster-failover.js';
+import { endPreviousRun, liveDialogSnapshots, liveReaperState, previousRun } from './cluster-failover.js';
 import { announceNode, announceNodeLease, type NodePresence } from './node-presence.js';
 import { openProcessBase, type GatewayOptions, type RoleProcess } from './process-base.js';
 
@@ -38,7 +38,7 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
   const live = await openClusterState(config, logger);
   // Calls a previous run of this node left in Redis are over: recovery ends them in the store, and
   // their far ends get a BYE once SIP is up (no other engine reaps a node whose lease is still live).
-  const leftUp = live ? await previousRunDialogs(live, nodeId, store.calls, logger) : [];
+  const left = live ? await previousRun(live, nodeId, store.calls, logger) : undefined;
   try {
     const cluster = live && clusterAdmission(live, nodeId, logger.child({ component: 'cluster-admission' }), unavailableCounter(base.metrics));
     const failover = live && { snapshots: liveDialogSnapshots(live, logger.child({ component: 'cluster-state' })), state: liveReaperState(live) };
@@ -65,10 +65,11 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
     throw err;
   }
   const announced = { id: nodeId, internalUrl: internalUrl(config.internal.host, internalPort) };
-  if (live) await endPreviousRun(live, nodeId, leftUp, (snapshot) => engine.byeFromSnapshot(snapshot), logger);
   const presence: NodePresence = live
     ? await announceNodeLease(live, { ...announced, capacity: config.cluster.capacity }, logger)
     : await announceNode(store.nodes, announced, () => engine.service.registry.size, logger);
+  // With the lease renewed, no other engine reaps this node: the previous run's dialogs are ended here.
+  const previousRunEnded = live && left ? endPreviousRun(live, nodeId, left, (snapshot) => engine.byeFromSnapshot(snapshot), logger) : Promise.resolve();
   logger.info({ node_id: nodeId, host: config.http.host, port: httpPort, internal_host: config.internal.host, internal_port: internalPort, data_dir: config.data_dir }, 'engine listening');
 
   let stopping: Promise<void> | undefined;
@@ -81,6 +82,7 @@ export async function startEngineProcess(options: GatewayOptions): Promise<RoleP
     // The internal endpoint stays open while calls drain: the API process still holds and hangs them up.
     const outcome = await waitForDrain({ liveCalls: () => engine.service.registry.size, requestsInFlight: health.requestsInFlight }, config.shutdown.drain_seconds * 1000);
     if (outcome === 'timeout') logger.warn({ live_calls: engine.service.registry.size }, 'drain time over; ending what is left');
+    await previousRunEnded;
     await engine.stop();
     await presence.stop();
     const closed = new Promise<void>((resolve) => internal.close(() => resolve()));
