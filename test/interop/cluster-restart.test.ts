@@ -7,16 +7,15 @@
  * through the edge, and recovery writes their CDRs `gateway_restart`. B's calls go on untouched.
  */
 import t, { type Test } from 'tap';
-import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createClient } from 'redis';
 import { restartEngine, startFailoverCluster, type FailoverCluster } from '../support/failover-cluster.js';
 import { waitFor } from '../support/gateway-harness.js';
-import { requestsIn, responsesIn, sippMessages, type SippPeer } from '../support/inbound-sipp-rig.js';
-import { needPeer, tempWorkdir } from '../support/peers.js';
+import { answeredBy, byesByCallId, callIdOf, clusterApi, clusterCarrier } from '../support/cluster-carrier.js';
+import { responsesIn, sippMessages, type SippPeer } from '../support/inbound-sipp-rig.js';
+import { needPeer } from '../support/peers.js';
 import { startRedis } from '../support/redis.js';
-import { freeMediaPort, freePort, SCENARIOS, startSipp } from '../support/sip-sipp.js';
 
 t.setTimeout(300_000);
 
@@ -29,48 +28,12 @@ const HELD = 4;
 /** The bound docs/CLUSTER.md "When an engine dies" gives for the far ends' BYEs. */
 const ENDED_WITHIN_MS = 15_000;
 
+const api = <T = CallView>(c: FailoverCluster, method: string, path: string): Promise<{ status: number; body: T }> => clusterApi<T>(c, method, path);
+const carrier = (t: Test, c: FailoverCluster, scenario: string, args: string[]): Promise<SippPeer> => clusterCarrier(t, c, { ip: CARRIER_IP, did: DID }, scenario, args);
+
 interface CallView { id: string; state: string; cdr?: { end_reason?: string; hangup_by?: string } | null }
 
-async function api<T = CallView>(c: FailoverCluster, method: string, path: string): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${c.api.base}${path}`, { method, headers: { authorization: `Bearer ${c.key}` } });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-/** The carrier: sipp on CARRIER_IP calling DID through the edge with `scenario`. */
-async function carrier(t: Test, c: FailoverCluster, scenario: string, args: string[]): Promise<SippPeer> {
-  const cwd = tempWorkdir(t);
-  symlinkSync('/usr/share/sip-tester', join(cwd, 'pcap'));
-  const [port, media] = [await freePort(), await freeMediaPort()];
-  const run = startSipp(t, cwd, [
-    `${c.edge.ip}:${c.edge.port}`, '-sf', join(SCENARIOS, scenario), '-i', CARRIER_IP, '-p', String(port), '-mp', String(media),
-    '-s', DID, '-trace_msg', '-r', '10', '-timeout', '120s', '-timeout_error', ...args,
-  ], 150_000);
-  return { run, cwd, port };
-}
-
-const callIdOf = (message: string): string => /^Call-ID:\s*(\S+)/im.exec(message)?.[1] ?? '';
 const viaOf = (ip: string): RegExp => new RegExp(`^Via: SIP/2\\.0/UDP ${ip.replaceAll('.', '\\.')}:`, 'm');
-
-/** Each answered dialog's Call-ID and the engine whose Contact its 200 names. */
-function answeredBy(log: string): Map<string, string> {
-  const owners = new Map<string, string>();
-  for (const ok of responsesIn(log, 200)) {
-    const contact = /^Contact:.*@([\d.]+):/m.exec(ok)?.[1];
-    const ip = ENGINE_IPS.find((e) => e === contact);
-    if (ip) owners.set(callIdOf(ok), ip);
-  }
-  return owners;
-}
-
-/** The Call-IDs the carrier got a BYE for, and each BYE (retransmissions included). */
-function byesByCallId(log: string): Map<string, string[]> {
-  const byes = new Map<string, string[]>();
-  for (const bye of requestsIn(log.replace(/\r/g, ''), 'BYE')) {
-    const id = callIdOf(bye);
-    byes.set(id, [...(byes.get(id) ?? []), bye]);
-  }
-  return byes;
-}
 
 t.test('docs/CLUSTER.md "When an engine dies": engine A killed mid-call and restarted under its node id ends its own previous run\'s calls', async (t) => {
   if (!needPeer(t, 'sipp', 'kamailio')) return;
@@ -90,7 +53,7 @@ t.test('docs/CLUSTER.md "When an engine dies": engine A killed mid-call and rest
   const aCalls = ids.filter((id) => ownerOf(id) === engineA.nodeId);
   const bCalls = ids.filter((id) => ownerOf(id) === engineB.nodeId);
   t.same([aCalls.length, bCalls.length], [HELD / 2, HELD / 2], 'docs/CLUSTER.md "The SIP edge": the edge gave each engine half of the calls');
-  const owners = answeredBy(sippMessages(held));
+  const owners = answeredBy(sippMessages(held), ENGINE_IPS);
   const aDialogs = [...owners].filter(([, ip]) => ip === engineA.ip).map(([callId]) => callId);
   const bDialogs = [...owners].filter(([, ip]) => ip === engineB.ip).map(([callId]) => callId);
   t.same([aDialogs.length, bDialogs.length], [aCalls.length, bCalls.length], 'the carrier\'s view of who answered agrees with the store\'s owner');
