@@ -95,6 +95,8 @@ t.test('docs/CONSOLE.md: the console in Chromium', async (t) => {
     t.equal(await arrows.count(), trace.messages.length, 'one arrow per SIP message of the trace');
     await arrows.first().click();
     t.match(await p.page.locator('.sip-message pre').textContent(), /^INVITE sip:/, 'clicking the first arrow shows the INVITE');
+    // SVG attributes are case-sensitive: only a lowercase `tabindex` puts an arrow in the tab order.
+    t.equal(await arrows.nth(1).getAttribute('tabindex'), '0', 'each arrow is in the tab order');
     await arrows.nth(1).focus();
     await p.page.keyboard.press('Enter');
     // The page renders after the key event: wait for the change (or the time-out) before checking it.

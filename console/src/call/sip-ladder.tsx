@@ -45,7 +45,7 @@ export function SipLadder({ trace }: { trace: SipTrace }) {
             const head = to > from ? -8 : 8;
             const label = `${index + 1}. ${m.summary}, ${m.direction === 'received' ? 'from' : 'to'} ${LEG_TITLES[m.leg]}`;
             return (
-              <g key={index} class={`arrow ${selected === index ? 'selected' : ''}`} role="button" tabIndex={0} aria-label={label} aria-pressed={selected === index}
+              <g key={index} class={`arrow ${selected === index ? 'selected' : ''}`} role="button" tabindex={0} aria-label={label} aria-pressed={selected === index}
                 data-index={index} onClick={() => select(index)}
                 onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); select(index); } }}>
                 <rect x={Math.min(from, to)} y={y - 16} width={Math.abs(to - from)} height={22} class="hit" />
