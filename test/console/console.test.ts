@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { CONSOLE_CSP } from '../../src/control-api/middleware/console-files.js';
-import { CONSOLE_TEST_TIMEOUT_MS, consoleRig, foreignRequests, scrollsSideways, type ConsolePage } from '../support/console-browser.js';
+import { CONSOLE_TEST_TIMEOUT_MS, consoleRig, foreignRequests, sidewaysOverflow, type ConsolePage } from '../support/console-browser.js';
 import { waitFor } from '../support/gateway-harness.js';
 
 /** Presses Tab until `name`d control has focus (at most `limit` times); true when it did. */
@@ -54,6 +54,10 @@ t.test('docs/CONSOLE.md: the console in Chromium', async (t) => {
   });
 
   const callId = await rig.activeCall({ record: true });
+  // The transcript below has a turn at 1.5 s and the player clamps a seek to the recording's
+  // length: the call must be recorded past 2.5 s before the live-calls test hangs it up.
+  const answeredAt = Date.parse((await gw.api('GET', `/v1/calls/${callId}`)).body.answered_at as string);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, answeredAt + 3_000 - Date.now())));
 
   await t.test('docs/CONSOLE.md "Live calls": the list by keyboard; hang-up asks first, Escape cancels, confirming ends the call', async (t) => {
     const p = await rig.open();
@@ -168,12 +172,13 @@ t.test('docs/CONSOLE.md: the console in Chromium', async (t) => {
     for (const width of [360, 640]) {
       const p = await rig.open({ width, height: 800 });
       await p.page.goto('/console/');
-      t.equal(await scrollsSideways(p.page), false, `login at ${width}px`);
+      t.equal(await sidewaysOverflow(p.page), '', `login at ${width}px`);
       await p.login(gw.sandboxKey);
-      for (const path of ['/', '/history', '/inventory', `/calls/${callId}`]) {
+      // An unknown id shows the page a call has while it loads: a heading holding the bare id.
+      for (const path of ['/', '/history', '/inventory', `/calls/${callId}`, '/calls/call_0unknownUnknownUnknown000']) {
         await p.page.goto(`/console${path}`);
         await p.page.locator('main h1').first().waitFor();
-        t.equal(await scrollsSideways(p.page), false, `${path} at ${width}px`);
+        t.equal(await sidewaysOverflow(p.page), '', `${path} at ${width}px`);
       }
     }
   });

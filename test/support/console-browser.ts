@@ -82,9 +82,20 @@ export async function consoleRig(t: Test): Promise<ConsoleRig | null> {
 export const foreignRequests = (requests: readonly string[], base: string): string[] =>
   requests.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith('blob:') && !url.startsWith('data:'));
 
-/** Whether the page scrolls sideways (a narrow window, or 200 % zoom, must not need it). */
-export const scrollsSideways = (page: Page): Promise<boolean> =>
-  page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth + 1');
+/**
+ * What makes the page scroll sideways (a narrow window, or 200 % zoom, must not need it): empty
+ * when nothing does, else the page's scroll width and the outermost elements reaching past the
+ * window's right edge, so a failure names its culprit.
+ */
+export const sidewaysOverflow = (page: Page): Promise<string> =>
+  page.evaluate<string>(`(() => {
+    const root = document.documentElement;
+    if (root.scrollWidth <= root.clientWidth + 1) return '';
+    const wide = [...document.body.querySelectorAll('*')].filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1);
+    const outermost = wide.filter((el) => !wide.includes(el.parentElement));
+    const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.classList.length ? '.' + [...el.classList].join('.') : '');
+    return 'scrollWidth ' + root.scrollWidth + ' > ' + root.clientWidth + ': ' + outermost.slice(0, 5).map((el) => name(el) + ' (' + Math.round(el.getBoundingClientRect().right) + 'px)').join(', ');
+  })()`);
 
 /**
  * A browser file's time limit: one Chromium, a gateway and several pages take minutes on a
