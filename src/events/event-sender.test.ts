@@ -4,7 +4,9 @@
  * (both secrets after a rotation), a call's events arrive in order, a 500 and a time-out are
  * retried with the same VGW-Event-Id until delivered, a dead endpoint of one tenant does not delay
  * another tenant's events, and an endpoint whose name now resolves to a private address is refused
- * at delivery without a byte sent. Storage time is a fake clock, advanced to make retries due.
+ * at delivery without a byte sent, and two senders on one outbox (two engines) send each event
+ * once, in order per call, a restarted one resending at once what it had in flight. Storage time
+ * is a fake clock, advanced to make retries due.
  */
 import t, { type Test } from 'tap';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,7 +19,7 @@ import type { TenantId } from '../common/ids.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
 import { startHttpsFixture } from '../../test/support/https-fixture.js';
 import { EndpointSender } from './endpoint-sender.js';
-import { EventSender, type EventSenderLimits } from './event-sender.js';
+import { CLAIM_MS, EventSender, type EventSenderLimits } from './event-sender.js';
 import { verifyDelivery } from './signature.js';
 
 interface Received { id: string; type: string; callId: string; signature: string; raw: string; at: number }
@@ -29,9 +31,9 @@ async function rig(t: Test, options: { limits?: Partial<EventSenderLimits>; time
   const clock = new FakeClock(Date.parse('2026-11-26T12:00:00.000Z'));
   const store: Store = await openStore(databasePath(t.testdir({})), clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
-  const sender = (ca: string) => {
+  const sender = (ca: string, nodeId = 'engine-a') => {
     const worker = new EventSender({
-      deliveries: store.eventDeliveries, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
+      deliveries: store.eventDeliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
       sender: new EndpointSender({ policy: options.policy ?? allowLoopback, allowHttp: false, ca, resolve: options.resolve ?? toLoopback, timeoutMs: options.timeoutMs ?? 2000 }),
       limits: { total: 64, perTenant: 8, perEndpoint: 2, ...options.limits }, pollMs: 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
     });
@@ -165,4 +167,45 @@ t.test('docs/SECURITY.md "Outbound addresses": a name that resolves to a private
   await until('the attempt', async () => (await attempts()).length === 1);
   t.match((await attempts())[0], { ok: false, status: null, error: /^endpoint address refused/ });
   t.equal(got.length, 0, 'nothing reached the receiver');
+});
+
+t.test('docs/CLUSTER.md "Call events from several engines": two senders on one outbox send each event once, in order per call', async (t) => {
+  const { store, sender } = await rig(t, { limits: { perTenant: 8, perEndpoint: 8, total: 16 } });
+  const { fixture, got } = await receiver(t, () => 204);
+  const tenant = (await store.tenants.create('acme')).id;
+  await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const types = ['call.initiated', 'call.ringing', 'call.answered', 'call.ended'] as const;
+  for (let i = 0; i < 10; i++) await appendCallEvents(store, tenant, `call_${i}`, [...types]);
+  const a = sender(fixture.ca, 'engine-a');
+  const b = sender(fixture.ca, 'engine-b');
+  a.start();
+  b.start();
+  await until('every event delivered', async () => (await store.eventDeliveries.due(100)).length === 0 && a.inFlight === 0 && b.inFlight === 0 && got.length >= 40);
+  t.equal(got.length, 40, 'forty events, forty deliveries');
+  t.equal(new Set(got.map((d) => d.id)).size, 40, 'none sent twice');
+  for (let i = 0; i < 10; i++) t.same(got.filter((d) => d.callId === `call_${i}`).map((d) => d.type), [...types], `call_${i} in order`);
+});
+
+t.test('a restarted sender resends at once what its previous run had in flight; another sender waits for the claim to run out', async (t) => {
+  const { store, clock, sender } = await rig(t);
+  const { fixture, got } = await receiver(t, () => 204);
+  const tenant = (await store.tenants.create('acme')).id;
+  await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const [mine] = await appendCallEvents(store, tenant, 'call_a', ['call.initiated']);
+  const [theirs] = await appendCallEvents(store, tenant, 'call_b', ['call.initiated']);
+  // What a kill -9 leaves: engine-a and engine-c had one delivery each in flight.
+  t.equal((await store.eventDeliveries.claim(1, {}, { by: 'engine-a', forMs: CLAIM_MS })).length, 1);
+  t.equal((await store.eventDeliveries.claim(1, {}, { by: 'engine-c', forMs: CLAIM_MS })).length, 1);
+  const restarted = sender(fixture.ca, 'engine-a');
+  restarted.start();
+  await until('engine-a\'s delivery resent', () => got.length === 1);
+  t.equal(got[0]!.id, mine!.id, 'its own, at once');
+  await until('idle', () => restarted.inFlight === 0);
+  restarted.wake();
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(got.length, 1, 'engine-c\'s claim still runs');
+  clock.advance(CLAIM_MS);
+  restarted.wake();
+  await until('engine-c\'s delivery taken over', () => got.length === 2);
+  t.equal(got[1]!.id, theirs!.id);
 });

@@ -5,13 +5,16 @@
  * a delivery in flight at the crash is sent again (at least once, same `VGW-Event-Id`). A call's
  * next event to an endpoint waits for the previous one (the storage query holds it back), and a
  * bounded number of deliveries is in flight per tenant and per endpoint, so one dead endpoint
- * holds two slots of its tenant at most and never delays another tenant's events.
+ * holds two slots of its tenant at most and never delays another tenant's events. Several
+ * senders (one per engine of a cluster) share the outbox: each claims what it sends, for longer
+ * than an attempt can take, so a delivery is sent by one of them; a restarted sender drops the
+ * claims of its previous run first, and another sender's run out when it dies.
  */
 import type { Clock, TimerHandle } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import { isoTime } from '../common/time.js';
 import type { DueDelivery, EventDeliveryRepository, EventRepository, WebhookEndpointRepository } from '../storage/index.js';
-import type { DeliveryRequest, DeliveryResult } from './endpoint-sender.js';
+import { DELIVERY_TIMEOUT_MS, type DeliveryRequest, type DeliveryResult } from './endpoint-sender.js';
 import { nextAttemptAt } from './retry-schedule.js';
 
 export interface EventSenderLimits {
@@ -21,7 +24,9 @@ export interface EventSenderLimits {
 }
 
 export interface EventSenderOptions {
-  deliveries: Pick<EventDeliveryRepository, 'due' | 'recordAttempt'>;
+  deliveries: Pick<EventDeliveryRepository, 'claim' | 'releaseClaims' | 'recordAttempt'>;
+  /** This sender's name in its claims: the node id, the same across restarts. */
+  nodeId: string;
   endpoints: Pick<WebhookEndpointRepository, 'secrets' | 'recordOutcome'>;
   events: Pick<EventRepository, 'deleteBefore'>;
   sender: { deliver(r: DeliveryRequest): Promise<DeliveryResult> };
@@ -37,6 +42,8 @@ export interface EventSenderOptions {
 }
 
 const RETENTION_EVERY_MS = 3_600_000;
+/** A claim outlasts an attempt: the secrets' read, the delivery's time-out, the outcome's write. */
+export const CLAIM_MS = 6 * DELIVERY_TIMEOUT_MS;
 
 export class EventSender {
   readonly #o: EventSenderOptions;
@@ -49,6 +56,7 @@ export class EventSender {
   #again = false;
   #stopped = true;
   #lastRetention = -Infinity;
+  #claimsReleased = false;
 
   constructor(options: EventSenderOptions) {
     this.#o = options;
@@ -103,23 +111,25 @@ export class EventSender {
   }
 
   async #scan(): Promise<void> {
+    await this.#releasePreviousRun();
     await this.#trim();
     const { limits } = this.#o;
     while (!this.#stopped && this.#inFlight.size < limits.total) {
-      const due = await this.#o.deliveries.due(limits.total - this.#inFlight.size, {
+      const due = await this.#o.deliveries.claim(limits.total - this.#inFlight.size, {
         deliveries: [...this.#inFlight.keys()],
         tenants: [...this.#perTenant].filter(([, n]) => n >= limits.perTenant).map(([id]) => id),
         endpoints: [...this.#perEndpoint].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id),
-      });
-      let started = 0;
+      }, { by: this.#o.nodeId, forMs: CLAIM_MS });
+      const skipped: number[] = [];
       for (const delivery of due) {
-        if (this.#inFlight.size >= limits.total) break;
-        if ((this.#perTenant.get(delivery.tenant_id) ?? 0) >= limits.perTenant) continue;
-        if ((this.#perEndpoint.get(delivery.endpoint_id) ?? 0) >= limits.perEndpoint) continue;
-        this.#launch(delivery);
-        started++;
+        if (this.#inFlight.size >= limits.total
+          || (this.#perTenant.get(delivery.tenant_id) ?? 0) >= limits.perTenant
+          || (this.#perEndpoint.get(delivery.endpoint_id) ?? 0) >= limits.perEndpoint) skipped.push(delivery.id);
+        else this.#launch(delivery);
       }
-      if (started === 0) return;
+      // Over a limit within this batch: claimed but not sent, so free for the next scan (or another sender).
+      if (skipped.length > 0) await this.#o.deliveries.releaseClaims(this.#o.nodeId, skipped);
+      if (skipped.length === due.length) return;
     }
   }
 
@@ -158,6 +168,14 @@ export class EventSender {
     });
     if (state === 'delivered' || state === 'failed') await this.#o.endpoints.recordOutcome(d.endpoint_id, state, this.#o.flagAfter);
     if (state === 'failed') this.#o.logger.warn({ event_id: d.event_id, endpoint_id: d.endpoint_id, tenant_id: d.tenant_id, attempts: d.attempts + 1 }, 'event delivery failed for good');
+  }
+
+  /** Once per run: deliveries this node claimed before a crash are due again at once. */
+  async #releasePreviousRun(): Promise<void> {
+    if (this.#claimsReleased) return;
+    const released = await this.#o.deliveries.releaseClaims(this.#o.nodeId);
+    this.#claimsReleased = true;
+    if (released > 0) this.#o.logger.info({ released }, 'deliveries in flight when this node stopped are sent again');
   }
 
   /** Deletes events past the retention, at most hourly. */

@@ -114,9 +114,10 @@ async function startSandbox(o: CallEngineOptions, media: MediaPorts, sip: SipSta
 
 export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine> {
   const { config, clock, logger } = o;
+  const nodeId = o.recoveryNodeId ?? config.node_id ?? '';
   const files = await readStartFiles(config, o.carriers);
   // The sender starts first: deliveries a previous run left are resumed, recovery's events follow.
-  const events = startEventDelivery(config, o.store, clock, logger);
+  const events = startEventDelivery(config, o.store, clock, logger, nodeId);
   const callStore = await recoverCalls(o, events).catch(async (err: unknown) => {
     await events.stop();
     throw err;
@@ -172,7 +173,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const heartbeat = new Heartbeat(config.data_dir, clock, (err) => logger.warn({ err }, 'cannot write the engine heartbeat; calls cut off by a crash will end at the restart'));
   heartbeat.start();
   const reaper = o.failover && new NodeReaper({
-    state: o.failover.state, calls: callStore, bye: (snapshot) => sip.ua.byeFromSnapshot(snapshot), selfNodeId: o.recoveryNodeId ?? config.node_id ?? '',
+    state: o.failover.state, calls: callStore, bye: (snapshot) => sip.ua.byeFromSnapshot(snapshot), selfNodeId: nodeId,
     clock, logger: logger.child({ component: 'reaper' }), metrics: o.metrics,
   });
   reaper?.start();

@@ -19,12 +19,13 @@ export interface EventDelivery {
   stop(): Promise<void>;
 }
 
-export function startEventDelivery(config: Readonly<Config>, store: Store, clock: Clock, logger: Logger): EventDelivery {
+/** `nodeId` names this process's sender in the claims it takes on the shared outbox. */
+export function startEventDelivery(config: Readonly<Config>, store: Store, clock: Clock, logger: Logger, nodeId: string): EventDelivery {
   const events = config.events;
   const log = logger.child({ component: 'events' });
   const bus = new EventBus(log);
   const sender = new EventSender({
-    deliveries: store.eventDeliveries, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log,
+    deliveries: store.eventDeliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log,
     // Endpoints pass the agent URLs' policy (docs/SECURITY.md "Outbound addresses").
     sender: new EndpointSender({ policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}) }),
     limits: { total: events.max_in_flight, perTenant: events.max_in_flight_per_tenant, perEndpoint: events.max_in_flight_per_endpoint },
