@@ -5,6 +5,7 @@
  * replay, a retried write) finds the record already changed and causes nothing twice.
  */
 import { callDetailRecord, callView, type CallRecord } from '../engine/calls/call-record.js';
+import type { CallHappening } from '../engine/calls/ports.js';
 import type { NewEvent } from './event-repository.js';
 
 /** End reasons that mean the agent could not be reached or broke the call (docs/API.md "End reasons"). */
@@ -47,4 +48,10 @@ export function callEvents(before: CallRecord | undefined, after: CallRecord, tr
   if (after.state === 'ended' && after.recording_path !== null && (was.state !== 'ended' || was.recording_path === null)) add('call.recording.ready');
   if (after.state === 'ended' && transcriptSources.length > 0) add('call.transcript.ready', { sources: [...transcriptSources] });
   return events;
+}
+
+/** The event of something that happened to a live call without changing its record. */
+export function happeningEvent(call: CallRecord, happening: CallHappening): NewEvent {
+  const extra = happening.type === 'call.dtmf' ? { digit: happening.digit } : { conversation_id: null };
+  return { type: happening.type, callId: call.id, data: { call: callPayload(call), ...extra } };
 }

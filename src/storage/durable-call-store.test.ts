@@ -168,3 +168,29 @@ t.test('what counts as a storage failure: SQLite busy, full and I/O errors and t
   }
   t.end();
 });
+
+t.test('docs/EVENTS.md "Event types": a key pressed is logged after the change queued before it; under a lock it is dropped and the change kept', async (t) => {
+  const dir = t.testdir({});
+  const { store, calls } = await rig(dir);
+  t.teardown(() => store.close());
+  const tenant = (await store.tenants.create('acme')).id;
+  const call = callRecord(tenant, '2026-01-01T11:59:00.000Z');
+  await calls.insert(call);
+  calls.save({ ...call, on_hold: true });
+  calls.note({ ...call, on_hold: true }, { type: 'call.dtmf', digit: '7' });
+  await calls.settled();
+  const types = async () => (await store.events.list(tenant, { callId: call.id }, { limit: 10 })).items.sort((a, b) => a.seq - b.seq).map((e) => e.type);
+  t.same(await types(), ['call.initiated', 'call.answered', 'call.hold', 'call.dtmf'], 'in the order they were told');
+  const [dtmf] = (await store.events.list(tenant, { type: 'call.dtmf' }, { limit: 1 })).items;
+  t.match(JSON.parse(dtmf!.payload), { data: { digit: '7', call: { id: call.id, on_hold: true } } });
+
+  const other = new Database(databasePath(dir));
+  t.teardown(() => other.close());
+  other.exec('BEGIN EXCLUSIVE');
+  t.doesNotThrow(() => calls.note(call, { type: 'call.agent.connected' }), 'a refused event never throws at the call');
+  calls.save({ ...call, on_hold: false });
+  await calls.settled();
+  other.exec('ROLLBACK');
+  await calls.retry();
+  t.same(await types(), ['call.initiated', 'call.answered', 'call.hold', 'call.dtmf', 'call.unhold'], 'the change was kept and written; the event of a moment was not');
+});

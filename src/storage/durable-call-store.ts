@@ -20,12 +20,12 @@ import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import { isStorageFailure } from '../common/storage-failure.js';
 import type { CallRecord } from '../engine/calls/call-record.js';
-import type { CallOutcome, CallRecordStore } from '../engine/calls/ports.js';
+import type { CallHappening, CallOutcome, CallRecordStore } from '../engine/calls/ports.js';
 import type { CallRepository } from './call-repository.js';
 import type { CdrJournal, CdrJournalEntry } from './cdr-journal.js';
 import type { TranscriptRepository } from './transcript-repository.js';
 import type { EventRecord, EventRepository } from './event-repository.js';
-import { callEvents } from './call-events.js';
+import { callEvents, happeningEvent } from './call-events.js';
 
 /** What one write of a call goes through: the repositories of one transaction. */
 export interface CallWriteTx {
@@ -128,6 +128,25 @@ export class DurableCallStore implements CallRecordStore {
         }
         this.#refused(err);
         this.#keepChange(call);
+      }
+    });
+  }
+
+  /**
+   * An event of a live call that changes nothing stored, queued behind the call's changes so it
+   * follows them (a digit after `call.answered`). It is not kept while the database refuses
+   * writes: it tells of a moment, and the call's record, which is kept, does not need it.
+   */
+  note(call: CallRecord, happening: CallHappening): void {
+    const event = happeningEvent(call, happening);
+    const dropped = (err: unknown): void => this.#o.logger.warn({ err, call_id: call.id, type: event.type }, 'a call event was not recorded: the database refused it');
+    if (this.#failing) return dropped(null);
+    void this.#serial(async () => {
+      if (this.#failing) return dropped(null);
+      try {
+        this.#committed(await this.#o.transaction((tx) => tx.events.append(call.tenant_id, [event])));
+      } catch (err) {
+        dropped(err);
       }
     });
   }

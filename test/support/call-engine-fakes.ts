@@ -4,7 +4,7 @@
  */
 import type { TenantId } from '../../src/common/ids.js';
 import type {
-  AgentAudioFormat, AgentConnector, AgentLink, AgentLinkHandlers, AgentTarget, CallOutcome, CallRecordStore, HoldSource,
+  AgentAudioFormat, AgentConnector, AgentLink, AgentLinkHandlers, AgentTarget, CallHappening, CallOutcome, CallRecordStore, HoldSource,
 } from '../../src/engine/calls/ports.js';
 import type { CallRecord } from '../../src/engine/calls/call-record.js';
 
@@ -14,6 +14,8 @@ export class MemoryCallStore implements CallRecordStore {
   readonly finished: CallOutcome[] = [];
   /** Each `save` in order (a copy), to check what the tenant saw change. */
   readonly saves: CallRecord[] = [];
+  /** Each `note`, with its call's id. */
+  readonly notes: (CallHappening & { callId: string })[] = [];
   refuseInserts = false;
 
   insert(call: CallRecord): Promise<void> {
@@ -25,6 +27,10 @@ export class MemoryCallStore implements CallRecordStore {
   save(call: CallRecord): void {
     this.records.set(call.id, { ...call });
     this.saves.push({ ...call });
+  }
+
+  note(call: CallRecord, happening: CallHappening): void {
+    this.notes.push({ callId: call.id, ...happening });
   }
 
   finish(outcome: CallOutcome): void {

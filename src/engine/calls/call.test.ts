@@ -12,7 +12,7 @@ function newCall(): { call: Call; saves: CallRecord[]; finished: CallOutcome[]; 
   const saves: CallRecord[] = [];
   const finished: CallOutcome[] = [];
   const store: CallRecordStore = {
-    insert: () => Promise.resolve(), save: (c) => void saves.push({ ...c }), finish: (o) => void finished.push(o),
+    insert: () => Promise.resolve(), save: (c) => void saves.push({ ...c }), note: () => undefined, finish: (o) => void finished.push(o),
     get: () => Promise.resolve(undefined), getByControlId: () => Promise.resolve(undefined), unfinished: () => Promise.resolve([]),
   };
   const clock = new FakeClock();

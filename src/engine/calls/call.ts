@@ -155,6 +155,16 @@ export class Call {
     this.#save();
   }
 
+  /** A key the remote party pressed (docs/EVENTS.md `call.dtmf`). */
+  pressed(digit: string): void {
+    if (!this.isEnded) this.#ctx.store.note(this.#record, { type: 'call.dtmf', digit });
+  }
+
+  /** A WebSocket agent's link is up (docs/EVENTS.md `call.agent.connected`). */
+  agentConnected(): void {
+    if (!this.isEnded) this.#ctx.store.note(this.#record, { type: 'call.agent.connected' });
+  }
+
   /** The recording's path relative to the data folder, once it is complete (written with the final record). */
   setRecordingPath(path: string): void {
     this.#record.recording_path = path;

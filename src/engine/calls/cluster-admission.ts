@@ -19,6 +19,7 @@ export function withClusterUpdates(ctx: CallContext, cluster: ClusterAdmission |
         store.save(call);
         cluster.update(call);
       },
+      note: (call, happening) => store.note(call, happening),
       finish: (outcome) => store.finish(outcome),
       get: (tenantId, id) => store.get(tenantId, id),
       getByControlId: (tenantId, id) => store.getByControlId(tenantId, id),

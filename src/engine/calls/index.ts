@@ -12,7 +12,7 @@ export type { CarrierProfile, NumberFormat, CodecName } from './setup/carrier-pr
 export type { TransferPolicy } from './connected/transfer-policy.js';
 export type {
   AgentAudioFormat, AgentCallInfo, AgentConnector, AgentLink, AgentLinkClose, AgentLinkHandlers, AgentTarget, CallRecordStore,
-  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallOutcome, CallLegName, CallSipTrace, AgentConnectObserver,
+  HoldSource, InboundRoute, SipTrunkResolver, SipTrunkTarget, CallHappening, CallOutcome, CallLegName, CallSipTrace, AgentConnectObserver,
   DialogSnapshots, SnapshotLeg,
 } from './ports.js';
 export { recoverUnfinishedCalls, recordingPathOf } from './ending/recovery.js';

@@ -98,6 +98,13 @@ export type AgentTarget =
 /** Opens (but does not start) the link to a call's agent; asynchronously when an imported agent is read from the store first. */
 export type AgentConnector = (request: { call: AgentCallInfo; tenantId: TenantId; agent: AgentTarget; handlers: AgentLinkHandlers }) => AgentLink | Promise<AgentLink>;
 
+/**
+ * What happens to a call that its record does not keep (docs/EVENTS.md "Event types"): a key the
+ * remote party pressed, or a WebSocket agent connected (an imported agent's connection shows on
+ * the record as its platform's conversation id).
+ */
+export type CallHappening = { type: 'call.dtmf'; digit: string } | { type: 'call.agent.connected' };
+
 /** A call's final record and the transcripts stored with it: what `ended` means in the API. */
 export interface CallOutcome {
   call: CallRecord;
@@ -114,6 +121,8 @@ export interface CallRecordStore {
   insert(call: CallRecord): Promise<void>;
   /** A change of a live call (state, hold, transfer, conversation id). */
   save(call: CallRecord): void;
+  /** Something that happened to a live call without changing its record: told as an event, in order with its changes. */
+  note(call: CallRecord, happening: CallHappening): void;
   /** The call's final record (state `ended`) with its transcripts, in one write. */
   finish(outcome: CallOutcome): void;
   get(tenantId: TenantId, id: string): Promise<CallRecord | undefined>;

@@ -61,6 +61,11 @@ export const EventSchema = Type.Object(
     api_version: Type.Literal('1.0.0'),
     data: Type.Object({
       call: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'The Call as `GET /v1/calls/{id}` shows it, without `session` and `transcript`; with `cdr` once ended.' })),
+      digit: Type.Optional(Type.String({ pattern: '^[0-9*#A-D]$', description: '`call.dtmf`: the key the remote party pressed.' })),
+      conversation_id: Type.Optional(Nullable(Type.String({ description: '`call.agent.connected`: the platform\'s conversation id; null for a WebSocket agent.' }))),
+      reason: Type.Optional(Type.String({ description: '`call.agent.failed`: the end reason (`agent_unreachable`, `agent_error`).' })),
+      transfer_to: Type.Optional(Type.String({ description: '`call.transfer.*`: the transfer\'s target.' })),
+      sources: Type.Optional(Type.Array(Type.String(), { description: '`call.transcript.ready`: the transcripts written (`provider`, `gateway`).' })),
     }, { additionalProperties: true }),
   },
   component('Event'),

@@ -110,7 +110,10 @@ export class StreamingAgentSide implements AgentSide {
     this.#answeredAt = deps.clock.now();
     this.#leg = new AgentMediaLeg({
       clock: deps.clock, rtp: remote.rtp, audio: remote.audio, recorder, holdMusic: deps.holdMusic(),
-      onDigit: (digit) => call.log.debug({ digit }, 'DTMF from the remote party'),
+      onDigit: (digit) => {
+        call.log.debug({ digit }, 'DTMF from the remote party');
+        call.pressed(digit);
+      },
       onCallerSpeech: (event) => call.log.debug({ event }, 'caller speech'),
       onRemoteAudio: (pcm) => this.#amd?.write(pcm),
     });
@@ -173,6 +176,8 @@ export class StreamingAgentSide implements AgentSide {
       link.close('call ended');
       return;
     }
+    // An imported agent's connection is its platform's conversation id on the record instead.
+    if (this.#target.kind === 'websocket') this.#call.agentConnected();
     await this.#leg.attach(link);
     if (held && !this.#released) {
       this.#link?.notify?.('amd', amdEvent(held));

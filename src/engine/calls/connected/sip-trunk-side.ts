@@ -251,9 +251,10 @@ export class SipTrunkSide implements AgentSide {
   /**
    * A key the caller signalled by SIP INFO goes to the agent as RFC 4733 events on the bridged
    * RTP, as platforms take it, or, when the agent leg has no telephone-event, as the same INFO.
-   * Nothing while held (docs/API.md "Calls").
+   * Nothing while held (docs/API.md "Calls"). Either way the tenant hears of it (`call.dtmf`).
    */
   receiveDigit(digit: string): void {
+    this.#call.pressed(digit);
     const bridge = this.#bridge;
     if (!bridge || bridge.isHeld) return;
     this.#call.log.debug({ digit }, 'DTMF from the caller by SIP INFO');
