@@ -37,7 +37,7 @@ async function failure(response: Response): Promise<ApiProblem> {
 }
 
 /** A JSON request; resolves with the body (undefined for 204). */
-export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
     method,
     credentials: 'same-origin',

@@ -23,6 +23,10 @@ export type NumberPage = Json<operations['listNumbers']>;
 export type SipCredential = Schemas['SipCredential'];
 export type SipCredentialPage = Json<operations['listSipCredentials']>;
 export type CreatedSipCredential = JsonCreated<operations['createSipCredential']>;
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type CreatedWebhookEndpoint = Schemas['WebhookEndpointWithSecret'];
+export type DeliveryAttempt = Schemas['DeliveryAttempt'];
+export type LoggedEvent = Schemas['Event'];
 export type Tenant = Schemas['Tenant'];
 export type Problem = Schemas['Problem'];
 

@@ -107,6 +107,10 @@ t.test('docs/CONSOLE.md: the console in Chromium', async (t) => {
     await p.page.locator('.sip-message h3', { hasText: trace.messages[1]!.summary }).waitFor({ timeout: 5_000 }).catch(() => undefined);
     t.equal(await p.page.locator('.sip-message h3').textContent(), trace.messages[1]!.summary, 'Enter on an arrow shows its message');
 
+    // The page opened after the call ended: its events come from the call's log.
+    await p.page.locator('ol.events li', { hasText: 'call.ended' }).waitFor();
+    t.pass('the call\'s events, read from its log');
+
     await p.page.getByText('Remote party (left)').waitFor({ timeout: 20_000 });
     await p.page.getByText('Agent (right)').waitFor();
     const audio = p.page.locator('.recording audio');
@@ -165,6 +169,38 @@ t.test('docs/CONSOLE.md: the console in Chromium', async (t) => {
     await p.page.getByRole('row', { name: /support-bot/ }).waitFor();
     t.equal((await gw.api('GET', '/v1/agents')).body.data.length, 1, 'the agent is imported');
     checkClean(p, 'inventory');
+  });
+
+  await t.test('docs/CONSOLE.md "Inventory": a webhook endpoint is created, its secret shown once; its deliveries, and a redelivery', async (t) => {
+    const p = await rig.open();
+    await p.login(gw.sandboxKey);
+    await p.page.goto('/console/inventory');
+    const section = p.page.locator('#webhook-endpoints');
+    const form = section.getByRole('form', { name: 'New webhook endpoint' });
+    // Nothing listens there: every delivery fails, as the log will show.
+    await form.getByLabel('URL').fill('https://127.0.0.1:9/hooks');
+    await form.getByLabel(/^Events/).fill('call.ended');
+    await form.getByRole('button', { name: 'Create' }).click();
+    const secret = (await section.getByRole('status').locator('code').textContent()) ?? '';
+    t.match(secret, /^whsec_\S{32,}$/, 'the secret is shown once, in the answer');
+    const [endpoint] = (await gw.api('GET', '/v1/webhook-endpoints')).body.data;
+    t.match(endpoint, { url: 'https://127.0.0.1:9/hooks', events: ['call.ended'] });
+    t.notOk(JSON.stringify(endpoint).includes(secret), 'the API does not show it again');
+    await section.getByRole('button', { name: 'I have saved it' }).click();
+    t.notOk((await p.page.content()).includes(secret), 'nor does the page once it is dismissed');
+
+    // The ended call's call.ended, sent again: the endpoint created since gets it too, and fails.
+    const [ended] = (await gw.api('GET', `/v1/events?call_id=${callId}&type=call.ended`)).body.data;
+    t.equal((await gw.api('POST', `/v1/events/${ended!.id}/redeliver`)).status, 202);
+    await waitFor('the failed attempt', async () => ((await gw.api('GET', `/v1/webhook-endpoints/${endpoint!.id}/deliveries`)).body.data.length > 0 ? true : undefined), 20_000);
+    await section.getByRole('button', { name: 'Deliveries' }).click();
+    const attempt = section.getByRole('row', { name: new RegExp(ended!.id) });
+    await attempt.waitFor();
+    t.notMatch(await attempt.textContent(), /delivered/, 'the attempt failed');
+    await attempt.getByRole('button', { name: `Redeliver ${ended!.id}` }).click();
+    await section.getByText(`${ended!.id} is due again now.`).waitFor();
+    t.pass('redelivered from its attempt');
+    checkClean(p, 'webhook endpoints');
   });
 
   await t.test('docs/CONSOLE.md "Accessibility": a narrow window and 200 % zoom need no sideways scrolling', async (t) => {

@@ -1,17 +1,26 @@
 /**
  * @module A call's detail (docs/CONSOLE.md "Call detail"): the state timeline, the CDR and each
- * leg's quality, the SIP ladder, the recording with its waveform and the transcript, the events
- * seen while the page is open, and downloads (recording, pcap).
+ * leg's quality, the SIP ladder, the recording with its waveform and the transcript, the call's
+ * events (its log, then the stream while the page is open), and downloads (recording, pcap).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiProblem, fetchBytes } from '../api.js';
 import { clock, ErrorNote, formatTime, messageOf } from '../components.js';
 import { subscribeCallEvents } from '../events.js';
-import type { CallDetail, CallEvent, LegQuality, SipTrace, Transcript } from '../types.js';
+import type { CallDetail, LegQuality, LoggedEvent, SipTrace, Transcript } from '../types.js';
 import { RecordingPlayer } from './recording-player.js';
 import { SipLadder } from './sip-ladder.js';
 
 const PCAP = 'application/vnd.tcpdump.pcap';
+
+/** What the events list shows of an event, from the log or the stream. */
+interface EventLine { id: string; type: string; created_at: string }
+
+/** `more` added to `list` in order, leaving out those already in it (the stream repeats what the log gave). */
+const merged = (list: EventLine[], more: EventLine[]): EventLine[] => {
+  const seen = new Set(list.map((e) => e.id));
+  return [...list, ...more.filter((e) => !seen.has(e.id))];
+};
 
 /** A 404 is "there is none", shown as such; anything else is an error. */
 async function optional<T>(load: Promise<T>): Promise<T | null> {
@@ -73,20 +82,24 @@ export function CallDetailPage({ id }: { id: string }) {
   const [call, setCall] = useState<CallDetail | null>(null);
   const [trace, setTrace] = useState<SipTrace | null>(null);
   const [transcript, setTranscript] = useState<Transcript | null>(null);
-  const [events, setEvents] = useState<CallEvent[]>([]);
+  const [events, setEvents] = useState<EventLine[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
 
   useEffect(() => {
     let stale = false;
     const base = `/v1/calls/${encodeURIComponent(id)}`;
-    Promise.all([api<CallDetail>('GET', base), optional(api<SipTrace>('GET', `${base}/sip-trace`)), optional(api<Transcript>('GET', `${base}/transcript`))])
-      .then(([detail, ladder, turns]) => {
-        if (stale) return;
-        setCall(detail);
-        setTrace(ladder);
-        setTranscript(turns);
-      }, (err: unknown) => setError(messageOf(err)));
+    Promise.all([
+      api<CallDetail>('GET', base), optional(api<SipTrace>('GET', `${base}/sip-trace`)), optional(api<Transcript>('GET', `${base}/transcript`)),
+      api<{ data: LoggedEvent[] }>('GET', `/v1/events?call_id=${encodeURIComponent(id)}&limit=100`),
+    ]).then(([detail, ladder, turns, logged]) => {
+      if (stale) return;
+      setCall(detail);
+      setTrace(ladder);
+      setTranscript(turns);
+      // The log is newest first; the page lists them in the order they happened.
+      setEvents((list) => merged([...logged.data].reverse(), list));
+    }, (err: unknown) => setError(messageOf(err)));
     return () => { stale = true; };
   }, [id, version]);
 
@@ -94,7 +107,7 @@ export function CallDetailPage({ id }: { id: string }) {
   useEffect(() => {
     if (!live) return undefined;
     // Each event of this call is listed and the detail read again (the ladder and session change too).
-    return subscribeCallEvents({ onEvent: (event) => { setEvents((list) => [...list, event]); setVersion((v) => v + 1); }, onStatus: () => undefined }, id);
+    return subscribeCallEvents({ onEvent: (event) => { setEvents((list) => merged(list, [event])); setVersion((v) => v + 1); }, onStatus: () => undefined }, id);
   }, [id, live]);
 
   const downloadPcap = async (): Promise<void> => {
@@ -126,7 +139,7 @@ export function CallDetailPage({ id }: { id: string }) {
       )}
       {!transcript && <p>No transcript.</p>}
       <h2>Events</h2>
-      {events.length === 0 ? <p>{live ? 'Waiting for events of this call…' : 'No events while this page was open.'}</p> : (
+      {events.length === 0 ? <p>{live ? 'Waiting for events of this call…' : 'No events in the log for this call.'}</p> : (
         <ol class="events">{events.map((e) => <li key={e.id}><time dateTime={e.created_at}>{formatTime(e.created_at)}</time> {e.type}</li>)}</ol>
       )}
       <h2>Downloads</h2>

@@ -1,11 +1,12 @@
 /**
- * @module Inventory (docs/CONSOLE.md "Inventory"): one section per kind of object. A new kind
- * (webhook endpoints, once the API has them) is one more entry in {@link SECTIONS}.
+ * @module Inventory (docs/CONSOLE.md "Inventory"): one section per kind of object. A new kind is
+ * one more entry in {@link SECTIONS}.
  */
 import type { FunctionComponent } from 'preact';
 import { AgentsSection } from '../inventory/agents-section.js';
 import { NumbersSection, RoutesSection } from '../inventory/routes-numbers.js';
 import { SipCredentialsSection } from '../inventory/sip-credentials.js';
+import { WebhookEndpointsSection } from '../inventory/webhook-endpoints.js';
 
 export interface InventorySection {
   id: string;
@@ -18,6 +19,7 @@ export const SECTIONS: InventorySection[] = [
   { id: 'routes', title: 'Routes', Body: RoutesSection },
   { id: 'numbers', title: 'Numbers', Body: NumbersSection },
   { id: 'sip-credentials', title: 'SIP credentials', Body: SipCredentialsSection },
+  { id: 'webhook-endpoints', title: 'Webhook endpoints', Body: WebhookEndpointsSection },
 ];
 
 export function InventoryPage() {
