@@ -322,8 +322,11 @@ export const ConfigSchema = Type.Object(
         ca_file: Type.Optional(Type.String({ minLength: 1 })),
         /** The sender's deliveries in flight: in all, per tenant and per endpoint. */
         max_in_flight: Type.Integer({ minimum: 1, maximum: 1024, default: 64 }),
-        max_in_flight_per_tenant: Type.Integer({ minimum: 1, maximum: 1024, default: 8 }),
+        max_in_flight_per_tenant: Type.Integer({ minimum: 1, maximum: 1024, default: 16 }),
+        /** Per endpoint whose last attempt failed (or timed out): a dead endpoint holds this many. */
         max_in_flight_per_endpoint: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+        /** Per endpoint whose last attempt succeeded (a new one counts as such). */
+        max_in_flight_per_healthy_endpoint: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
         /** How often the sender looks for due deliveries besides being woken by new events. */
         poll_ms: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
         /** An endpoint is flagged after this many deliveries failed for good in a row. */

@@ -4,8 +4,9 @@
  * Everything it knows is in storage, so a restart (a kill -9 included) resumes where it stopped:
  * a delivery in flight at the crash is sent again (at least once, same `VGW-Event-Id`). A call's
  * next event to an endpoint waits for the previous one (the storage query holds it back), and a
- * bounded number of deliveries is in flight per tenant and per endpoint, so one dead endpoint
- * holds two slots of its tenant at most and never delays another tenant's events. Several
+ * bounded number of deliveries is in flight per tenant and per endpoint: more to an endpoint whose
+ * last attempt succeeded, fewer once one failed, so a dead endpoint soon holds two slots of its
+ * tenant at most, and never delays another tenant's events. Several
  * senders (one per engine of a cluster) share the outbox: each claims what it sends, for longer
  * than an attempt can take, so a delivery is sent by one of them; a restarted sender drops the
  * claims of its previous run first, and another sender's run out when it dies.
@@ -20,7 +21,10 @@ import { nextAttemptAt } from './retry-schedule.js';
 export interface EventSenderLimits {
   total: number;
   perTenant: number;
+  /** Per endpoint whose last attempt failed. */
   perEndpoint: number;
+  /** Per endpoint whose last attempt succeeded, or that has had none yet; at least `perEndpoint`. */
+  perHealthyEndpoint: number;
 }
 
 export interface EventSenderOptions {
@@ -50,6 +54,8 @@ export class EventSender {
   readonly #inFlight = new Map<number, DueDelivery>();
   readonly #perTenant = new Map<string, number>();
   readonly #perEndpoint = new Map<string, number>();
+  /** Endpoints whose last attempt from this sender failed: they get `perEndpoint` slots. */
+  readonly #struggling = new Set<string>();
   readonly #attempts = new Set<Promise<void>>();
   #timer: TimerHandle | null = null;
   #scanning: Promise<void> | null = null;
@@ -118,19 +124,24 @@ export class EventSender {
       const due = await this.#o.deliveries.claim(limits.total - this.#inFlight.size, {
         deliveries: [...this.#inFlight.keys()],
         tenants: [...this.#perTenant].filter(([, n]) => n >= limits.perTenant).map(([id]) => id),
-        endpoints: [...this.#perEndpoint].filter(([, n]) => n >= limits.perEndpoint).map(([id]) => id),
+        endpoints: [...this.#perEndpoint].filter(([id, n]) => n >= this.#endpointLimit(id)).map(([id]) => id),
       }, { by: this.#o.nodeId, forMs: CLAIM_MS });
       const skipped: number[] = [];
       for (const delivery of due) {
         if (this.#inFlight.size >= limits.total
           || (this.#perTenant.get(delivery.tenant_id) ?? 0) >= limits.perTenant
-          || (this.#perEndpoint.get(delivery.endpoint_id) ?? 0) >= limits.perEndpoint) skipped.push(delivery.id);
+          || (this.#perEndpoint.get(delivery.endpoint_id) ?? 0) >= this.#endpointLimit(delivery.endpoint_id)) skipped.push(delivery.id);
         else this.#launch(delivery);
       }
       // Over a limit within this batch: claimed but not sent, so free for the next scan (or another sender).
       if (skipped.length > 0) await this.#o.deliveries.releaseClaims(this.#o.nodeId, skipped);
       if (skipped.length === due.length) return;
     }
+  }
+
+  #endpointLimit(endpointId: string): number {
+    const { perEndpoint, perHealthyEndpoint } = this.#o.limits;
+    return this.#struggling.has(endpointId) ? perEndpoint : Math.max(perEndpoint, perHealthyEndpoint);
   }
 
   #launch(d: DueDelivery): void {
@@ -160,6 +171,8 @@ export class EventSender {
     const secrets = await this.#o.endpoints.secrets(d.tenant_id, d.endpoint_id);
     if (!secrets) return;
     const result = await this.#o.sender.deliver({ url: d.url, eventId: d.event_id, eventType: d.event_type, body: d.payload, secrets });
+    if (result.ok) this.#struggling.delete(d.endpoint_id);
+    else this.#struggling.add(d.endpoint_id);
     const now = this.#o.clock.now();
     const next = result.ok ? null : nextAttemptAt(d.attempts + 1, now, Date.parse(d.window_started_at), this.#o.random);
     const state = await this.#o.deliveries.recordAttempt(d, {
