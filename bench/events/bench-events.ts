@@ -8,7 +8,8 @@
  * `call.ended` arriving at a receiver (p50, p99).
  *
  * Environment: BENCH_EVENTS_CALLS (200), BENCH_EVENTS_ROUNDS (pairs of rounds, 2), BENCH_EVENTS_HOLD_S (5),
- * BENCH_EVENTS_JSON (a file for the figures).
+ * BENCH_EVENTS_JSON (a file for the figures), BENCH_EVENTS_FIXED_LIMITS=1 (2 deliveries in flight per
+ * endpoint and 8 per tenant whatever the endpoint's last answer: the limits before they followed it).
  */
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     await sleep(500);
     gw = await startGatewayProcess({
       root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds), rtp: { min: 20000, max: 29999 },
-      extraYaml: ['events:\n  allow_http: true'],
+      extraYaml: [`events:\n  allow_http: true${process.env.BENCH_EVENTS_FIXED_LIMITS === '1' ? '\n  max_in_flight_per_tenant: 8\n  max_in_flight_per_healthy_endpoint: 2' : ''}`],
     });
     const driver = new CallDriver(gw.base, gw.apiKey, agent.url);
     driver.startPolling();
