@@ -47,8 +47,11 @@ function typeParams(type: string | undefined): { type_exact: string | null; type
   if (!type.endsWith('*')) return { type_exact: type, type_prefix: null };
   return { type_exact: null, type_prefix: `${type.slice(0, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
 }
-const FILTER_SQL = `(@type_exact IS NULL OR type = @type_exact) AND (@type_prefix IS NULL OR type LIKE @type_prefix ESCAPE '\\')
-  AND (@call_id IS NULL OR call_id = @call_id)`;
+// Each CAST gives PostgreSQL the type of a parameter it first meets in `IS NULL`, where it cannot
+// infer one (as in KEYSET_SQL): without them it refuses to prepare the statement at all.
+const FILTER_SQL = `(CAST(@type_exact AS TEXT) IS NULL OR type = @type_exact)
+  AND (CAST(@type_prefix AS TEXT) IS NULL OR type LIKE @type_prefix ESCAPE '\\')
+  AND (CAST(@call_id AS TEXT) IS NULL OR call_id = @call_id)`;
 
 export class EventRepository {
   readonly #db: SqlExecutor;
