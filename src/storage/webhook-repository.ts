@@ -78,6 +78,16 @@ export interface RoutedCallQuery {
 /** Candidates considered per payload; more than this many matching calls is not a real workload. */
 const MAX_CANDIDATES = 50;
 
+/**
+ * Deliveries of one tenant's call, or kept under neither (nulls). Spelt `= ?` or `IS NULL` by
+ * value rather than `IS NOT DISTINCT FROM ?`: PostgreSQL serves that from no index, so each check
+ * would read every delivery ever kept; both engines find either spelling through webhook_deliveries_call.
+ */
+function ownerSql(tenantId: TenantId | null, callId: string | null): { sql: string; params: string[] } {
+  const sql = `${tenantId === null ? 'tenant_id IS NULL' : 'tenant_id = ?'} AND ${callId === null ? 'call_id IS NULL' : 'call_id = ?'}`;
+  return { sql, params: [tenantId, callId].filter((value): value is string => value !== null) };
+}
+
 export class WebhookRepository {
   readonly #db: SqlExecutor;
   readonly #clock: Clock;
@@ -94,10 +104,10 @@ export class WebhookRepository {
 
   /** Whether the same body under the same key was already kept as a conflict for this call (or for no call). */
   async isRepeatedConflict(tenantId: TenantId | null, callId: string | null, deliveryKey: string, bodySha256: string): Promise<boolean> {
+    const owner = ownerSql(tenantId, callId);
     return (await this.#db.get(
-      `SELECT 1 AS one FROM webhook_deliveries WHERE tenant_id IS NOT DISTINCT FROM ? AND call_id IS NOT DISTINCT FROM ? AND delivery_key = ?
-          AND body_sha256 = ? AND status = 'conflict'`,
-      [tenantId, callId, deliveryKey, bodySha256],
+      `SELECT 1 AS one FROM webhook_deliveries WHERE ${owner.sql} AND delivery_key = ? AND body_sha256 = ? AND status = 'conflict'`,
+      [...owner.params, deliveryKey, bodySha256],
     )) !== undefined;
   }
 
@@ -129,9 +139,8 @@ export class WebhookRepository {
 
   /** Raw bytes kept for one call (both null: for conflicts between tenants), and for all deliveries. */
   async keptRawBytes(tenantId: TenantId | null, callId: string | null): Promise<{ call: number; total: number }> {
-    const call = await this.#db.get<{ n: number | string }>(
-      'SELECT coalesce(sum(kept_bytes), 0) AS n FROM webhook_deliveries WHERE tenant_id IS NOT DISTINCT FROM ? AND call_id IS NOT DISTINCT FROM ?', [tenantId, callId],
-    );
+    const owner = ownerSql(tenantId, callId);
+    const call = await this.#db.get<{ n: number | string }>(`SELECT coalesce(sum(kept_bytes), 0) AS n FROM webhook_deliveries WHERE ${owner.sql}`, owner.params);
     const total = await this.#db.get<{ bytes: number | string }>('SELECT bytes FROM webhook_raw_usage WHERE id = 1');
     return { call: Number(call?.n ?? 0), total: Number(total?.bytes ?? 0) };
   }

@@ -37,7 +37,7 @@ onEachBackend(t, 'docs/WEBHOOKS.md "Attribution across tenants": a delivery key 
   const conflict = delivery(null, null, { status: 'conflict', conflict_reason: 'several_tenants' });
   t.ok(await store.webhooks.record(conflict), 'a conflict reserves nothing');
   t.ok(await store.webhooks.record(conflict), 'kept again for audit');
-  t.ok(await store.webhooks.isRepeatedConflict(null, null, conflict.delivery_key, conflict.body_sha256), 'null tenant and call compare equal (IS NOT DISTINCT FROM)');
+  t.ok(await store.webhooks.isRepeatedConflict(null, null, conflict.delivery_key, conflict.body_sha256), 'null tenant and call match a conflict kept under neither');
   t.notOk(await store.webhooks.isRepeatedConflict(acme, null, conflict.delivery_key, conflict.body_sha256));
 });
 
