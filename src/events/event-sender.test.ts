@@ -19,7 +19,7 @@ import type { TenantId } from '../common/ids.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
 import { startHttpsFixture } from '../../test/support/https-fixture.js';
 import { EndpointSender } from './endpoint-sender.js';
-import { CLAIM_MS, EventSender, type EventSenderLimits } from './event-sender.js';
+import { CLAIM_MS, EventSender, type EventSenderLimits, type EventSenderOptions } from './event-sender.js';
 import { verifyDelivery } from './signature.js';
 
 interface Received { id: string; type: string; callId: string; signature: string; raw: string; at: number }
@@ -27,13 +27,28 @@ interface Received { id: string; type: string; callId: string; signature: string
 const toLoopback: HostResolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
 const allowLoopback = new OutboundAddressPolicy({ allowPrivate: false, allowedPrivateNetworks: ['127.0.0.1'] });
 
-async function rig(t: Test, options: { limits?: Partial<EventSenderLimits>; timeoutMs?: number; resolve?: HostResolver; policy?: OutboundAddressPolicy } = {}) {
+interface RigOptions {
+  limits?: Partial<EventSenderLimits>;
+  timeoutMs?: number;
+  resolve?: HostResolver;
+  policy?: OutboundAddressPolicy;
+  /** Called on each scan of the outbox (`due`). */
+  onScan?: () => void;
+}
+
+async function rig(t: Test, options: RigOptions = {}) {
   const clock = new FakeClock(Date.parse('2026-11-26T12:00:00.000Z'));
   const store: Store = await openStore(databasePath(t.testdir({})), clock, { idleMs: 60_000, absoluteMs: 3_600_000 }, new SecretBox(randomBytes(32)));
   t.teardown(() => store.close());
   const sender = (ca: string, nodeId = 'engine-a') => {
+    const { eventDeliveries } = store;
+    const deliveries: EventSenderOptions['deliveries'] = {
+      due: (...a) => { options.onScan?.(); return eventDeliveries.due(...a); },
+      dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCall: (...a) => eventDeliveries.nextOfCall(...a), claim: (...a) => eventDeliveries.claim(...a),
+      releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempt: (...a) => eventDeliveries.recordAttempt(...a),
+    };
     const worker = new EventSender({
-      deliveries: store.eventDeliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
+      deliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
       sender: new EndpointSender({ policy: options.policy ?? allowLoopback, allowHttp: false, ca, resolve: options.resolve ?? toLoopback, timeoutMs: options.timeoutMs ?? 2000 }),
       limits: { total: 64, perTenant: 8, perEndpoint: 2, perHealthyEndpoint: 8, ...options.limits }, pollMs: 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
     });
@@ -105,6 +120,24 @@ t.test('deliveries are signed with both secrets after a rotation, and a call\'s 
   }
   await until('all recorded', async () => (await store.eventDeliveries.due(100)).length === 0 && worker.inFlight === 0);
   for (const e of sent) t.match(await store.eventDeliveries.statesOf(tenant, e.id), [{ state: 'delivered' }]);
+});
+
+t.test('events offered as they are written are sent without a scan of the outbox, each call\'s in order, past the tenant\'s limit', async (t) => {
+  let scans = 0;
+  const { store, sender } = await rig(t, { limits: { perTenant: 2 }, onScan: () => { scans++; } });
+  const { fixture, got } = await receiver(t, () => 204);
+  const tenant = (await store.tenants.create('acme')).id;
+  await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const worker = sender(fixture.ca);
+  worker.start();
+  await until('the start\'s scan', () => scans > 0);
+  await until('idle', () => worker.inFlight === 0);
+  const scansAtStart = scans;
+  const calls = Array.from({ length: 6 }, (_, i) => `call_${i}`);
+  for (const callId of calls) for (const event of await appendCallEvents(store, tenant, callId, ['call.initiated', 'call.answered', 'call.ended'])) worker.offer(event.seq);
+  await until('every event', () => got.length === 18);
+  for (const callId of calls) t.same(got.filter((d) => d.callId === callId).map((d) => d.type), ['call.initiated', 'call.answered', 'call.ended'], `${callId} in order`);
+  t.equal(scans, scansAtStart, 'no scan: new events read by their seq, each call\'s next one once its previous was delivered');
 });
 
 t.test('a 500 and a time-out are retried with the same VGW-Event-Id until delivered; each attempt is logged', async (t) => {
@@ -197,8 +230,9 @@ t.test('a restarted sender resends at once what its previous run had in flight; 
   const [mine] = await appendCallEvents(store, tenant, 'call_a', ['call.initiated']);
   const [theirs] = await appendCallEvents(store, tenant, 'call_b', ['call.initiated']);
   // What a kill -9 leaves: engine-a and engine-c had one delivery each in flight.
-  t.equal((await store.eventDeliveries.claim(1, {}, { by: 'engine-a', forMs: CLAIM_MS })).length, 1);
-  t.equal((await store.eventDeliveries.claim(1, {}, { by: 'engine-c', forMs: CLAIM_MS })).length, 1);
+  const claimNext = async (by: string) => (await store.eventDeliveries.claim((await store.eventDeliveries.due(1)).map((d) => d.id), { by, forMs: CLAIM_MS })).size;
+  t.equal(await claimNext('engine-a'), 1);
+  t.equal(await claimNext('engine-c'), 1);
   const restarted = sender(fixture.ca, 'engine-a');
   restarted.start();
   await until('engine-a\'s delivery resent', () => got.length === 1);

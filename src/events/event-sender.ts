@@ -16,19 +16,14 @@ import type { Logger } from '../common/logger.js';
 import { isoTime } from '../common/time.js';
 import type { DueDelivery, EventDeliveryRepository, EventRepository, WebhookEndpointRepository } from '../storage/index.js';
 import { DELIVERY_TIMEOUT_MS, type DeliveryRequest, type DeliveryResult } from './endpoint-sender.js';
+import { HeldDeliveries } from './held-deliveries.js';
+import { InFlight, type EventSenderLimits } from './in-flight.js';
 import { nextAttemptAt } from './retry-schedule.js';
 
-export interface EventSenderLimits {
-  total: number;
-  perTenant: number;
-  /** Per endpoint whose last attempt failed. */
-  perEndpoint: number;
-  /** Per endpoint whose last attempt succeeded, or that has had none yet; at least `perEndpoint`. */
-  perHealthyEndpoint: number;
-}
+export type { EventSenderLimits } from './in-flight.js';
 
 export interface EventSenderOptions {
-  deliveries: Pick<EventDeliveryRepository, 'claim' | 'releaseClaims' | 'recordAttempt'>;
+  deliveries: Pick<EventDeliveryRepository, 'due' | 'dueOf' | 'nextOfCall' | 'claim' | 'releaseClaims' | 'recordAttempt'>;
   /** This sender's name in its claims: the node id, the same across restarts. */
   nodeId: string;
   endpoints: Pick<WebhookEndpointRepository, 'secrets' | 'recordOutcome'>;
@@ -48,17 +43,32 @@ export interface EventSenderOptions {
 const RETENTION_EVERY_MS = 3_600_000;
 /** A claim outlasts an attempt: the secrets' read, the delivery's time-out, the outcome's write. */
 export const CLAIM_MS = 6 * DELIVERY_TIMEOUT_MS;
+/** Deliveries read as due and kept for when there is room: a scan reads this many times `total`. */
+const READ_AHEAD = 4;
+/** Deliveries held at most (read as due, waiting for room). */
+const MAX_HELD = 4_096;
 
 export class EventSender {
   readonly #o: EventSenderOptions;
-  readonly #inFlight = new Map<number, DueDelivery>();
-  readonly #perTenant = new Map<string, number>();
-  readonly #perEndpoint = new Map<string, number>();
-  /** Endpoints whose last attempt from this sender failed: they get `perEndpoint` slots. */
-  readonly #struggling = new Set<string>();
+  readonly #inFlight: InFlight;
+  /**
+   * Deliveries read as due and not sent yet, oldest first. They are not claimed until sent (so
+   * other senders may take them meanwhile): the claim checks again that each is still due.
+   */
+  readonly #waiting = new HeldDeliveries();
+  /** Events written since the last look (their `seq`), whose deliveries are read without a scan. */
+  #fresh: number[] = [];
+  /** Calls whose delivery to an endpoint ended: the next one may be due now. */
+  #ended: { endpointId: string; callId: string }[] = [];
+  /**
+   * What the last scan did not read: `all` when it stopped at its limit or is out of date (a
+   * retry's time may have come, a start, an error); otherwise the tenants and endpoints it left
+   * out for want of room.
+   */
+  #unread: { all: boolean; tenants: readonly string[]; endpoints: readonly string[] } = { all: true, tenants: [], endpoints: [] };
   readonly #attempts = new Set<Promise<void>>();
   #timer: TimerHandle | null = null;
-  #scanning: Promise<void> | null = null;
+  #working: Promise<void> | null = null;
   #again = false;
   #stopped = true;
   #lastRetention = -Infinity;
@@ -66,6 +76,7 @@ export class EventSender {
 
   constructor(options: EventSenderOptions) {
     this.#o = options;
+    this.#inFlight = new InFlight(options.limits);
   }
 
   start(): void {
@@ -73,24 +84,16 @@ export class EventSender {
     this.wake();
   }
 
-  /** Looks for due deliveries now (new events were committed, or a slot came free). */
+  /** Looks for every due delivery now (a slot came free elsewhere, a retry's time may have come). */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#scanning) {
-      this.#again = true;
-      return;
-    }
-    this.#scanning = this.#scan().catch((err: unknown) => {
-      this.#o.logger.error({ err }, 'cannot read due event deliveries; trying again');
-    }).finally(() => {
-      this.#scanning = null;
-      if (this.#again) {
-        this.#again = false;
-        this.wake();
-      } else {
-        this.#arm();
-      }
-    });
+    this.#unread = { ...this.#unread, all: true };
+    this.#work();
+  }
+
+  /** An event was committed: its deliveries are read and sent, without a scan of the outbox. */
+  offer(eventSeq: number): void {
+    this.#fresh.push(eventSeq);
+    this.#work();
   }
 
   /** Deliveries in flight now. */
@@ -103,8 +106,29 @@ export class EventSender {
     this.#stopped = true;
     this.#timer?.cancel();
     this.#timer = null;
-    await this.#scanning;
+    await this.#working;
     await Promise.allSettled([...this.#attempts]);
+  }
+
+  /** Runs {@link #look} once at a time; what is asked meanwhile runs right after. */
+  #work(): void {
+    if (this.#stopped) return;
+    if (this.#working) {
+      this.#again = true;
+      return;
+    }
+    this.#working = this.#look().catch((err: unknown) => {
+      this.#unread = { ...this.#unread, all: true };
+      this.#o.logger.error({ err }, 'cannot read due event deliveries; trying again');
+    }).finally(() => {
+      this.#working = null;
+      if (this.#again) {
+        this.#again = false;
+        this.#work();
+      } else {
+        this.#arm();
+      }
+    });
   }
 
   #arm(): void {
@@ -116,70 +140,104 @@ export class EventSender {
     }, this.#o.pollMs);
   }
 
-  async #scan(): Promise<void> {
+  /**
+   * Reads what may have become due (the deliveries of new events, the next ones of calls whose
+   * delivery ended) and starts what fits; scans the outbox only when what it holds cannot fill
+   * the room and a scan could find more (see {@link #scanWorthwhile}).
+   */
+  async #look(): Promise<void> {
     await this.#releasePreviousRun();
     await this.#trim();
-    const { limits } = this.#o;
-    while (!this.#stopped && this.#inFlight.size < limits.total) {
-      const due = await this.#o.deliveries.claim(limits.total - this.#inFlight.size, {
-        deliveries: [...this.#inFlight.keys()],
-        tenants: [...this.#perTenant].filter(([, n]) => n >= limits.perTenant).map(([id]) => id),
-        endpoints: [...this.#perEndpoint].filter(([id, n]) => n >= this.#endpointLimit(id)).map(([id]) => id),
-      }, { by: this.#o.nodeId, forMs: CLAIM_MS });
-      const skipped: number[] = [];
-      for (const delivery of due) {
-        if (this.#inFlight.size >= limits.total
-          || (this.#perTenant.get(delivery.tenant_id) ?? 0) >= limits.perTenant
-          || (this.#perEndpoint.get(delivery.endpoint_id) ?? 0) >= this.#endpointLimit(delivery.endpoint_id)) skipped.push(delivery.id);
-        else this.#launch(delivery);
-      }
-      // Over a limit within this batch: claimed but not sent, so free for the next scan (or another sender).
-      if (skipped.length > 0) await this.#o.deliveries.releaseClaims(this.#o.nodeId, skipped);
-      if (skipped.length === due.length) return;
+    const { deliveries } = this.#o;
+    if (this.#fresh.length > 0) this.#hold(await deliveries.dueOf(this.#fresh.splice(0)));
+    for (const { endpointId, callId } of this.#ended.splice(0)) {
+      const next = await deliveries.nextOfCall(endpointId, callId);
+      if (next) this.#hold([next]);
+    }
+    await this.#start();
+    while (!this.#stopped && !this.#inFlight.full && this.#scanWorthwhile()) {
+      const busy = this.#inFlight.busy();
+      const limit = READ_AHEAD * this.#o.limits.total;
+      const due = await deliveries.due(limit, busy);
+      this.#unread = { all: due.length === limit, tenants: busy.tenants, endpoints: busy.endpoints };
+      this.#hold(due);
+      if (await this.#start() === 0) return;
     }
   }
 
-  #endpointLimit(endpointId: string): number {
-    const { perEndpoint, perHealthyEndpoint } = this.#o.limits;
-    return this.#struggling.has(endpointId) ? perEndpoint : Math.max(perEndpoint, perHealthyEndpoint);
+  /**
+   * Whether a scan could find a due delivery that would start now and is not held: when the
+   * last one stopped at its limit or is old (a timer, a start, an error), or when a tenant or an
+   * endpoint it left out for want of room has room now (once what is held has filled it).
+   */
+  #scanWorthwhile(): boolean {
+    const unread = this.#unread;
+    if (unread.all) return true;
+    if (unread.tenants.length === 0 && unread.endpoints.length === 0) return false;
+    const busy = this.#inFlight.busy();
+    return unread.tenants.some((id) => !busy.tenants.includes(id)) || unread.endpoints.some((id) => !busy.endpoints.includes(id));
+  }
+
+  /** Keeps deliveries read as due until there is room for them; past its bound, a scan finds the rest. */
+  #hold(due: readonly DueDelivery[]): void {
+    for (const d of due) {
+      if (this.#inFlight.has(d.id)) continue;
+      if (this.#waiting.size >= MAX_HELD && !this.#waiting.has(d)) {
+        this.#unread = { ...this.#unread, all: true };
+        continue;
+      }
+      this.#waiting.hold(d);
+    }
+  }
+
+  /** Claims and starts the held deliveries that fit; returns how many started. */
+  async #start(): Promise<number> {
+    const inFlight = this.#inFlight;
+    const picked = this.#waiting.take((d) => inFlight.fits(d), (d) => inFlight.take(d), () => inFlight.full);
+    if (picked.length === 0) return 0;
+    let claimed: Set<number>;
+    try {
+      claimed = await this.#o.deliveries.claim(picked.map((d) => d.id), { by: this.#o.nodeId, forMs: CLAIM_MS });
+    } catch (err) {
+      for (const d of picked) this.#inFlight.give(d);
+      throw err;
+    }
+    // One not claimed was sent, claimed by another sender, or held back since: forgotten here.
+    for (const d of picked) {
+      if (claimed.has(d.id)) this.#launch(d);
+      else this.#inFlight.give(d);
+    }
+    return claimed.size;
   }
 
   #launch(d: DueDelivery): void {
-    this.#inFlight.set(d.id, d);
-    this.#perTenant.set(d.tenant_id, (this.#perTenant.get(d.tenant_id) ?? 0) + 1);
-    this.#perEndpoint.set(d.endpoint_id, (this.#perEndpoint.get(d.endpoint_id) ?? 0) + 1);
     const attempt = this.#attempt(d).catch((err: unknown) => {
       // Left pending in storage: tried again at the next scan.
+      this.#unread = { ...this.#unread, all: true };
       this.#o.logger.error({ err, event_id: d.event_id, endpoint_id: d.endpoint_id }, 'an event delivery could not be recorded');
     }).finally(() => {
-      this.#inFlight.delete(d.id);
-      this.#release(this.#perTenant, d.tenant_id);
-      this.#release(this.#perEndpoint, d.endpoint_id);
+      this.#inFlight.give(d);
       this.#attempts.delete(attempt);
-      this.wake();
+      this.#work();
     });
     this.#attempts.add(attempt);
-  }
-
-  #release(counts: Map<string, number>, key: string): void {
-    const n = (counts.get(key) ?? 1) - 1;
-    if (n <= 0) counts.delete(key);
-    else counts.set(key, n);
   }
 
   async #attempt(d: DueDelivery): Promise<void> {
     const secrets = await this.#o.endpoints.secrets(d.tenant_id, d.endpoint_id);
     if (!secrets) return;
     const result = await this.#o.sender.deliver({ url: d.url, eventId: d.event_id, eventType: d.event_type, body: d.payload, secrets });
-    if (result.ok) this.#struggling.delete(d.endpoint_id);
-    else this.#struggling.add(d.endpoint_id);
+    this.#inFlight.answered(d.endpoint_id, result.ok);
     const now = this.#o.clock.now();
     const next = result.ok ? null : nextAttemptAt(d.attempts + 1, now, Date.parse(d.window_started_at), this.#o.random);
     const state = await this.#o.deliveries.recordAttempt(d, {
       ok: result.ok, status: result.status, durationMs: result.durationMs, error: result.ok ? null : result.error,
       responseBody: result.responseBody, nextAttemptAt: next === null ? null : isoTime(next),
     });
-    if (state === 'delivered' || state === 'failed') await this.#o.endpoints.recordOutcome(d.endpoint_id, state, this.#o.flagAfter);
+    if (state === 'delivered' || state === 'failed') {
+      if (d.call_id !== null) this.#ended.push({ endpointId: d.endpoint_id, callId: d.call_id });
+      await this.#o.endpoints.recordOutcome(d.endpoint_id, state, this.#o.flagAfter);
+    }
     if (state === 'failed') this.#o.logger.warn({ event_id: d.event_id, endpoint_id: d.endpoint_id, tenant_id: d.tenant_id, attempts: d.attempts + 1 }, 'event delivery failed for good');
   }
 

@@ -24,14 +24,18 @@ export function startEventDelivery(config: Readonly<Config>, store: Store, clock
   const events = config.events;
   const log = logger.child({ component: 'events' });
   const bus = new EventBus(log);
+  // Endpoints pass the agent URLs' policy (docs/SECURITY.md "Outbound addresses").
+  const endpoints = new EndpointSender({ policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}) });
   const sender = new EventSender({
-    deliveries: store.eventDeliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log,
-    // Endpoints pass the agent URLs' policy (docs/SECURITY.md "Outbound addresses").
-    sender: new EndpointSender({ policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}) }),
+    deliveries: store.eventDeliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log, sender: endpoints,
     limits: { total: events.max_in_flight, perTenant: events.max_in_flight_per_tenant, perEndpoint: events.max_in_flight_per_endpoint, perHealthyEndpoint: events.max_in_flight_per_healthy_endpoint },
     pollMs: events.poll_ms, flagAfter: events.flag_after_failures, retentionMs: events.retention_days * 86_400_000,
   });
-  bus.subscribe(() => sender.wake());
+  bus.subscribe((event) => sender.offer(event.seq));
   sender.start();
-  return { bus, sender, stop: () => sender.stop() };
+  const stop = async (): Promise<void> => {
+    await sender.stop();
+    endpoints.close();
+  };
+  return { bus, sender, stop };
 }

@@ -8,6 +8,7 @@ import { newDeliveryAttemptId, type TenantId } from '../common/ids.js';
 import { isoNow, isoTime } from '../common/time.js';
 import { subscribes, type EventType } from '../events/event-types.js';
 import type { SqlExecutor } from './sql/sql-database.js';
+import { claimSql, listParam, nextOfCallSql, ofEventsSql, scanSql } from './event-delivery-sql.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -67,25 +68,6 @@ export interface BusyDeliveries {
 type DueRow = Omit<DueDelivery, 'id' | 'attempts'> & { id: number | string; attempts: number | string };
 type AttemptRow = Omit<DeliveryAttemptRecord, 'ok' | 'attempt' | 'duration_ms'> & { ok: number; attempt: number | string; duration_ms: number | string };
 
-// A pending delivery is due when its time has come and no earlier event of its call is still
-// pending to the same endpoint (docs/EVENTS.md "Order"), and no sender holds a claim on it that
-// is still running. Events without a call are not held.
-const DUE_SQL = `
-  SELECT d.id, d.tenant_id, d.endpoint_id, w.url, d.call_id, e.id AS event_id, e.type AS event_type, e.payload, d.attempts, d.window_started_at
-    FROM event_deliveries d
-    JOIN events e ON e.seq = d.event_seq
-    JOIN webhook_endpoints w ON w.id = d.endpoint_id
-   WHERE d.state = 'pending' AND d.next_attempt_at <= @now AND w.disabled = 0
-     AND (d.claimed_until IS NULL OR d.claimed_until <= @now)
-     AND (d.call_id IS NULL OR NOT EXISTS (
-       SELECT 1 FROM event_deliveries p
-        WHERE p.endpoint_id = d.endpoint_id AND p.call_id = d.call_id AND p.state = 'pending' AND p.event_seq < d.event_seq))
-     AND NOT (d.id IN (SELECT value FROM json_each(@busy_deliveries)))
-     AND NOT (d.tenant_id IN (SELECT value FROM json_each(@busy_tenants)))
-     AND NOT (d.endpoint_id IN (SELECT value FROM json_each(@busy_endpoints)))
-   ORDER BY d.next_attempt_at, d.id
-   LIMIT @limit`;
-
 export class EventDeliveryRepository {
   readonly #db: SqlExecutor;
   readonly #clock: Clock;
@@ -101,52 +83,46 @@ export class EventDeliveryRepository {
    * now, so a tenant with many due deliveries to a dead endpoint never hides another's.
    */
   async due(limit: number, busy: BusyDeliveries = {}): Promise<DueDelivery[]> {
-    return this.#due(this.#db, limit, busy);
-  }
-
-  /**
-   * Claims and returns the deliveries {@link due} now, for one sender among several on this
-   * store: a delivery another sender claimed meanwhile is left out (the claim's update re-checks
-   * it, on PostgreSQL after waiting for the other claimer's commit), so each is sent by one.
-   */
-  async claim(limit: number, busy: BusyDeliveries, claimant: DeliveryClaimant): Promise<DueDelivery[]> {
-    return this.#db.transaction(async (tx) => {
-      const due = await this.#due(tx, limit, busy);
-      const now = isoNow(this.#clock);
-      const until = isoTime(this.#clock.now() + claimant.forMs);
-      const claimed: DueDelivery[] = [];
-      for (const d of due) {
-        const { changes } = await tx.run(
-          `UPDATE event_deliveries SET claimed_by = ?, claimed_until = ?
-            WHERE id = ? AND state = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?)`,
-          [claimant.by, until, d.id, now],
-        );
-        if (changes > 0) claimed.push(d);
-      }
-      return claimed;
+    const { dialect } = this.#db;
+    return this.#rows(scanSql(dialect), {
+      now: isoNow(this.#clock), limit, busy_deliveries: listParam(dialect, busy.deliveries ?? []),
+      busy_tenants: listParam(dialect, busy.tenants ?? []), busy_endpoints: listParam(dialect, busy.endpoints ?? []),
     });
   }
 
-  /**
-   * Drops claims of `by`: all of them (a previous run's, left by a kill -9: their deliveries are
-   * due again now), or those of the deliveries named (claimed but not sent after all).
-   */
-  async releaseClaims(by: string, ids?: readonly number[]): Promise<number> {
-    const release = "UPDATE event_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ? AND state = 'pending'";
-    if (ids === undefined) return (await this.#db.run(release, [by])).changes;
-    let changes = 0;
-    for (const id of ids) changes += (await this.#db.run(`${release} AND id = ?`, [by, id])).changes;
-    return changes;
+  /** The due deliveries of the events named (by `seq`): those just written, without a scan. */
+  async dueOf(eventSeqs: readonly number[]): Promise<DueDelivery[]> {
+    if (eventSeqs.length === 0) return [];
+    return this.#rows(ofEventsSql(this.#db.dialect), { now: isoNow(this.#clock), seqs: listParam(this.#db.dialect, eventSeqs) });
   }
 
-  async #due(db: SqlExecutor, limit: number, busy: BusyDeliveries): Promise<DueDelivery[]> {
-    const postgres = db.dialect.name === 'postgres';
-    // PostgreSQL has no json_each: the same test over a JSON array with jsonb_array_elements_text.
-    const sql = postgres ? DUE_SQL.replace(/IN \(SELECT value FROM json_each\((@\w+)\)\)/g, 'IN (SELECT jsonb_array_elements_text(CAST($1 AS jsonb)))').replace('NOT (d.id IN', 'NOT (CAST(d.id AS TEXT) IN') : DUE_SQL;
-    const rows = await db.all<DueRow>(sql, {
-      now: isoNow(this.#clock), limit, busy_deliveries: JSON.stringify(postgres ? (busy.deliveries ?? []).map(String) : busy.deliveries ?? []),
-      busy_tenants: JSON.stringify(busy.tenants ?? []), busy_endpoints: JSON.stringify(busy.endpoints ?? []),
+  /** A call's next delivery to an endpoint, if it is due now (the one before it just ended). */
+  async nextOfCall(endpointId: string, callId: string): Promise<DueDelivery | undefined> {
+    return (await this.#rows(nextOfCallSql, { now: isoNow(this.#clock), endpoint_id: endpointId, call_id: callId }))[0];
+  }
+
+  /**
+   * Claims the deliveries named that are still due, for one sender among several on this store,
+   * and returns their ids: one read a moment ago and claimed meanwhile by another sender, sent,
+   * or held back since is left out (the claim checks the condition of {@link due} again as it
+   * writes, on PostgreSQL after waiting for the other claimer's commit), so each is sent by one.
+   */
+  async claim(ids: readonly number[], claimant: DeliveryClaimant): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const { dialect } = this.#db;
+    const rows = await this.#db.all<{ id: number | string }>(claimSql(dialect), {
+      ids: listParam(dialect, ids), by: claimant.by, until: isoTime(this.#clock.now() + claimant.forMs), now: isoNow(this.#clock),
     });
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  /** Drops every claim of `by`: a previous run's, left by a kill -9 (their deliveries are due again now). */
+  async releaseClaims(by: string): Promise<number> {
+    return (await this.#db.run("UPDATE event_deliveries SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ? AND state = 'pending'", [by])).changes;
+  }
+
+  async #rows(sql: string, params: object): Promise<DueDelivery[]> {
+    const rows = await this.#db.all<DueRow>(sql, params);
     return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
   }
 

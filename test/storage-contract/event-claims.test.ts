@@ -7,11 +7,18 @@
  */
 import t from 'tap';
 import type { TenantId } from '../../src/common/ids.js';
-import type { Store } from '../../src/storage/index.js';
+import type { DueDelivery, Store } from '../../src/storage/index.js';
 import { onEachBackend } from './contract-rig.js';
 
 const A = { by: 'engine-a', forMs: 60_000 };
 const B = { by: 'engine-b', forMs: 60_000 };
+
+/** What a sender does: reads what is due, then claims it; returns the deliveries claimed. */
+async function claimDue(store: Store, limit: number, claimant: typeof A): Promise<DueDelivery[]> {
+  const due = await store.eventDeliveries.due(limit);
+  const claimed = await store.eventDeliveries.claim(due.map((d) => d.id), claimant);
+  return due.filter((d) => claimed.has(d.id));
+}
 
 async function outbox(store: Store, calls: number): Promise<TenantId> {
   const tenant = (await store.tenants.create('Acme')).id;
@@ -22,31 +29,60 @@ async function outbox(store: Store, calls: number): Promise<TenantId> {
 
 onEachBackend(t, 'a claimed delivery is hidden from other senders until its outcome or its claim\'s end', async (t, { store, clock }) => {
   await outbox(store, 2);
-  const [first, second] = await store.eventDeliveries.claim(1, {}, A).then(async (a) => [...a, ...await store.eventDeliveries.claim(1, {}, A)]);
+  const [first, second] = await claimDue(store, 1, A).then(async (a) => [...a, ...await claimDue(store, 1, A)]);
   t.ok(first && second && first.id !== second.id, 'one claim, then the next due delivery');
-  t.same(await store.eventDeliveries.claim(10, {}, B), [], 'both are claimed: another sender gets nothing');
+  t.same(await claimDue(store, 10, B), [], 'both are claimed: another sender gets nothing');
   t.same(await store.eventDeliveries.due(10), [], 'nor are they due');
 
   t.equal(await store.eventDeliveries.recordAttempt(first!, { ok: false, status: 500, durationMs: 5, error: 'answered 500', responseBody: null, nextAttemptAt: new Date(clock.now()).toISOString() }), 'pending');
-  const retried = await store.eventDeliveries.claim(10, {}, B);
+  const retried = await claimDue(store, 10, B);
   t.same(retried.map((d) => d.id), [first!.id], 'an attempt\'s outcome clears its claim');
   t.equal(await store.eventDeliveries.recordAttempt(retried[0]!, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null }), 'delivered');
 
   clock.advance(A.forMs - 1);
-  t.same(await store.eventDeliveries.claim(10, {}, B), [], 'the other claim still runs');
+  t.same(await claimDue(store, 10, B), [], 'the other claim still runs');
   clock.advance(1);
-  t.same((await store.eventDeliveries.claim(10, {}, B)).map((d) => d.id), [second!.id], 'a claim that ran out (its sender died) is taken over');
+  t.same((await claimDue(store, 10, B)).map((d) => d.id), [second!.id], 'a claim that ran out (its sender died) is taken over');
 });
 
-onEachBackend(t, 'a restarted sender drops its previous run\'s claims; a skipped delivery is released by id', async (t, { store }) => {
+onEachBackend(t, 'a restarted sender drops its previous run\'s claims, and only those', async (t, { store }) => {
   await outbox(store, 3);
-  const claimed = await store.eventDeliveries.claim(10, {}, A);
-  t.equal(claimed.length, 3);
-  t.equal(await store.eventDeliveries.releaseClaims(A.by, [claimed[0]!.id]), 1, 'one released by id');
-  t.equal(await store.eventDeliveries.releaseClaims(B.by, [claimed[1]!.id]), 0, 'only its own claimant releases a claim');
-  t.same((await store.eventDeliveries.due(10)).map((d) => d.id), [claimed[0]!.id]);
-  t.equal(await store.eventDeliveries.releaseClaims(A.by), 2, 'the rest of the run\'s claims');
-  t.equal((await store.eventDeliveries.due(10)).length, 3, 'all due again at once');
+  t.equal((await claimDue(store, 2, A)).length, 2);
+  t.equal((await claimDue(store, 1, B)).length, 1);
+  t.equal(await store.eventDeliveries.releaseClaims(A.by), 2, 'the run\'s claims');
+  t.equal((await store.eventDeliveries.due(10)).length, 2, 'due again at once; the other sender\'s claim still runs');
+});
+
+onEachBackend(t, 'a claim checks again that each delivery is still due', async (t, { store, clock }) => {
+  const tenant = await outbox(store, 3);
+  const [sent, disabled, held] = await store.eventDeliveries.due(10);
+  // Since the read: one was sent by another sender, its endpoint disabled... (one endpoint: re-enabled below).
+  await store.eventDeliveries.recordAttempt(sent!, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null });
+  const endpoint = (await store.webhookEndpoints.list(tenant, { limit: 1 })).items[0]!;
+  await store.webhookEndpoints.update(tenant, endpoint.id, { disabled: true });
+  t.same([...await store.eventDeliveries.claim([sent!.id, disabled!.id], A)], [], 'sent, or its endpoint disabled: not claimed');
+  await store.webhookEndpoints.update(tenant, endpoint.id, { disabled: false });
+  t.equal((await store.eventDeliveries.claim([disabled!.id, held!.id], A)).size, 2, 'enabled again: claimed');
+  // A later event of the sent one's call is due; then the earlier one is pending again (a redelivery).
+  const [later] = await store.events.append(tenant, [{ type: 'call.ringing', callId: sent!.call_id, data: {} }]);
+  const [next] = await store.eventDeliveries.dueOf([later!.seq]);
+  t.ok(next, 'the later event is due');
+  clock.advance(1);
+  t.ok(await store.eventDeliveries.redeliver(tenant, sent!.event_id) > 0);
+  t.same([...await store.eventDeliveries.claim([next!.id], A)], [], 'held back behind its call\'s earlier event');
+});
+
+onEachBackend(t, 'the deliveries of new events, and a call\'s next delivery, are read without a scan', async (t, { store }) => {
+  const tenant = await outbox(store, 0);
+  const [first, second] = await store.events.append(tenant, [
+    { type: 'call.initiated', callId: 'call_x', data: {} }, { type: 'call.ringing', callId: 'call_x', data: {} },
+  ]);
+  const due = await store.eventDeliveries.dueOf([first!.seq, second!.seq]);
+  t.same(due.map((d) => d.event_id), [first!.id], 'the call\'s second event waits for its first');
+  t.equal(await store.eventDeliveries.nextOfCall(due[0]!.endpoint_id, 'call_x').then((d) => d?.event_id), first!.id);
+  await store.eventDeliveries.recordAttempt(due[0]!, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null });
+  t.equal(await store.eventDeliveries.nextOfCall(due[0]!.endpoint_id, 'call_x').then((d) => d?.event_id), second!.id, 'once the first is delivered, the next');
+  t.same(await store.eventDeliveries.dueOf([]), []);
 });
 
 onEachBackend(t, 'senders claiming at the same moment never get the same delivery', async (t, { backend, store, reopen }) => {
@@ -54,13 +90,13 @@ onEachBackend(t, 'senders claiming at the same moment never get the same deliver
   // Two processes on PostgreSQL; on SQLite (one file, one writer) the same store twice.
   const other = backend === 'postgres' ? await reopen() : store;
   const rounds = await Promise.all([
-    ...Array.from({ length: 4 }, () => store.eventDeliveries.claim(8, {}, A)),
-    ...Array.from({ length: 4 }, () => other.eventDeliveries.claim(8, {}, B)),
+    ...Array.from({ length: 4 }, () => claimDue(store, 8, A)),
+    ...Array.from({ length: 4 }, () => claimDue(other, 8, B)),
   ]);
   const ids = rounds.flat().map((d) => d.id);
   t.equal(new Set(ids).size, ids.length, `${ids.length} claims, none twice`);
   // Claimers reading the same due rows collide: the first to write gets them, the others nothing.
   t.ok(ids.length >= 8, 'a claimer got its full batch');
-  const rest = [...await store.eventDeliveries.claim(100, {}, A), ...await other.eventDeliveries.claim(100, {}, B)];
+  const rest = [...await claimDue(store, 100, A), ...await claimDue(other, 100, B)];
   t.equal(ids.length + rest.length, 40, 'every delivery claimed exactly once');
 });

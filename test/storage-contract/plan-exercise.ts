@@ -142,10 +142,12 @@ async function exerciseEvents(db: SqlExecutor, clock: FakeClock, secrets: Secret
   const deliveries = new EventDeliveryRepository(db, clock);
   const claimant = { by: 'node-a', forMs: 60_000 };
   await deliveries.due(10, { deliveries: [1], tenants: ['ten_other'], endpoints: ['whe_other'] });
-  const claimed = await deliveries.claim(10, {}, claimant);
-  await deliveries.releaseClaims(claimant.by, claimed.map((d) => d.id));
+  const due = await deliveries.due(10);
+  await deliveries.dueOf([first!.seq]);
+  await deliveries.nextOfCall(endpoint.id, callId);
+  const claimed = await deliveries.claim(due.map((d) => d.id), claimant);
   await deliveries.releaseClaims(claimant.by);
-  for (const delivery of await deliveries.claim(10, {}, claimant)) {
+  for (const delivery of due.filter((d) => claimed.has(d.id))) {
     await deliveries.recordAttempt(delivery, { ok: false, status: 500, durationMs: 5, error: 'answered 500', responseBody: null, nextAttemptAt: at() });
   }
   await deliveries.attempts(tenant, endpoint.id, { limit: 5, after: { createdAt: at(), id: 'x' } });

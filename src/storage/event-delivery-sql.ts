@@ -1,0 +1,59 @@
+/**
+ * @module The SQL of what is due in the outbox (docs/EVENTS.md "Delivery", "Order"), shared by the
+ * sender's three ways of finding deliveries (a scan of everything due, the deliveries of events
+ * just written, a call's next delivery to an endpoint) and by the claim, which checks the same
+ * condition again as it writes, so a delivery read a moment ago is claimed only if still due.
+ */
+import type { SqlDialect } from './sql/sql-database.js';
+
+// A pending delivery is due when its time has come, no earlier event of its call is still pending
+// to the same endpoint (events without a call are not held), its endpoint is enabled, and no
+// sender holds a claim on it that is still running.
+const DUE = `d.state = 'pending' AND d.next_attempt_at <= @now
+     AND (d.claimed_until IS NULL OR d.claimed_until <= @now)
+     AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = d.endpoint_id AND w.disabled = 0)
+     AND (d.call_id IS NULL OR NOT EXISTS (
+       SELECT 1 FROM event_deliveries p
+        WHERE p.endpoint_id = d.endpoint_id AND p.call_id = d.call_id AND p.state = 'pending' AND p.event_seq < d.event_seq))`;
+
+const SELECT_DUE = `
+  SELECT d.id, d.tenant_id, d.endpoint_id, w.url, d.call_id, e.id AS event_id, e.type AS event_type, e.payload, d.attempts, d.window_started_at
+    FROM event_deliveries d
+    JOIN events e ON e.seq = d.event_seq
+    JOIN webhook_endpoints w ON w.id = d.endpoint_id
+   WHERE ${DUE}`;
+
+/** `column` is one of the JSON array `@param`'s values, or, with `not`, none of them. */
+function inList(dialect: SqlDialect, column: string, param: string, type: 'bigint' | 'text', not = false): string {
+  // PostgreSQL has no json_each: the array is bound as a PostgreSQL array (see `listParam`).
+  if (dialect.name === 'postgres') return not ? `NOT (${column} = ANY(CAST(@${param} AS ${type}[])))` : `${column} = ANY(CAST(@${param} AS ${type}[]))`;
+  return `${not ? 'NOT ' : ''}${column} IN (SELECT value FROM json_each(@${param}))`;
+}
+
+/** A list bound for {@link inList}: JSON text for SQLite, an array for `pg`. */
+export const listParam = (dialect: SqlDialect, values: readonly (string | number)[]): unknown => (dialect.name === 'postgres' ? values : JSON.stringify(values));
+
+/** Everything due, oldest first, but the deliveries, tenants and endpoints named. */
+export const scanSql = (dialect: SqlDialect): string => `${SELECT_DUE}
+     AND ${inList(dialect, 'd.id', 'busy_deliveries', 'bigint', true)}
+     AND ${inList(dialect, 'd.tenant_id', 'busy_tenants', 'text', true)}
+     AND ${inList(dialect, 'd.endpoint_id', 'busy_endpoints', 'text', true)}
+   ORDER BY d.next_attempt_at, d.id
+   LIMIT @limit`;
+
+/** The due deliveries of the events named (just written). */
+export const ofEventsSql = (dialect: SqlDialect): string => `${SELECT_DUE}
+     AND ${inList(dialect, 'd.event_seq', 'seqs', 'bigint')}
+   ORDER BY d.id`;
+
+/** A call's next delivery to an endpoint, if it is due. */
+export const nextOfCallSql = `${SELECT_DUE}
+     AND d.endpoint_id = @endpoint_id AND d.call_id = @call_id
+   ORDER BY d.event_seq
+   LIMIT 1`;
+
+/** Claims those of the deliveries named that are still due; returns the ids claimed. */
+export const claimSql = (dialect: SqlDialect): string => `
+  UPDATE event_deliveries AS d SET claimed_by = @by, claimed_until = @until
+   WHERE ${inList(dialect, 'd.id', 'ids', 'bigint')} AND ${DUE}
+  RETURNING id`;
