@@ -156,9 +156,9 @@ export function checkedLookup(policy: OutboundAddressPolicy, resolver: HostResol
  * agent sockets' rule (docs/SECURITY.md, "Outbound addresses"): a DNS answer that changes between
  * the check and the connection cannot redirect it.
  */
-export async function pinHost(host: string, policy: OutboundAddressPolicy, resolver: HostResolver): Promise<{ ok: true; lookup: LookupFunction } | AddressRefusal> {
+export async function pinHost(host: string, policy: OutboundAddressPolicy, resolver: HostResolver): Promise<{ ok: true; address: string; lookup: LookupFunction } | AddressRefusal> {
   const bare = stripBrackets(host);
   const checked = await resolveChecked(bare, policy, resolver);
   if (!checked.ok) return checked;
-  return { ok: true, lookup: checkedLookup(policy, resolver, { host: bare, address: checked.address, family: checked.family }) };
+  return { ok: true, address: checked.address, lookup: checkedLookup(policy, resolver, { host: bare, address: checked.address, family: checked.family }) };
 }
