@@ -34,6 +34,7 @@ interface RigOptions {
   policy?: OutboundAddressPolicy;
   /** Called on each scan of the outbox (`due`). */
   onScan?: () => void;
+  pollMs?: number;
 }
 
 async function rig(t: Test, options: RigOptions = {}) {
@@ -45,12 +46,12 @@ async function rig(t: Test, options: RigOptions = {}) {
     const deliveries: EventSenderOptions['deliveries'] = {
       due: (...a) => { options.onScan?.(); return eventDeliveries.due(...a); },
       dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCall: (...a) => eventDeliveries.nextOfCall(...a), claim: (...a) => eventDeliveries.claim(...a),
-      releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempt: (...a) => eventDeliveries.recordAttempt(...a),
+      releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: (...a) => eventDeliveries.recordAttempts(...a),
     };
     const worker = new EventSender({
       deliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
       sender: new EndpointSender({ policy: options.policy ?? allowLoopback, allowHttp: false, ca, resolve: options.resolve ?? toLoopback, timeoutMs: options.timeoutMs ?? 2000 }),
-      limits: { total: 64, perTenant: 8, perEndpoint: 2, perHealthyEndpoint: 8, ...options.limits }, pollMs: 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
+      limits: { total: 64, perTenant: 8, perEndpoint: 2, perHealthyEndpoint: 8, ...options.limits }, pollMs: options.pollMs ?? 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
     });
     t.teardown(() => worker.stop());
     return worker;
@@ -138,6 +139,25 @@ t.test('events offered as they are written are sent without a scan of the outbox
   await until('every event', () => got.length === 18);
   for (const callId of calls) t.same(got.filter((d) => d.callId === callId).map((d) => d.type), ['call.initiated', 'call.answered', 'call.ended'], `${callId} in order`);
   t.equal(scans, scansAtStart, 'no scan: new events read by their seq, each call\'s next one once its previous was delivered');
+});
+
+t.test('a retry comes due while new events keep the sender busy: the scan on its timer is not put off by them', async (t) => {
+  const { store, clock, sender } = await rig(t, { pollMs: 1_000 });
+  const { fixture, got } = await receiver(t, (n) => (n === 1 ? 500 : 204));
+  const tenant = (await store.tenants.create('acme')).id;
+  await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const worker = sender(fixture.ca);
+  worker.start();
+  const [first] = await appendCallEvents(store, tenant, 'call_0', ['call.ended']);
+  worker.offer(first!.seq);
+  await until('the first attempt failed', () => got.length === 1);
+  // Every half poll period a new call's event: the sender is never idle for a whole period.
+  for (let i = 1; i <= 40 && got.filter((d) => d.id === first!.id).length < 2; i++) {
+    for (const event of await appendCallEvents(store, tenant, `call_${i}`, ['call.ended'])) worker.offer(event.seq);
+    await until(`call_${i}'s event`, () => got.some((d) => d.callId === `call_${i}`));
+    clock.advance(500);
+  }
+  t.equal(got.filter((d) => d.id === first!.id).length, 2, 'the retry was sent within 20 s of events');
 });
 
 t.test('a 500 and a time-out are retried with the same VGW-Event-Id until delivered; each attempt is logged', async (t) => {

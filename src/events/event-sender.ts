@@ -15,6 +15,7 @@ import type { Clock, TimerHandle } from '../common/clock.js';
 import type { Logger } from '../common/logger.js';
 import { isoTime } from '../common/time.js';
 import type { DueDelivery, EventDeliveryRepository, EventRepository, WebhookEndpointRepository } from '../storage/index.js';
+import { AttemptBook } from './attempt-book.js';
 import { DELIVERY_TIMEOUT_MS, type DeliveryRequest, type DeliveryResult } from './endpoint-sender.js';
 import { HeldDeliveries } from './held-deliveries.js';
 import { InFlight, type EventSenderLimits } from './in-flight.js';
@@ -23,7 +24,7 @@ import { nextAttemptAt } from './retry-schedule.js';
 export type { EventSenderLimits } from './in-flight.js';
 
 export interface EventSenderOptions {
-  deliveries: Pick<EventDeliveryRepository, 'due' | 'dueOf' | 'nextOfCall' | 'claim' | 'releaseClaims' | 'recordAttempt'>;
+  deliveries: Pick<EventDeliveryRepository, 'due' | 'dueOf' | 'nextOfCall' | 'claim' | 'releaseClaims' | 'recordAttempts'>;
   /** This sender's name in its claims: the node id, the same across restarts. */
   nodeId: string;
   endpoints: Pick<WebhookEndpointRepository, 'secrets' | 'recordOutcome'>;
@@ -51,6 +52,7 @@ const MAX_HELD = 4_096;
 export class EventSender {
   readonly #o: EventSenderOptions;
   readonly #inFlight: InFlight;
+  readonly #book: AttemptBook;
   /**
    * Deliveries read as due and not sent yet, oldest first. They are not claimed until sent (so
    * other senders may take them meanwhile): the claim checks again that each is still due.
@@ -77,6 +79,7 @@ export class EventSender {
   constructor(options: EventSenderOptions) {
     this.#o = options;
     this.#inFlight = new InFlight(options.limits);
+    this.#book = new AttemptBook(options.deliveries, options.endpoints, options.clock);
   }
 
   start(): void {
@@ -131,9 +134,9 @@ export class EventSender {
     });
   }
 
+  /** The next scan in `pollMs`, once armed not put off by what happens meanwhile (retries come due). */
   #arm(): void {
-    if (this.#stopped) return;
-    this.#timer?.cancel();
+    if (this.#stopped || this.#timer) return;
     this.#timer = this.#o.clock.setTimeout(() => {
       this.#timer = null;
       this.wake();
@@ -224,19 +227,19 @@ export class EventSender {
   }
 
   async #attempt(d: DueDelivery): Promise<void> {
-    const secrets = await this.#o.endpoints.secrets(d.tenant_id, d.endpoint_id);
+    const secrets = await this.#book.secrets(d.tenant_id, d.endpoint_id);
     if (!secrets) return;
     const result = await this.#o.sender.deliver({ url: d.url, eventId: d.event_id, eventType: d.event_type, body: d.payload, secrets });
     this.#inFlight.answered(d.endpoint_id, result.ok);
     const now = this.#o.clock.now();
     const next = result.ok ? null : nextAttemptAt(d.attempts + 1, now, Date.parse(d.window_started_at), this.#o.random);
-    const state = await this.#o.deliveries.recordAttempt(d, {
+    const state = await this.#book.record(d, {
       ok: result.ok, status: result.status, durationMs: result.durationMs, error: result.ok ? null : result.error,
       responseBody: result.responseBody, nextAttemptAt: next === null ? null : isoTime(next),
     });
     if (state === 'delivered' || state === 'failed') {
       if (d.call_id !== null) this.#ended.push({ endpointId: d.endpoint_id, callId: d.call_id });
-      await this.#o.endpoints.recordOutcome(d.endpoint_id, state, this.#o.flagAfter);
+      await this.#book.outcome(d.endpoint_id, state, this.#o.flagAfter);
     }
     if (state === 'failed') this.#o.logger.warn({ event_id: d.event_id, endpoint_id: d.endpoint_id, tenant_id: d.tenant_id, attempts: d.attempts + 1 }, 'event delivery failed for good');
   }
