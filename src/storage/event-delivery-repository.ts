@@ -58,6 +58,9 @@ export interface DeliveryClaimant {
   forMs: number;
 }
 
+/** What an attempt's record needs of its delivery. */
+export type AttemptedDelivery = Pick<DueDelivery, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'attempts'>;
+
 /** What the sender has in flight, and the tenants and endpoints at their limit. */
 export interface BusyDeliveries {
   deliveries?: readonly number[];
@@ -131,23 +134,35 @@ export class EventDeliveryRepository {
    * the next attempt. Returns the delivery's new state (undefined when it is gone: its endpoint
    * or event was deleted meanwhile).
    */
-  async recordAttempt(delivery: Pick<DueDelivery, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'attempts'>, outcome: AttemptOutcome): Promise<DeliveryState | undefined> {
-    const state: DeliveryState = outcome.ok ? 'delivered' : outcome.nextAttemptAt === null ? 'failed' : 'pending';
+  async recordAttempt(delivery: AttemptedDelivery, outcome: AttemptOutcome): Promise<DeliveryState | undefined> {
+    return (await this.recordAttempts([{ delivery, outcome }]))[0];
+  }
+
+  /** {@link recordAttempt} for several attempts, in one transaction; the states in the same order. */
+  async recordAttempts(attempts: readonly { delivery: AttemptedDelivery; outcome: AttemptOutcome }[]): Promise<(DeliveryState | undefined)[]> {
     const now = isoNow(this.#clock);
     return this.#db.transaction(async (tx) => {
-      const { changes } = await tx.run(
-        `UPDATE event_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL, updated_at = ?
-          WHERE id = ? AND state = 'pending'`,
-        [state, state === 'pending' ? outcome.nextAttemptAt : null, now, delivery.id],
-      );
-      if (changes === 0) return undefined;
-      await tx.run(
-        `INSERT INTO event_delivery_attempts (id, delivery_id, endpoint_id, tenant_id, event_id, attempt, status, ok, duration_ms, error, response_body, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [newDeliveryAttemptId(), delivery.id, delivery.endpoint_id, delivery.tenant_id, delivery.event_id, delivery.attempts + 1, outcome.status,
-          outcome.ok ? 1 : 0, outcome.durationMs, outcome.error, outcome.responseBody, state === 'pending' ? outcome.nextAttemptAt : null, now],
-      );
-      return state;
+      const states: (DeliveryState | undefined)[] = [];
+      for (const { delivery, outcome } of attempts) {
+        const state: DeliveryState = outcome.ok ? 'delivered' : outcome.nextAttemptAt === null ? 'failed' : 'pending';
+        const { changes } = await tx.run(
+          `UPDATE event_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL, updated_at = ?
+            WHERE id = ? AND state = 'pending'`,
+          [state, state === 'pending' ? outcome.nextAttemptAt : null, now, delivery.id],
+        );
+        if (changes === 0) {
+          states.push(undefined);
+          continue;
+        }
+        await tx.run(
+          `INSERT INTO event_delivery_attempts (id, delivery_id, endpoint_id, tenant_id, event_id, attempt, status, ok, duration_ms, error, response_body, next_attempt_at, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [newDeliveryAttemptId(), delivery.id, delivery.endpoint_id, delivery.tenant_id, delivery.event_id, delivery.attempts + 1, outcome.status,
+            outcome.ok ? 1 : 0, outcome.durationMs, outcome.error, outcome.responseBody, state === 'pending' ? outcome.nextAttemptAt : null, now],
+        );
+        states.push(state);
+      }
+      return states;
     });
   }
 
