@@ -44,7 +44,7 @@ async function rig(t: Test, options: RigOptions = {}) {
   const sender = (ca: string, nodeId = 'engine-a') => {
     const { eventDeliveries } = store;
     const deliveries: EventSenderOptions['deliveries'] = {
-      due: (...a) => { options.onScan?.(); return eventDeliveries.due(...a); },
+      scan: (...a) => { options.onScan?.(); return eventDeliveries.scan(...a); },
       dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCall: (...a) => eventDeliveries.nextOfCall(...a), claim: (...a) => eventDeliveries.claim(...a),
       releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: (...a) => eventDeliveries.recordAttempts(...a),
     };

@@ -12,6 +12,7 @@
  * claims of its previous run first, and another sender's run out when it dies.
  */
 import type { Clock, TimerHandle } from '../common/clock.js';
+import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import { isoTime } from '../common/time.js';
 import type { DueDelivery, EventDeliveryRepository, EventRepository, WebhookEndpointRepository } from '../storage/index.js';
@@ -24,7 +25,7 @@ import { nextAttemptAt } from './retry-schedule.js';
 export type { EventSenderLimits } from './in-flight.js';
 
 export interface EventSenderOptions {
-  deliveries: Pick<EventDeliveryRepository, 'due' | 'dueOf' | 'nextOfCall' | 'claim' | 'releaseClaims' | 'recordAttempts'>;
+  deliveries: Pick<EventDeliveryRepository, 'scan' | 'dueOf' | 'nextOfCall' | 'claim' | 'releaseClaims' | 'recordAttempts'>;
   /** This sender's name in its claims: the node id, the same across restarts. */
   nodeId: string;
   endpoints: Pick<WebhookEndpointRepository, 'secrets' | 'recordOutcome'>;
@@ -63,11 +64,11 @@ export class EventSender {
   /** Calls whose delivery to an endpoint ended: the next one may be due now. */
   #ended: { endpointId: string; callId: string }[] = [];
   /**
-   * What the last scan did not read: `all` when it stopped at its limit or is out of date (a
-   * retry's time may have come, a start, an error); otherwise the tenants and endpoints it left
-   * out for want of room.
+   * What the last scan left unread: `stale` when it is out of date (the timer: a retry's time may
+   * have come; a start; an error), `truncated` when it stopped at its limit or what it read could
+   * not all be held, and the endpoints (with their tenant) of which it read only its cap.
    */
-  #unread: { all: boolean; tenants: readonly string[]; endpoints: readonly string[] } = { all: true, tenants: [], endpoints: [] };
+  #unread: { stale: boolean; truncated: boolean; endpoints: Map<string, TenantId> } = { stale: true, truncated: false, endpoints: new Map() };
   readonly #attempts = new Set<Promise<void>>();
   #timer: TimerHandle | null = null;
   #working: Promise<void> | null = null;
@@ -89,7 +90,7 @@ export class EventSender {
 
   /** Looks for every due delivery now (a slot came free elsewhere, a retry's time may have come). */
   wake(): void {
-    this.#unread = { ...this.#unread, all: true };
+    this.#unread.stale = true;
     this.#work();
   }
 
@@ -121,7 +122,7 @@ export class EventSender {
       return;
     }
     this.#working = this.#look().catch((err: unknown) => {
-      this.#unread = { ...this.#unread, all: true };
+      this.#unread.stale = true;
       this.#o.logger.error({ err }, 'cannot read due event deliveries; trying again');
     }).finally(() => {
       this.#working = null;
@@ -158,11 +159,12 @@ export class EventSender {
       if (next) this.#hold([next]);
     }
     await this.#start();
+    const { limits } = this.#o;
+    const limit = READ_AHEAD * limits.total;
+    const caps = { perTenant: READ_AHEAD * limits.perTenant, perEndpoint: READ_AHEAD * Math.max(limits.perEndpoint, limits.perHealthyEndpoint) };
     while (!this.#stopped && !this.#inFlight.full && this.#scanWorthwhile()) {
-      const busy = this.#inFlight.busy();
-      const limit = READ_AHEAD * this.#o.limits.total;
-      const due = await deliveries.due(limit, busy);
-      this.#unread = { all: due.length === limit, tenants: busy.tenants, endpoints: busy.endpoints };
+      const { due, unread } = await deliveries.scan(limit, caps);
+      this.#unread = { stale: false, truncated: due.length === limit, endpoints: unread };
       this.#hold(due);
       if (await this.#start() === 0) return;
     }
@@ -170,15 +172,14 @@ export class EventSender {
 
   /**
    * Whether a scan could find a due delivery that would start now and is not held: when the
-   * last one stopped at its limit or is old (a timer, a start, an error), or when a tenant or an
-   * endpoint it left out for want of room has room now (once what is held has filled it).
+   * last one is out of date, when it stopped at its limit and little is held, or when an endpoint
+   * it read only part of has room now (and its tenant too) with nothing of it held.
    */
   #scanWorthwhile(): boolean {
     const unread = this.#unread;
-    if (unread.all) return true;
-    if (unread.tenants.length === 0 && unread.endpoints.length === 0) return false;
-    const busy = this.#inFlight.busy();
-    return unread.tenants.some((id) => !busy.tenants.includes(id)) || unread.endpoints.some((id) => !busy.endpoints.includes(id));
+    if (unread.stale || (unread.truncated && this.#waiting.size < this.#o.limits.total)) return true;
+    for (const [endpointId, tenantId] of unread.endpoints) if (this.#inFlight.fits({ tenant_id: tenantId, endpoint_id: endpointId })) return true;
+    return false;
   }
 
   /** Keeps deliveries read as due until there is room for them; past its bound, a scan finds the rest. */
@@ -186,7 +187,7 @@ export class EventSender {
     for (const d of due) {
       if (this.#inFlight.has(d.id)) continue;
       if (this.#waiting.size >= MAX_HELD && !this.#waiting.has(d)) {
-        this.#unread = { ...this.#unread, all: true };
+        this.#unread.truncated = true;
         continue;
       }
       this.#waiting.hold(d);
@@ -216,7 +217,7 @@ export class EventSender {
   #launch(d: DueDelivery): void {
     const attempt = this.#attempt(d).catch((err: unknown) => {
       // Left pending in storage: tried again at the next scan.
-      this.#unread = { ...this.#unread, all: true };
+      this.#unread.stale = true;
       this.#o.logger.error({ err, event_id: d.event_id, endpoint_id: d.endpoint_id }, 'an event delivery could not be recorded');
     }).finally(() => {
       this.#inFlight.give(d);

@@ -41,7 +41,7 @@ export class InFlight {
   }
 
   /** Whether `d` may start now: room in all, for its tenant, and for its endpoint. */
-  fits(d: Slot): boolean {
+  fits(d: Pick<Slot, 'tenant_id' | 'endpoint_id'>): boolean {
     return !this.full && (this.#perTenant.get(d.tenant_id) ?? 0) < this.#limits.perTenant
       && (this.#perEndpoint.get(d.endpoint_id) ?? 0) < this.#endpointLimit(d.endpoint_id);
   }
@@ -62,15 +62,6 @@ export class InFlight {
   answered(endpointId: string, ok: boolean): void {
     if (ok) this.#struggling.delete(endpointId);
     else this.#struggling.add(endpointId);
-  }
-
-  /** What a scan of due deliveries leaves out: those in flight, and tenants and endpoints with no room. */
-  busy(): { deliveries: number[]; tenants: string[]; endpoints: string[] } {
-    return {
-      deliveries: [...this.#ids],
-      tenants: [...this.#perTenant].filter(([, n]) => n >= this.#limits.perTenant).map(([id]) => id),
-      endpoints: [...this.#perEndpoint].filter(([id, n]) => n >= this.#endpointLimit(id)).map(([id]) => id),
-    };
   }
 
   #endpointLimit(endpointId: string): number {

@@ -61,11 +61,10 @@ export interface DeliveryClaimant {
 /** What an attempt's record needs of its delivery. */
 export type AttemptedDelivery = Pick<DueDelivery, 'id' | 'tenant_id' | 'endpoint_id' | 'event_id' | 'attempts'>;
 
-/** What the sender has in flight, and the tenants and endpoints at their limit. */
-export interface BusyDeliveries {
-  deliveries?: readonly number[];
-  tenants?: readonly string[];
-  endpoints?: readonly string[];
+/** At most how many deliveries of one tenant, and of one endpoint, a scan reads. */
+export interface ScanCaps {
+  perTenant: number;
+  perEndpoint: number;
 }
 
 type DueRow = Omit<DueDelivery, 'id' | 'attempts'> & { id: number | string; attempts: number | string };
@@ -80,17 +79,25 @@ export class EventDeliveryRepository {
     this.#clock = clock;
   }
 
+  /** Deliveries due now, oldest first, at most `limit`. */
+  async due(limit: number): Promise<DueDelivery[]> {
+    return (await this.scan(limit, { perTenant: limit, perEndpoint: limit })).due;
+  }
+
   /**
-   * Deliveries due now, oldest first, at most `limit`, leaving out those in flight and those of
-   * tenants and endpoints at their limit of deliveries in flight: what the sender could start
-   * now, so a tenant with many due deliveries to a dead endpoint never hides another's.
+   * Deliveries due now, oldest first, at most `limit` and `caps` of each tenant and endpoint, so
+   * a tenant with thousands due to a dead endpoint never hides another's; and the endpoints
+   * (with their tenant) that have more due than the page holds.
    */
-  async due(limit: number, busy: BusyDeliveries = {}): Promise<DueDelivery[]> {
-    const { dialect } = this.#db;
-    return this.#rows(scanSql(dialect), {
-      now: isoNow(this.#clock), limit, busy_deliveries: listParam(dialect, busy.deliveries ?? []),
-      busy_tenants: listParam(dialect, busy.tenants ?? []), busy_endpoints: listParam(dialect, busy.endpoints ?? []),
+  async scan(limit: number, caps: ScanCaps): Promise<{ due: DueDelivery[]; unread: Map<string, TenantId> }> {
+    const rows = await this.#db.all<DueRow & { endpoint_due: number | string }>(scanSql, {
+      now: isoNow(this.#clock), limit, per_tenant: caps.perTenant, per_endpoint: caps.perEndpoint,
     });
+    const read = new Map<string, number>();
+    for (const r of rows) read.set(r.endpoint_id, (read.get(r.endpoint_id) ?? 0) + 1);
+    const unread = new Map<string, TenantId>();
+    for (const r of rows) if (Number(r.endpoint_due) > read.get(r.endpoint_id)!) unread.set(r.endpoint_id, r.tenant_id);
+    return { due: rows.map(({ endpoint_due: _, ...r }) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) })), unread };
   }
 
   /** The due deliveries of the events named (by `seq`): those just written, without a scan. */

@@ -1,6 +1,6 @@
 /**
  * @module The SQL of what is due in the outbox (docs/EVENTS.md "Delivery", "Order"), shared by the
- * sender's three ways of finding deliveries (a scan of everything due, the deliveries of events
+ * sender's three ways of finding deliveries (a scan of what is due, the deliveries of events
  * just written, a call's next delivery to an endpoint) and by the claim, which checks the same
  * condition again as it writes, so a delivery read a moment ago is claimed only if still due.
  */
@@ -23,27 +23,43 @@ const SELECT_DUE = `
     JOIN webhook_endpoints w ON w.id = d.endpoint_id
    WHERE ${DUE}`;
 
-/** `column` is one of the JSON array `@param`'s values, or, with `not`, none of them. */
-function inList(dialect: SqlDialect, column: string, param: string, type: 'bigint' | 'text', not = false): string {
+/** `column` is one of the JSON array `@param`'s values. */
+function inList(dialect: SqlDialect, column: string, param: string): string {
   // PostgreSQL has no json_each: the array is bound as a PostgreSQL array (see `listParam`).
-  if (dialect.name === 'postgres') return not ? `NOT (${column} = ANY(CAST(@${param} AS ${type}[])))` : `${column} = ANY(CAST(@${param} AS ${type}[]))`;
-  return `${not ? 'NOT ' : ''}${column} IN (SELECT value FROM json_each(@${param}))`;
+  if (dialect.name === 'postgres') return `${column} = ANY(CAST(@${param} AS bigint[]))`;
+  return `${column} IN (SELECT value FROM json_each(@${param}))`;
 }
 
 /** A list bound for {@link inList}: JSON text for SQLite, an array for `pg`. */
-export const listParam = (dialect: SqlDialect, values: readonly (string | number)[]): unknown => (dialect.name === 'postgres' ? values : JSON.stringify(values));
+export const listParam = (dialect: SqlDialect, values: readonly number[]): unknown => (dialect.name === 'postgres' ? values : JSON.stringify(values));
 
-/** Everything due, oldest first, but the deliveries, tenants and endpoints named. */
-export const scanSql = (dialect: SqlDialect): string => `${SELECT_DUE}
-     AND ${inList(dialect, 'd.id', 'busy_deliveries', 'bigint', true)}
-     AND ${inList(dialect, 'd.tenant_id', 'busy_tenants', 'text', true)}
-     AND ${inList(dialect, 'd.endpoint_id', 'busy_endpoints', 'text', true)}
+/**
+ * What is due, oldest first, at most `@per_endpoint` of each endpoint and then `@per_tenant` of
+ * each tenant (so a tenant with thousands due to a dead endpoint fills neither the page nor its
+ * own share of it), with each endpoint's count of due deliveries (`endpoint_due`): more than the
+ * page holds of it means some were left unread.
+ */
+export const scanSql = `
+  SELECT d.id, d.tenant_id, d.endpoint_id, w.url, d.call_id, e.id AS event_id, e.type AS event_type, e.payload, d.attempts,
+         d.window_started_at, d.endpoint_due
+    FROM (
+      SELECT x.*, ROW_NUMBER() OVER (PARTITION BY x.tenant_id ORDER BY x.next_attempt_at, x.id) AS tenant_rank
+        FROM (
+          SELECT d.id, d.tenant_id, d.endpoint_id, d.call_id, d.event_seq, d.attempts, d.window_started_at, d.next_attempt_at,
+                 ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank,
+                 COUNT(*) OVER (PARTITION BY d.endpoint_id) AS endpoint_due
+            FROM event_deliveries d
+           WHERE ${DUE}) x
+       WHERE x.endpoint_rank <= @per_endpoint) d
+    JOIN events e ON e.seq = d.event_seq
+    JOIN webhook_endpoints w ON w.id = d.endpoint_id
+   WHERE d.tenant_rank <= @per_tenant
    ORDER BY d.next_attempt_at, d.id
    LIMIT @limit`;
 
 /** The due deliveries of the events named (just written). */
 export const ofEventsSql = (dialect: SqlDialect): string => `${SELECT_DUE}
-     AND ${inList(dialect, 'd.event_seq', 'seqs', 'bigint')}
+     AND ${inList(dialect, 'd.event_seq', 'seqs')}
    ORDER BY d.id`;
 
 /** A call's next delivery to an endpoint, if it is due. */
@@ -55,5 +71,5 @@ export const nextOfCallSql = `${SELECT_DUE}
 /** Claims those of the deliveries named that are still due; returns the ids claimed. */
 export const claimSql = (dialect: SqlDialect): string => `
   UPDATE event_deliveries AS d SET claimed_by = @by, claimed_until = @until
-   WHERE ${inList(dialect, 'd.id', 'ids', 'bigint')} AND ${DUE}
+   WHERE ${inList(dialect, 'd.id', 'ids')} AND ${DUE}
   RETURNING id`;

@@ -97,9 +97,10 @@ t.test('a call\'s next event waits for its previous one to the same endpoint; re
   const [other] = await store.events.append(acme, [{ type: 'call.initiated', callId: 'call_2', data: {} }]);
   let due = await store.eventDeliveries.due(10);
   t.same(due.map((d) => d.event_id), [first!.id, other!.id], 'call_1\'s second event is held behind its first');
-  t.same((await store.eventDeliveries.due(10, { deliveries: [due[0]!.id] })).map((d) => d.event_id), [other!.id], 'deliveries in flight are left out');
-  t.same(await store.eventDeliveries.due(10, { endpoints: [endpoint.id] }), [], 'an endpoint at its limit is left out');
-  t.same(await store.eventDeliveries.due(10, { tenants: [acme] }), [], 'a tenant at its limit is left out');
+  const capped = await store.eventDeliveries.scan(10, { perTenant: 10, perEndpoint: 1 });
+  t.same(capped.due.map((d) => d.event_id), [first!.id], 'at most the cap of an endpoint');
+  t.same([...capped.unread], [[endpoint.id, acme]], 'and the endpoint is named as read only in part');
+  t.same((await store.eventDeliveries.scan(10, { perTenant: 10, perEndpoint: 10 })).unread.size, 0, 'read whole: none named');
 
   const retryAt = new Date(clock.now() + 5000).toISOString();
   t.equal(await store.eventDeliveries.recordAttempt(due[0]!, { ok: false, status: 500, durationMs: 12, error: 'answered 500', responseBody: 'oops', nextAttemptAt: retryAt }), 'pending');

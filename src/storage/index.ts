@@ -49,7 +49,7 @@ export type { Page, PageAfter, PageRequest } from './page.js';
 export { WebhookEndpointRepository, PREVIOUS_SECRET_VALIDITY_MS, type WebhookEndpointRecord, type WebhookEndpointChange } from './webhook-endpoint-repository.js';
 export { EventRepository, matchesFilter, type EventRecord, type EventFilter, type NewEvent } from './event-repository.js';
 export {
-  EventDeliveryRepository, type AttemptedDelivery, type DueDelivery, type DeliveryAttemptRecord, type AttemptOutcome, type DeliveryState, type BusyDeliveries,
+  EventDeliveryRepository, type AttemptedDelivery, type DueDelivery, type DeliveryAttemptRecord, type AttemptOutcome, type DeliveryState, type ScanCaps,
 } from './event-delivery-repository.js';
 
 /** Every repository, over the database or over one transaction. */

@@ -141,7 +141,7 @@ async function exerciseEvents(db: SqlExecutor, clock: FakeClock, secrets: Secret
 
   const deliveries = new EventDeliveryRepository(db, clock);
   const claimant = { by: 'node-a', forMs: 60_000 };
-  await deliveries.due(10, { deliveries: [1], tenants: ['ten_other'], endpoints: ['whe_other'] });
+  await deliveries.scan(10, { perTenant: 4, perEndpoint: 2 });
   const due = await deliveries.due(10);
   await deliveries.dueOf([first!.seq]);
   await deliveries.nextOfCall(endpoint.id, callId);
