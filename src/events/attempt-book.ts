@@ -1,11 +1,11 @@
 /**
  * @module What the sender reads and writes around each attempt, at the cost of few statements
- * (docs/EVENTS.md "Delivery"): attempts that end in the same turn of the event loop are recorded in
- * one transaction; an endpoint's secrets are read once a second at most (a rotation keeps the old
- * secret signing for 24 hours, so a second's delay changes nothing a receiver sees); and a
- * success is written to the endpoint (clearing its failures and its flag) once a second at most
- * while nothing failed, instead of once per delivery.
- */
+ * (docs/EVENTS.md "Delivery"): attempts that end while the previous record is being written are
+ * recorded together in the next transaction (none waits when the store keeps up); an endpoint's
+ * secrets are read once a second at most (a rotation keeps the old secret signing for 24 hours,
+ * so a second's delay changes nothing a receiver sees); and a success is written to the endpoint
+ * (clearing its failures and its flag) once a second at most while nothing failed, instead of
+ * once per delivery. */
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { AttemptOutcome, AttemptedDelivery, DeliveryState, EventDeliveryRepository, WebhookEndpointRepository } from '../storage/index.js';
@@ -20,6 +20,7 @@ export class AttemptBook {
   readonly #endpoints: Pick<WebhookEndpointRepository, 'secrets' | 'recordOutcome'>;
   readonly #clock: Clock;
   #batch: Pending[] = [];
+  #writing = false;
   readonly #secrets = new Map<string, { at: number; secrets: Promise<string[] | undefined> }>();
   /** Endpoints whose last outcome written was a success, and when. */
   readonly #succeeded = new Map<string, number>();
@@ -43,11 +44,14 @@ export class AttemptBook {
     return secrets;
   }
 
-  /** Records the attempt with those ending in the same turn; resolves to the delivery's new state. */
+  /**
+   * Records the attempt at once, or, while a write is under way, with the others that end
+   * meanwhile in the next one; resolves to the delivery's new state.
+   */
   record(delivery: AttemptedDelivery, outcome: AttemptOutcome): Promise<DeliveryState | undefined> {
     return new Promise((resolve, reject) => {
-      if (this.#batch.length === 0) setImmediate(() => void this.#flush());
       this.#batch.push({ delivery, outcome, resolve, reject });
+      if (!this.#writing) void this.#flush();
     });
   }
 
@@ -66,13 +70,17 @@ export class AttemptBook {
   }
 
   async #flush(): Promise<void> {
-    const batch = this.#batch;
-    this.#batch = [];
-    try {
-      const states = await this.#deliveries.recordAttempts(batch.map(({ delivery, outcome }) => ({ delivery, outcome })));
-      batch.forEach((p, i) => p.resolve(states[i]));
-    } catch (err) {
-      for (const p of batch) p.reject(err);
+    this.#writing = true;
+    while (this.#batch.length > 0) {
+      const batch = this.#batch;
+      this.#batch = [];
+      try {
+        const states = await this.#deliveries.recordAttempts(batch.map(({ delivery, outcome }) => ({ delivery, outcome })));
+        batch.forEach((p, i) => p.resolve(states[i]));
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+      }
     }
+    this.#writing = false;
   }
 }
