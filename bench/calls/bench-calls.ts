@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     try {
       const report = await rolesRun({
         root: source.root, dir, farEnds, agent, calls: num('BENCH_CALLS_ROLES_CALLS', 300), rate: API_RATE, seconds: API_SECONDS,
-        databaseUrl: process.env.BENCH_CALLS_DATABASE_URL,
+        databaseUrl: process.env.BENCH_CALLS_DATABASE_URL, nodeArgs: GATEWAY_NODE_ARGS,
       });
       const out = { machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() }, gateway: source.label, ...report };
       console.log(JSON.stringify(out));

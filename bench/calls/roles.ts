@@ -27,6 +27,8 @@ export interface RolesOptions {
   seconds: number;
   /** A PostgreSQL URL both layouts use; undefined: SQLite in each layout's data folder. */
   databaseUrl: string | undefined;
+  /** Extra node flags for every gateway process (a CPU profile). */
+  nodeArgs?: string[];
 }
 
 export interface RolesReport {
@@ -74,7 +76,7 @@ export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
 
   const singleDir = join(o.dir, 'single');
   mkdirSync(singleDir);
-  const single = await startGatewayProcess({ root: o.root, dir: singleDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, env });
+  const single = await startGatewayProcess({ root: o.root, dir: singleDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, env, nodeArgs: o.nodeArgs });
   // On a shared database the split layout reuses this tenant: its number is held already.
   const sharedKey = o.databaseUrl ? single.apiKey : undefined;
   let singleResult: ApiUnderLoad;
@@ -90,12 +92,12 @@ export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
   const secret = randomBytes(24).toString('hex');
   const internal = [`internal:\n  port: ${await freePort()}`];
   const engine = await startGatewayProcess({
-    root: o.root, dir: splitDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, extraYaml: internal,
+    root: o.root, dir: splitDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, extraYaml: internal, nodeArgs: o.nodeArgs,
     env: { ...env, VGW_ROLE: 'engine', VGW_CLUSTER_SECRET: secret, VGW_NODE_ID: 'bench-engine' }, ...(sharedKey ? { apiKey: sharedKey } : {}),
   });
   try {
     const api = await startGatewayProcess({
-      root: o.root, dir: splitDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, extraYaml: internal,
+      root: o.root, dir: splitDir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriers, rtp, extraYaml: internal, nodeArgs: o.nodeArgs,
       env: { ...env, VGW_ROLE: 'api', VGW_CLUSTER_SECRET: secret }, apiKey: engine.apiKey,
     });
     try {
