@@ -327,7 +327,7 @@ export const ConfigSchema = Type.Object(
         max_in_flight_per_endpoint: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
         /** Per endpoint whose last attempt succeeded (a new one counts as such). */
         max_in_flight_per_healthy_endpoint: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
-        /** How often the sender looks for due deliveries besides being woken by new events. */
+        /** How often the sender scans the outbox for due deliveries (retries); new events are read as they are written. */
         poll_ms: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
         /** An endpoint is flagged after this many deliveries failed for good in a row. */
         flag_after_failures: Type.Integer({ minimum: 1, maximum: 10_000, default: 5 }),
