@@ -1,5 +1,5 @@
 /**
- * Storage contract, docs/EVENTS.md "Order" and docs/DECISIONS.md "Fair by query": a scan of the
+ * Storage contract, docs/EVENTS.md "Order" and docs/DECISIONS.md "Call events: the sender runs with the engine": a scan of the
  * outbox reads at most its cap of each endpoint and then of each tenant, oldest first, so a
  * tenant with many due deliveries to one endpoint hides neither its other endpoints nor another
  * tenant; and it names the endpoints it read only in part.
