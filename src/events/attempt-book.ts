@@ -5,7 +5,8 @@
  * secrets are read once a second at most (a rotation keeps the old secret signing for 24 hours,
  * so a second's delay changes nothing a receiver sees); and a success is written to the endpoint
  * (clearing its failures and its flag) once a second at most while nothing failed, instead of
- * once per delivery. */
+ * once per delivery.
+ */
 import type { Clock } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { AttemptOutcome, AttemptedDelivery, DeliveryState, EventDeliveryRepository, WebhookEndpointRepository } from '../storage/index.js';

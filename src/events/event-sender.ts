@@ -161,9 +161,8 @@ export class EventSender {
     await this.#start();
     const { limits } = this.#o;
     const limit = READ_AHEAD * limits.total;
-    const caps = { perTenant: READ_AHEAD * limits.perTenant, perEndpoint: READ_AHEAD * Math.max(limits.perEndpoint, limits.perHealthyEndpoint) };
     while (!this.#stopped && !this.#inFlight.full && this.#scanWorthwhile()) {
-      const { due, unread } = await deliveries.scan(limit, caps);
+      const { due, unread } = await deliveries.scan(limit, { perTenant: READ_AHEAD * limits.perTenant, perEndpoint: READ_AHEAD * this.#inFlight.mostPerEndpoint });
       this.#unread = { stale: false, truncated: due.length === limit, endpoints: unread };
       this.#hold(due);
       if (await this.#start() === 0) return;

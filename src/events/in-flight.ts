@@ -64,9 +64,13 @@ export class InFlight {
     else this.#struggling.add(endpointId);
   }
 
+  /** The most an endpoint may have in flight: while its last attempt succeeded. */
+  get mostPerEndpoint(): number {
+    return Math.max(this.#limits.perEndpoint, this.#limits.perHealthyEndpoint);
+  }
+
   #endpointLimit(endpointId: string): number {
-    const { perEndpoint, perHealthyEndpoint } = this.#limits;
-    return this.#struggling.has(endpointId) ? perEndpoint : Math.max(perEndpoint, perHealthyEndpoint);
+    return this.#struggling.has(endpointId) ? this.#limits.perEndpoint : this.mostPerEndpoint;
   }
 }
 

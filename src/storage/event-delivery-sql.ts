@@ -24,9 +24,9 @@ const SELECT_DUE = `
    WHERE ${DUE}`;
 
 /** `column` is one of the JSON array `@param`'s values. */
-function inList(dialect: SqlDialect, column: string, param: string): string {
+function inList(dialect: SqlDialect['name'], column: string, param: string): string {
   // PostgreSQL has no json_each: the array is bound as a PostgreSQL array (see `listParam`).
-  if (dialect.name === 'postgres') return `${column} = ANY(CAST(@${param} AS bigint[]))`;
+  if (dialect === 'postgres') return `${column} = ANY(CAST(@${param} AS bigint[]))`;
   return `${column} IN (SELECT value FROM json_each(@${param}))`;
 }
 
@@ -57,10 +57,16 @@ export const scanSql = `
    ORDER BY d.next_attempt_at, d.id
    LIMIT @limit`;
 
+/** The SQL of each dialect, built once (the claim runs for every delivery). */
+const byDialect = (build: (dialect: SqlDialect['name']) => string): ((dialect: SqlDialect) => string) => {
+  const built = { sqlite: build('sqlite'), postgres: build('postgres') };
+  return (dialect) => built[dialect.name];
+};
+
 /** The due deliveries of the events named (just written). */
-export const ofEventsSql = (dialect: SqlDialect): string => `${SELECT_DUE}
+export const ofEventsSql = byDialect((dialect) => `${SELECT_DUE}
      AND ${inList(dialect, 'd.event_seq', 'seqs')}
-   ORDER BY d.id`;
+   ORDER BY d.id`);
 
 /** A call's next delivery to an endpoint, if it is due. */
 export const nextOfCallSql = `${SELECT_DUE}
@@ -69,7 +75,7 @@ export const nextOfCallSql = `${SELECT_DUE}
    LIMIT 1`;
 
 /** Claims those of the deliveries named that are still due; returns the ids claimed. */
-export const claimSql = (dialect: SqlDialect): string => `
+export const claimSql = byDialect((dialect) => `
   UPDATE event_deliveries AS d SET claimed_by = @by, claimed_until = @until
    WHERE ${inList(dialect, 'd.id', 'ids')} AND ${DUE}
-  RETURNING id`;
+  RETURNING id`);
