@@ -18,6 +18,16 @@ t.test('SECURITY.md "Outbound addresses": public allowed, non-public only by the
   t.end();
 });
 
+t.test('decisions kept for addresses checked again are the decisions themselves, past the number kept too', (t) => {
+  const listed = new OutboundAddressPolicy({ allowPrivate: false, allowedPrivateNetworks: ['10.20.0.0/16'] });
+  // 3,000 addresses (more than are kept), each private one in or out of the listed network, twice over.
+  const addresses = Array.from({ length: 3_000 }, (_, i) => (i % 3 === 0 ? `93.184.${i >> 8}.${i & 255}` : i % 3 === 1 ? `10.20.${i >> 8}.${i & 255}` : `10.21.${i >> 8}.${i & 255}`));
+  const expected = addresses.map((a) => !a.startsWith('10.21.'));
+  for (const round of [1, 2]) t.same(addresses.map((a) => listed.permits(a)), expected, `round ${round}`);
+  t.notOk(listed.permits('[::ffff:10.21.0.1]') || listed.permits('::ffff:10.21.0.1'), 'a mapped form is decided on its own');
+  t.end();
+});
+
 t.test('every answer is checked: one refused answer refuses the name; no answer is "unresolved"', async (t) => {
   const policy = new OutboundAddressPolicy({ allowPrivate: false });
   const dns = resolver({ 'ok.test': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'], 'mixed.test': ['93.184.215.14', '169.254.169.254'] });

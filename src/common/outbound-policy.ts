@@ -44,6 +44,9 @@ export type AddressRefusal =
 /** A checked host: every answer allowed, and the one address to connect to. */
 export type AddressCheck = { ok: true; address: string; family: 4 | 6 } | AddressRefusal;
 
+/** Addresses whose decision {@link OutboundAddressPolicy} keeps; past this the oldest is dropped. */
+const MAX_DECISIONS_KEPT = 1_024;
+
 /**
  * The policy: public addresses are allowed; loopback, private, link-local (cloud metadata
  * included) and the other non-public ranges of common/address-policy only when the operator
@@ -53,6 +56,12 @@ export class OutboundAddressPolicy {
   readonly #allowPrivate: boolean;
   readonly #allowed = new BlockList();
   readonly #allowAddress: ((address: string) => boolean) | undefined;
+  /**
+   * Decisions already taken, by address text: the policy never changes once built, and a webhook
+   * endpoint or agent host is checked again at every delivery or call (node:net's BlockList
+   * builds an address object per check). Not kept when a per-address exception is set.
+   */
+  readonly #decided = new Map<string, boolean>();
 
   /** Throws on an entry of `allowedPrivateNetworks` that is not an address or CIDR (config validates it first). */
   constructor(o: OutboundPolicyOptions) {
@@ -69,6 +78,17 @@ export class OutboundAddressPolicy {
   /** True when the gateway may connect to `address` (a literal IP, brackets allowed) for a tenant. */
   permits(address: string): boolean {
     if (this.#allowPrivate) return true;
+    if (this.#allowAddress) return this.#decide(address);
+    let permitted = this.#decided.get(address);
+    if (permitted === undefined) {
+      permitted = this.#decide(address);
+      if (this.#decided.size >= MAX_DECISIONS_KEPT) this.#decided.delete(this.#decided.keys().next().value!);
+      this.#decided.set(address, permitted);
+    }
+    return permitted;
+  }
+
+  #decide(address: string): boolean {
     const bare = stripBrackets(address).split('%')[0]!;
     if (!isNonPublicAddress(bare) || this.#allowAddress?.(bare) === true) return true;
     const family = isIP(bare);
