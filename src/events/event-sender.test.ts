@@ -5,7 +5,8 @@
  * retried with the same VGW-Event-Id until delivered, a dead endpoint of one tenant does not delay
  * another tenant's events, and an endpoint whose name now resolves to a private address is refused
  * at delivery without a byte sent, and two senders on one outbox (two engines) send each event
- * once, in order per call, a restarted one resending at once what it had in flight. Storage time
+ * once, in order per call, a restarted one resending at once what it had in flight, while the one
+ * sender of an outbox writes no claim and still sends only what is due. Storage time
  * is a fake clock, advanced to make retries due.
  */
 import t, { type Test } from 'tap';
@@ -35,6 +36,8 @@ interface RigOptions {
   /** Called on each scan of the outbox (`due`). */
   onScan?: () => void;
   pollMs?: number;
+  /** The sender is the outbox's only one (the `all` role): no claims. */
+  ownsOutbox?: boolean;
 }
 
 async function rig(t: Test, options: RigOptions = {}) {
@@ -46,10 +49,10 @@ async function rig(t: Test, options: RigOptions = {}) {
     const deliveries: EventSenderOptions['deliveries'] = {
       scan: (...a) => { options.onScan?.(); return eventDeliveries.scan(...a); },
       dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCall: (...a) => eventDeliveries.nextOfCall(...a), claim: (...a) => eventDeliveries.claim(...a),
-      releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: (...a) => eventDeliveries.recordAttempts(...a),
+      stillDue: (...a) => eventDeliveries.stillDue(...a), releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: (...a) => eventDeliveries.recordAttempts(...a),
     };
     const worker = new EventSender({
-      deliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
+      deliveries, nodeId, ownsOutbox: options.ownsOutbox ?? false, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
       sender: new EndpointSender({ policy: options.policy ?? allowLoopback, allowHttp: false, ca, resolve: options.resolve ?? toLoopback, timeoutMs: options.timeoutMs ?? 2000 }),
       limits: { total: 64, perTenant: 8, perEndpoint: 2, perHealthyEndpoint: 8, ...options.limits }, pollMs: options.pollMs ?? 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
     });
@@ -265,4 +268,33 @@ t.test('a restarted sender resends at once what its previous run had in flight; 
   restarted.wake();
   await until('engine-c\'s delivery taken over', () => got.length === 2);
   t.equal(got[1]!.id, theirs!.id);
+});
+
+t.test('the one sender of an outbox writes no claim, and still starts only deliveries that are due as they start', async (t) => {
+  const { store, sender } = await rig(t, { ownsOutbox: true, limits: { perEndpoint: 1, perHealthyEndpoint: 1 } });
+  const answers: (() => void)[] = [];
+  const { fixture, got } = await receiver(t, () => new Promise<number>((resolve) => answers.push(() => resolve(204))));
+  const tenant = (await store.tenants.create('acme')).id;
+  const endpoint = await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const worker = sender(fixture.ca);
+  worker.start();
+  const [first] = await appendCallEvents(store, tenant, 'call_a', ['call.initiated']);
+  worker.offer(first!.seq);
+  await until('call_a\'s event in flight', () => answers.length === 1);
+  t.same((await store.eventDeliveries.due(10)).map((d) => d.event_id), [first!.id], 'in flight and unclaimed: storage still reads it as due');
+  // call_b's event is read and held (one in flight per endpoint); the endpoint is disabled before it can start.
+  const [second] = await appendCallEvents(store, tenant, 'call_b', ['call.initiated']);
+  worker.offer(second!.seq);
+  await new Promise((r) => setTimeout(r, 100));
+  await store.webhookEndpoints.update(tenant, endpoint.id, { disabled: true });
+  answers.shift()!();
+  await until('idle', () => worker.inFlight === 0);
+  await new Promise((r) => setTimeout(r, 200));
+  t.same(got.map((d) => d.id), [first!.id], 'the held delivery was checked again and not sent to the disabled endpoint');
+  await store.webhookEndpoints.update(tenant, endpoint.id, { disabled: false });
+  worker.wake();
+  await until('call_b\'s event once enabled again', () => got.length === 2 && answers.length === 1);
+  answers.shift()!();
+  await until('idle', () => worker.inFlight === 0);
+  t.same(got.map((d) => d.id), [first!.id, second!.id], 'each once');
 });

@@ -9,7 +9,9 @@
  * tenant at most, and never delays another tenant's events. Several
  * senders (one per engine of a cluster) share the outbox: each claims what it sends, for longer
  * than an attempt can take, so a delivery is sent by one of them; a restarted sender drops the
- * claims of its previous run first, and another sender's run out when it dies.
+ * claims of its previous run first, and another sender's run out when it dies. The one sender of
+ * an outbox no other process sends from writes no claim: it checks that each delivery is still
+ * due as it starts it, and knows what it has in flight.
  */
 import type { Clock, TimerHandle } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
@@ -25,9 +27,15 @@ import { nextAttemptAt } from './retry-schedule.js';
 export type { EventSenderLimits } from './in-flight.js';
 
 export interface EventSenderOptions {
-  deliveries: Pick<EventDeliveryRepository, 'scan' | 'dueOf' | 'nextOfCall' | 'claim' | 'releaseClaims' | 'recordAttempts'>;
+  deliveries: Pick<EventDeliveryRepository, 'scan' | 'dueOf' | 'nextOfCall' | 'claim' | 'stillDue' | 'releaseClaims' | 'recordAttempts'>;
   /** This sender's name in its claims: the node id, the same across restarts. */
   nodeId: string;
+  /**
+   * No other process sends from this outbox (the `all` role, which owns its SQLite file alone):
+   * what is in flight is known here, so a delivery is checked again as due before it is sent but
+   * no claim is written for it.
+   */
+  ownsOutbox?: boolean;
   endpoints: Pick<WebhookEndpointRepository, 'secrets' | 'recordOutcome'>;
   events: Pick<EventRepository, 'deleteBefore'>;
   sender: { deliver(r: DeliveryRequest): Promise<DeliveryResult> };
@@ -200,7 +208,9 @@ export class EventSender {
     if (picked.length === 0) return 0;
     let claimed: Set<number>;
     try {
-      claimed = await this.#o.deliveries.claim(picked.map((d) => d.id), { by: this.#o.nodeId, forMs: CLAIM_MS });
+      const ids = picked.map((d) => d.id);
+      const { deliveries } = this.#o;
+      claimed = await (this.#o.ownsOutbox ? deliveries.stillDue(ids) : deliveries.claim(ids, { by: this.#o.nodeId, forMs: CLAIM_MS }));
     } catch (err) {
       for (const d of picked) this.#inFlight.give(d);
       throw err;

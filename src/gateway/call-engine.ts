@@ -117,7 +117,8 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const nodeId = o.recoveryNodeId ?? config.node_id ?? '';
   const files = await readStartFiles(config, o.carriers);
   // The sender starts first: deliveries a previous run left are resumed, recovery's events follow.
-  const events = startEventDelivery(config, o.store, clock, logger, nodeId);
+  // Without a recovery node id this process owns the SQLite file alone (the `all` role), its outbox too.
+  const events = startEventDelivery(config, o.store, clock, logger, { nodeId, ownsOutbox: o.recoveryNodeId === undefined });
   const callStore = await recoverCalls(o, events).catch(async (err: unknown) => {
     await events.stop();
     throw err;

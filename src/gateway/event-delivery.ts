@@ -19,23 +19,26 @@ export interface EventDelivery {
   stop(): Promise<void>;
 }
 
-/** `nodeId` names this process's sender in the claims it takes on the shared outbox. */
-export function startEventDelivery(config: Readonly<Config>, store: Store, clock: Clock, logger: Logger, nodeId: string): EventDelivery {
+/**
+ * `nodeId` names this process's sender in the claims it takes on a shared outbox; `ownsOutbox`
+ * when no other process sends from it (the `all` role on its SQLite file), so it takes none.
+ */
+export function startEventDelivery(config: Readonly<Config>, store: Store, clock: Clock, logger: Logger, sender: { nodeId: string; ownsOutbox: boolean }): EventDelivery {
   const events = config.events;
   const log = logger.child({ component: 'events' });
   const bus = new EventBus(log);
   // Endpoints pass the agent URLs' policy (docs/SECURITY.md "Outbound addresses").
   const endpoints = new EndpointSender({ policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}) });
-  const sender = new EventSender({
-    deliveries: store.eventDeliveries, nodeId, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log, sender: endpoints,
+  const outbox = new EventSender({
+    deliveries: store.eventDeliveries, ...sender, endpoints: store.webhookEndpoints, events: store.events, clock, logger: log, sender: endpoints,
     limits: { total: events.max_in_flight, perTenant: events.max_in_flight_per_tenant, perEndpoint: events.max_in_flight_per_endpoint, perHealthyEndpoint: events.max_in_flight_per_healthy_endpoint },
     pollMs: events.poll_ms, flagAfter: events.flag_after_failures, retentionMs: events.retention_days * 86_400_000,
   });
-  bus.subscribe((event) => sender.offer(event.seq));
-  sender.start();
+  bus.subscribe((event) => outbox.offer(event.seq));
+  outbox.start();
   const stop = async (): Promise<void> => {
-    await sender.stop();
+    await outbox.stop();
     endpoints.close();
   };
-  return { bus, sender, stop };
+  return { bus, sender: outbox, stop };
 }

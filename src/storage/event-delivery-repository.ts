@@ -8,7 +8,7 @@ import { newDeliveryAttemptId, type TenantId } from '../common/ids.js';
 import { isoNow, isoTime } from '../common/time.js';
 import { subscribes, type EventType } from '../events/event-types.js';
 import type { SqlExecutor } from './sql/sql-database.js';
-import { claimSql, listParam, nextOfCallSql, ofEventsSql, scanSql } from './event-delivery-sql.js';
+import { claimSql, listParam, nextOfCallSql, ofEventsSql, scanSql, stillDueSql } from './event-delivery-sql.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -123,6 +123,18 @@ export class EventDeliveryRepository {
     const rows = await this.#db.all<{ id: number | string }>(claimSql(dialect), {
       ids: listParam(dialect, ids), by: claimant.by, until: isoTime(this.#clock.now() + claimant.forMs), now: isoNow(this.#clock),
     });
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  /**
+   * The deliveries named that are still due, checked as {@link claim} checks them but without
+   * writing a claim: for the one sender of an outbox no other process sends from (the `all`
+   * role on its own SQLite file), whose deliveries in flight are known in its memory.
+   */
+  async stillDue(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const { dialect } = this.#db;
+    const rows = await this.#db.all<{ id: number | string }>(stillDueSql(dialect), { ids: listParam(dialect, ids), now: isoNow(this.#clock) });
     return new Set(rows.map((r) => Number(r.id)));
   }
 

@@ -74,6 +74,11 @@ export const nextOfCallSql = `${SELECT_DUE}
    ORDER BY d.event_seq
    LIMIT 1`;
 
+/** Those of the deliveries named that are still due, read without a claim (one sender owns the outbox). */
+export const stillDueSql = byDialect((dialect) => `
+  SELECT d.id FROM event_deliveries AS d
+   WHERE ${inList(dialect, 'd.id', 'ids')} AND ${DUE}`);
+
 /** Claims those of the deliveries named that are still due; returns the ids claimed. */
 export const claimSql = byDialect((dialect) => `
   UPDATE event_deliveries AS d SET claimed_by = @by, claimed_until = @until

@@ -3,7 +3,8 @@
  * claim what they send, so each delivery goes out from one of them. A claim hides a delivery from
  * every other sender until the attempt's outcome clears it or the claim runs out (its sender
  * died); a restarted sender drops its own claims at once. On PostgreSQL two stores (two
- * processes) claim at the same moment and never get the same delivery.
+ * processes) claim at the same moment and never get the same delivery. The one sender of an
+ * outbox (no claims) checks the same condition without writing.
  */
 import t from 'tap';
 import type { TenantId } from '../../src/common/ids.js';
@@ -99,4 +100,25 @@ onEachBackend(t, 'senders claiming at the same moment never get the same deliver
   t.ok(ids.length >= 8, 'a claimer got its full batch');
   const rest = [...await claimDue(store, 100, A), ...await claimDue(other, 100, B)];
   t.equal(ids.length + rest.length, 40, 'every delivery claimed exactly once');
+});
+
+onEachBackend(t, 'the one sender of an outbox checks again what a claim checks, and writes nothing', async (t, { store }) => {
+  const tenant = await outbox(store, 0);
+  const [first, second, other] = await store.events.append(tenant, [
+    { type: 'call.initiated', callId: 'call_x', data: {} }, { type: 'call.ringing', callId: 'call_x', data: {} }, { type: 'call.initiated', callId: 'call_y', data: {} },
+  ]);
+  const rows = await store.eventDeliveries.dueOf([first!.seq, other!.seq]);
+  const [x, y] = [rows.find((d) => d.event_id === first!.id)!, rows.find((d) => d.event_id === other!.id)!];
+  const ids = [x.id, y.id];
+  t.same([...await store.eventDeliveries.stillDue(ids)].sort(), [...ids].sort(), 'both still due');
+  t.equal((await store.eventDeliveries.due(10)).length, 2, 'and nothing claimed');
+  await store.eventDeliveries.claim([y.id], B);
+  t.same([...await store.eventDeliveries.stillDue(ids)], [x.id], 'one claimed by a sender of a former run is not');
+  await store.eventDeliveries.recordAttempt(x, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null });
+  const next = (await store.eventDeliveries.nextOfCall(x.endpoint_id, 'call_x'))!;
+  t.equal(next.event_id, second!.id);
+  t.same([...await store.eventDeliveries.stillDue([x.id, next.id])], [next.id], 'one delivered is not; the call\'s next is');
+  await store.webhookEndpoints.update(tenant, x.endpoint_id, { disabled: true });
+  t.same([...await store.eventDeliveries.stillDue([next.id])], [], 'nor one whose endpoint is disabled');
+  t.same([...await store.eventDeliveries.stillDue([])], []);
 });

@@ -145,6 +145,7 @@ async function exerciseEvents(db: SqlExecutor, clock: FakeClock, secrets: Secret
   const due = await deliveries.due(10);
   await deliveries.dueOf([first!.seq]);
   await deliveries.nextOfCall(endpoint.id, callId);
+  await deliveries.stillDue(due.map((d) => d.id));
   const claimed = await deliveries.claim(due.map((d) => d.id), claimant);
   await deliveries.releaseClaims(claimant.by);
   for (const delivery of due.filter((d) => claimed.has(d.id))) {
