@@ -88,3 +88,12 @@ t.test('docs/CONFIGURATION.md role: `all` by default; `api` and `engine` need cl
   t.throws(() => loadConfig({ env: { VGW_ROLE: 'both' } }), ConfigError, 'an unknown role');
   t.end();
 });
+
+t.test('docs/CONFIGURATION.md api.live_list_cache_ms: 250 by default, 0 (off) to 10000, set by VGW_API_LIVE_LIST_CACHE_MS', (t) => {
+  t.equal(loadConfig({ env: {} }).api.live_list_cache_ms, 250);
+  t.equal(loadConfig({ env: { VGW_API_LIVE_LIST_CACHE_MS: '0' } }).api.live_list_cache_ms, 0);
+  t.equal(loadConfig({ env: { VGW_API_LIVE_LIST_CACHE_MS: '100' } }).api.live_list_cache_ms, 100);
+  t.throws(() => loadConfig({ env: { VGW_API_LIVE_LIST_CACHE_MS: '-1' } }), { message: /api\.live_list_cache_ms must be >= 0 \(VGW_API_LIVE_LIST_CACHE_MS\)/ });
+  t.throws(() => loadConfig({ env: { VGW_API_LIVE_LIST_CACHE_MS: '60000' } }), { message: /api\.live_list_cache_ms must be <= 10000/ });
+  t.end();
+});

@@ -47,6 +47,7 @@ const ENV_MAP: Record<string, { path: string[]; kind: EnvKind }> = {
   VGW_EDGE_DESTINATION: { path: ['cluster', 'edge', 'destination'], kind: 'string' },
   VGW_SIP_OUTBOUND_PROXY: { path: ['sip', 'outbound_proxy'], kind: 'string' },
   VGW_RECORDINGS_DIR: { path: ['recordings', 'dir'], kind: 'string' },
+  VGW_API_LIVE_LIST_CACHE_MS: { path: ['api', 'live_list_cache_ms'], kind: 'int' },
 };
 
 function convert(raw: string, kind: EnvKind): unknown {

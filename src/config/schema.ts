@@ -292,6 +292,18 @@ export const ConfigSchema = Type.Object(
       },
       { ...strict, default: {} },
     ),
+    /** The `api` role (docs/ARCHITECTURE.md "Process roles"). */
+    api: Type.Object(
+      {
+        /**
+         * How long a page of the live call list (`GET /v1/calls` without `state`) is served again
+         * without reading the store; a tenant's own commands through this process drop its pages
+         * at once. 0 reads the store on every request (docs/DECISIONS.md "The live call list of an api process").
+         */
+        live_list_cache_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 250 }),
+      },
+      { ...strict, default: {} },
+    ),
     /** Where recordings are written and read; `<data_dir>/recordings` when absent. Stored paths are relative to it. */
     recordings: Type.Object({ dir: Type.Optional(Type.String({ minLength: 1 })) }, { ...strict, default: {} }),
     /** Call troubleshooting (docs/API.md "SIP trace of a call", docs/CONFIGURATION.md "Observability"). */
