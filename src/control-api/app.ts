@@ -21,7 +21,8 @@ import { buildRouter } from './router.js';
 import type { Clock } from '../common/clock.js';
 import type { CallControl } from '../engine/calls/call-control.js';
 import type { AgentPlatforms, HostResolver, SipUriLocator } from './ports.js';
-import { callReadRoutes } from './routes/calls/calls.routes.js';
+import { callReadRoutes, type CallPage } from './routes/calls/calls.routes.js';
+import type { LiveListCache } from './routes/calls/live-list-cache.js';
 import { sipTraceRoutes, type SipTraceReader } from './routes/calls/sip-trace.routes.js';
 import { callCommandRoutes } from './routes/calls/calls-commands.routes.js';
 import { agentRoutes } from './routes/agents/agents.routes.js';
@@ -82,6 +83,8 @@ export interface AppDeps {
   readiness: Readiness;
   /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the endpoint answers 404 without. */
   sipTraces?: SipTraceReader;
+  /** Pages of the live call list served again for a short time (an `api` process, docs/ARCHITECTURE.md "Process roles"); read per request when absent. */
+  liveListCache?: LiveListCache<CallPage> | undefined;
   /** Committed call events of this process (the `all` role); without it the live stream reads the log every second. */
   eventBus?: EventBus | undefined;
   /** Routes of later features (calls, agents, ...), mounted beside the built-in ones. */
@@ -128,7 +131,7 @@ export function createApp(deps: AppDeps): ControlApi {
     ...sipCredentialRoutes({ sipCredentials: store.sipCredentials }),
     ...callReadRoutes({
       calls: store.calls, transcripts: store.transcripts, clock: deps.clock, liveWindowMs: options.callLiveWindowMs,
-      sessions: deps.calls,
+      sessions: deps.calls, liveList: deps.liveListCache,
     }),
     ...sipTraceRoutes({ calls: store.calls, traces: deps.sipTraces }),
     // Endpoint URLs pass the agent URLs' policy (docs/EVENTS.md "Delivery").

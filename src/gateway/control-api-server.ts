@@ -15,6 +15,8 @@ import type { Config } from '../config/schema.js';
 import { createApp } from '../control-api/app.js';
 import { createApiServer } from '../control-api/http-server.js';
 import type { SipUriLocator } from '../control-api/ports.js';
+import type { CallPage } from '../control-api/routes/calls/calls.routes.js';
+import type { LiveListCache } from '../control-api/routes/calls/live-list-cache.js';
 import type { SipTraceReader } from '../control-api/routes/calls/sip-trace.routes.js';
 import type { CallControl } from '../engine/calls/index.js';
 import type { WebhookOptions, WebhookPorts } from '../post-call/index.js';
@@ -91,6 +93,8 @@ export interface ControlApiDeps {
   locateSip: SipUriLocator;
   /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the route answers 404 without. */
   sipTraces?: SipTraceReader;
+  /** The `api` process's cache of live call list pages; the list is read per request without it. */
+  liveListCache?: LiveListCache<CallPage>;
   /** Why the process takes no new work (draining), or null. */
   notReadyReason: () => string | null;
   /** `health`: only /healthz, /readyz and /metrics (an engine process). */
@@ -131,6 +135,7 @@ export function controlApiServer(d: ControlApiDeps): ControlApiServer {
     readiness: { notReadyReason: d.notReadyReason },
     calls: d.calls,
     ...(d.sipTraces ? { sipTraces: d.sipTraces } : {}),
+    liveListCache: d.liveListCache,
     locateSip: d.locateSip,
     webhooks: { ports: webhookPorts(d.clock), options: webhookOptions(config, d.recordings) },
     surface: d.surface,

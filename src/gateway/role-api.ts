@@ -2,11 +2,15 @@
  * @module The `api` role (docs/ARCHITECTURE.md "Process roles"): the control API alone, with no
  * SIP or RTP socket. Call commands go to the engines through RemoteCallControl; the live call
  * list is read from the database, which the engines write, or with `cluster.redis_url` from
- * Redis (docs/CLUSTER.md "Live state in Redis"); recordings are read from the shared recordings
- * folder. Stops in order: not ready, requests drained, closed.
+ * Redis (docs/CLUSTER.md "Live state in Redis"), and its pages are served again for
+ * `api.live_list_cache_ms`; recordings are read from the shared recordings folder. Stops in
+ * order: not ready, requests drained, closed.
  */
 import type { TenantId } from '../common/ids.js';
+import type { CallPage } from '../control-api/routes/calls/calls.routes.js';
+import { LiveListCache } from '../control-api/routes/calls/live-list-cache.js';
 import { waitForDrain } from '../drain.js';
+import type { CallCommandResult, CallControl } from '../engine/calls/index.js';
 import { locateAddresses, ServerLocator } from '../engine/sip/index.js';
 import { bootstrapSandboxTenant, controlApiServer } from './control-api-server.js';
 import { openClusterState, redisLiveList, unavailableCounter, type UnavailableCounter } from './cluster-state.js';
@@ -17,6 +21,31 @@ import { RemoteCallControl } from './remote-call-control.js';
 
 /** Longest wait for an engine's answer: a hang-up waits for the call's end (BYE, or CANCEL and its 487). */
 const COMMAND_TIMEOUT_MS = 40_000;
+
+/**
+ * The tenant's cached list pages are dropped once each of its commands is answered (or failed:
+ * an engine that did not answer may have acted), so that its next list reads what the engine
+ * wrote: a tenant sees its own placed, held or hung-up call at once.
+ */
+function droppingPagesOnCommands(calls: CallControl, liveList: Pick<LiveListCache<unknown>, 'invalidate'>): CallControl {
+  const dropAfter = async (tenantId: TenantId, command: Promise<CallCommandResult>): Promise<CallCommandResult> => {
+    try {
+      return await command;
+    } finally {
+      liveList.invalidate(tenantId);
+    }
+  };
+  return {
+    place: (request) => dropAfter(request.tenantId, calls.place(request)),
+    hold: (tenantId, callId) => dropAfter(tenantId, calls.hold(tenantId, callId)),
+    unhold: (tenantId, callId) => dropAfter(tenantId, calls.unhold(tenantId, callId)),
+    sendDigits: (tenantId, callId, digits) => dropAfter(tenantId, calls.sendDigits(tenantId, callId, digits)),
+    hangup: (tenantId, callId) => dropAfter(tenantId, calls.hangup(tenantId, callId)),
+    transfer: (tenantId, callControlId, to) => dropAfter(tenantId, calls.transfer(tenantId, callControlId, to)),
+    sessionOf: (tenantId, callId) => calls.sessionOf(tenantId, callId),
+    carrierNames: () => calls.carrierNames(),
+  };
+}
 
 export async function startApiProcess(options: GatewayOptions): Promise<RoleProcess> {
   const { config, logger } = options;
@@ -38,14 +67,18 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   let draining = false;
   // Name resolution only (no socket is bound): the same RFC 3263 checks of sip_uri as an engine's.
   const locator = new ServerLocator();
-  const calls = new RemoteCallControl({
+  const remote = new RemoteCallControl({
     directory: live ? redisEngineDirectory(live, store.calls) : sqlEngineDirectory(store.nodes, store.calls, NODE_LIVE_WITHIN_MS),
     secret, timeoutMs: COMMAND_TIMEOUT_MS, logger: logger.child({ component: 'remote-calls' }),
   });
+  // docs/DECISIONS.md "The live call list of an api process": 0 reads the list on every request.
+  const freshForMs = config.api.live_list_cache_ms;
+  const liveListCache = freshForMs > 0 ? new LiveListCache<CallPage>({ freshForMs, clock: base.clock }) : undefined;
+  const calls = liveListCache ? droppingPagesOnCommands(remote, liveListCache) : remote;
   // The engines write a call's SIP trace to the shared store when the call ends; a live call's is
   // still in its engine's memory, so the API process serves traces of ended calls.
   const sipTraces = { read: (tenantId: TenantId, callId: string) => base.store.sipTraces.get(tenantId, callId) };
-  const api = controlApiServer({ ...base, calls, sipTraces, locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null), ...(live ? { rateLimitStore: live.client } : {}) });
+  const api = controlApiServer({ ...base, calls, sipTraces, ...(liveListCache ? { liveListCache } : {}), locateSip: (uri) => locateAddresses(locator, uri), notReadyReason: () => (draining ? 'draining' : null), ...(live ? { rateLimitStore: live.client } : {}) });
   let httpPort: number;
   try {
     httpPort = await api.listen();

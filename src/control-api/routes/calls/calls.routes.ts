@@ -12,6 +12,7 @@ import { historyFilter } from './call-history.js';
 import { presentSession } from './call-session.schemas.js';
 import { CallDetailSchema, CallSchema, ListCallsQuery, presentCall } from './calls.schemas.js';
 import { callInScope, carrierScopeOf, isInKeyScope } from './key-scope.js';
+import type { LiveListCache } from './live-list-cache.js';
 
 export interface CallRouteDeps {
   calls: Pick<CallRepository, 'list' | 'get'>;
@@ -21,7 +22,12 @@ export interface CallRouteDeps {
   clock: Clock;
   /** How long ended calls stay in `state=ended` lists. */
   liveWindowMs: number;
+  /** Pages of the live list (no `state`) served again for a short time: an `api` process's; every request reads without it. */
+  liveList?: LiveListCache<CallPage> | undefined;
 }
+
+/** The body of a page of `GET /v1/calls`. */
+export type CallPage = ReturnType<typeof envelope<ReturnType<typeof presentCall>>>;
 
 const TurnSchema = Type.Object({ role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), offset_s: Type.Number() });
 
@@ -38,9 +44,17 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
       async handle({ query, principal }) {
         const history = historyFilter(query, deps.clock.now() - deps.liveWindowMs);
         const filter = { state: query.state, direction: query.direction, ...history, carrier: carrierScopeOf(principal) };
-        const page = await deps.calls.list(principal.tenantId, filter,
-          { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) });
-        return { status: 200, body: envelope(page.items.map(presentCall), page.next) };
+        const request = { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) };
+        const read = async (): Promise<CallPage> => {
+          const page = await deps.calls.list(principal.tenantId, filter, request);
+          return envelope(page.items.map(presentCall), page.next);
+        };
+        // Without `state` there are no history filters either (historyFilter refuses them): the
+        // page is the key's scope, the direction and the paging alone.
+        const body = deps.liveList && query.state === undefined
+          ? await deps.liveList.page(principal.tenantId, JSON.stringify([filter.carrier, filter.direction ?? null, request.limit, request.after ?? null]), read)
+          : await read();
+        return { status: 200, body };
       },
     }),
     defineRoute({
