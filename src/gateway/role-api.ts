@@ -6,6 +6,7 @@
  * `api.live_list_cache_ms`; recordings are read from the shared recordings folder. Stops in
  * order: not ready, requests drained, closed.
  */
+import { Counter, type Registry } from 'prom-client';
 import type { TenantId } from '../common/ids.js';
 import type { CallPage } from '../control-api/routes/calls/calls.routes.js';
 import { LiveListCache } from '../control-api/routes/calls/live-list-cache.js';
@@ -47,6 +48,17 @@ function droppingPagesOnCommands(calls: CallControl, liveList: Pick<LiveListCach
   };
 }
 
+/** `vgw_api_live_list_pages_total{source}`: live list pages served, from the cache or read from the database. */
+function liveListPagesCounter(metrics: Registry): (source: 'cache' | 'database') => void {
+  const counter = new Counter({
+    name: 'vgw_api_live_list_pages_total',
+    help: 'Pages of the live call list (GET /v1/calls without state) this api process served, by source: cache (held, or a read under way shared) or database.',
+    labelNames: ['source'], registers: [metrics],
+  });
+  for (const source of ['cache', 'database']) counter.inc({ source }, 0);
+  return (source) => counter.inc({ source });
+}
+
 export async function startApiProcess(options: GatewayOptions): Promise<RoleProcess> {
   const { config, logger } = options;
   const secret = config.cluster.secret;
@@ -73,7 +85,7 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   });
   // docs/DECISIONS.md "The live call list of an api process": 0 reads the list on every request.
   const freshForMs = config.api.live_list_cache_ms;
-  const liveListCache = freshForMs > 0 ? new LiveListCache<CallPage>({ freshForMs, clock: base.clock }) : undefined;
+  const liveListCache = freshForMs > 0 ? new LiveListCache<CallPage>({ freshForMs, clock: base.clock, onServe: liveListPagesCounter(base.metrics) }) : undefined;
   const calls = liveListCache ? droppingPagesOnCommands(remote, liveListCache) : remote;
   // The engines write a call's SIP trace to the shared store when the call ends; a live call's is
   // still in its engine's memory, so the API process serves traces of ended calls.

@@ -162,6 +162,9 @@ t.test('a page is served again within the fresh-for time without reading the sto
   rig.clock.advance(1);
   t.same(ids(await get(rig, rig.sandboxKey)), [second.id, first.id], 'out of date at 250 ms: read again');
   t.equal(rig.reads.length, 2);
+  const metrics = await (await fetch(`${rig.base}/metrics`)).text();
+  t.match(metrics, /^vgw_api_live_list_pages_total\{source="cache"\} 2$/m, 'vgw_api_live_list_pages_total counts the pages served from the cache');
+  t.match(metrics, /^vgw_api_live_list_pages_total\{source="database"\} 2$/m, 'and those read');
 });
 
 t.test('requests for the same page that arrive together share one read', async (t) => {

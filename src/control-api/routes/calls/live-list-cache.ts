@@ -25,6 +25,8 @@ export interface LiveListCacheOptions {
   /** Pages kept at most, across tenants; the oldest is dropped for a new one. */
   maxPages?: number;
   clock: Pick<Clock, 'monotonic'>;
+  /** Told where each page came from: held (`cache`, a read under way included) or read now (`database`). */
+  onServe?: (source: 'cache' | 'database') => void;
 }
 
 /**
@@ -46,6 +48,7 @@ export class LiveListCache<P> {
   readonly #freshForMs: number;
   readonly #maxPages: number;
   readonly #clock: Pick<Clock, 'monotonic'>;
+  readonly #onServe: ((source: 'cache' | 'database') => void) | undefined;
   /** In the order their reads began, which is the order they go out of date. */
   readonly #entries = new Map<string, Entry<P>>();
   readonly #keysOf = new Map<TenantId, Set<string>>();
@@ -55,6 +58,7 @@ export class LiveListCache<P> {
     this.#freshForMs = options.freshForMs;
     this.#maxPages = Math.max(1, options.maxPages ?? DEFAULT_MAX_PAGES);
     this.#clock = options.clock;
+    this.#onServe = options.onServe;
   }
 
   /** Pages held (reads under way included). */
@@ -71,7 +75,11 @@ export class LiveListCache<P> {
     this.#dropStale(now);
     const key = JSON.stringify([tenantId, request]);
     const held = this.#entries.get(key);
-    if (held) return held.page;
+    if (held) {
+      this.#onServe?.('cache');
+      return held.page;
+    }
+    this.#onServe?.('database');
     const entry: Entry<P> = { tenantId, page: read(), staleAt: now + this.#freshForMs };
     this.#entries.set(key, entry);
     let keys = this.#keysOf.get(tenantId);
