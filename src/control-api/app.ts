@@ -16,12 +16,12 @@ import { BodyAdmission, type BodyAdmissionOptions } from './middleware/body-admi
 import { requestId } from './middleware/request-id.js';
 import { consoleFiles, type ConsoleFilesOptions } from './middleware/console-files.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute, SerializedJson } from './route.js';
 import { buildRouter } from './router.js';
 import type { Clock } from '../common/clock.js';
 import type { CallControl } from '../engine/calls/call-control.js';
 import type { AgentPlatforms, HostResolver, SipUriLocator } from './ports.js';
-import { callReadRoutes, type CallPage } from './routes/calls/calls.routes.js';
+import { callReadRoutes } from './routes/calls/calls.routes.js';
 import type { LiveListCache } from './routes/calls/live-list-cache.js';
 import { sipTraceRoutes, type SipTraceReader } from './routes/calls/sip-trace.routes.js';
 import { callCommandRoutes } from './routes/calls/calls-commands.routes.js';
@@ -84,7 +84,7 @@ export interface AppDeps {
   /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the endpoint answers 404 without. */
   sipTraces?: SipTraceReader;
   /** Pages of the live call list served again for a short time (an `api` process, docs/ARCHITECTURE.md "Process roles"); read per request when absent. */
-  liveListCache?: LiveListCache<CallPage> | undefined;
+  liveListCache?: LiveListCache<SerializedJson> | undefined;
   /** Committed call events of this process (the `all` role); without it the live stream reads the log every second. */
   eventBus?: EventBus | undefined;
   /** Routes of later features (calls, agents, ...), mounted beside the built-in ones. */

@@ -25,8 +25,22 @@ export interface RouteInput<B, Q, P, A extends RouteAuth> {
   ctx: Context & { state: ApiState };
 }
 
+/**
+ * A response body already serialised as JSON, sent as these bytes: for a page served many times
+ * over (the live call list of an api process), which would otherwise be serialised, and its length
+ * counted, on every request.
+ */
+export class SerializedJson {
+  private constructor(readonly bytes: Buffer) {}
+
+  static of(value: unknown): SerializedJson {
+    return new SerializedJson(Buffer.from(JSON.stringify(value)));
+  }
+}
+
 export interface RouteResult {
   status: number;
+  /** Serialised as JSON, unless it is {@link SerializedJson} already. */
   body?: unknown;
   headers?: Record<string, string>;
 }

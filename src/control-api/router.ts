@@ -13,7 +13,7 @@ import { authenticate, checkCsrf, type AuthDeps } from './middleware/tenant-auth
 import type { RequestRateLimiter } from './middleware/rate-limit.js';
 import { closeAfterAnswer, type BodyAdmission } from './middleware/body-admission.js';
 import { problems } from './problem.js';
-import type { AnyRoute } from './route.js';
+import { SerializedJson, type AnyRoute } from './route.js';
 
 export interface RouterDeps {
   auth: AuthDeps;
@@ -133,7 +133,13 @@ function mount(router: Router<ApiState>, route: AnyRoute, deps: RouterDeps): voi
     const result = await route.handle({ body, query, params, principal: ctx.state.principal, ctx });
     ctx.status = result.status;
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-    if (result.body !== undefined) ctx.body = result.body;
+    if (result.body instanceof SerializedJson) {
+      // The type first: Koa would call bytes without one application/octet-stream.
+      ctx.type = 'application/json';
+      ctx.body = result.body.bytes;
+    } else if (result.body !== undefined) {
+      ctx.body = result.body;
+    }
   };
 
   router.register(toKoaPath(route.path), [route.method], [guard, handler]);

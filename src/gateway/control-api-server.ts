@@ -15,7 +15,7 @@ import type { Config } from '../config/schema.js';
 import { createApp } from '../control-api/app.js';
 import { createApiServer } from '../control-api/http-server.js';
 import type { SipUriLocator } from '../control-api/ports.js';
-import type { CallPage } from '../control-api/routes/calls/calls.routes.js';
+import type { SerializedJson } from '../control-api/route.js';
 import type { LiveListCache } from '../control-api/routes/calls/live-list-cache.js';
 import type { SipTraceReader } from '../control-api/routes/calls/sip-trace.routes.js';
 import type { CallControl } from '../engine/calls/index.js';
@@ -94,7 +94,7 @@ export interface ControlApiDeps {
   /** Calls' SIP traces (docs/API.md "SIP trace of a call"); the route answers 404 without. */
   sipTraces?: SipTraceReader;
   /** The `api` process's cache of live call list pages; the list is read per request without it. */
-  liveListCache?: LiveListCache<CallPage>;
+  liveListCache?: LiveListCache<SerializedJson>;
   /** Why the process takes no new work (draining), or null. */
   notReadyReason: () => string | null;
   /** `health`: only /healthz, /readyz and /metrics (an engine process). */

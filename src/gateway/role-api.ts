@@ -8,7 +8,7 @@
  */
 import { Counter, type Registry } from 'prom-client';
 import type { TenantId } from '../common/ids.js';
-import type { CallPage } from '../control-api/routes/calls/calls.routes.js';
+import type { SerializedJson } from '../control-api/route.js';
 import { LiveListCache } from '../control-api/routes/calls/live-list-cache.js';
 import { waitForDrain } from '../drain.js';
 import type { CallCommandResult, CallControl } from '../engine/calls/index.js';
@@ -85,7 +85,7 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   });
   // docs/DECISIONS.md "The live call list of an api process": 0 reads the list on every request.
   const freshForMs = config.api.live_list_cache_ms;
-  const liveListCache = freshForMs > 0 ? new LiveListCache<CallPage>({ freshForMs, clock: base.clock, onServe: liveListPagesCounter(base.metrics) }) : undefined;
+  const liveListCache = freshForMs > 0 ? new LiveListCache<SerializedJson>({ freshForMs, clock: base.clock, onServe: liveListPagesCounter(base.metrics) }) : undefined;
   const calls = liveListCache ? droppingPagesOnCommands(remote, liveListCache) : remote;
   // The engines write a call's SIP trace to the shared store when the call ends; a live call's is
   // still in its engine's memory, so the API process serves traces of ended calls.

@@ -158,12 +158,15 @@ t.test('a page is served again within the fresh-for time without reading the sto
   rig.clock.advance(249);
   t.same(ids(await get(rig, rig.sandboxKey)), [first.id], 'still fresh 249 ms after its read');
   t.equal(rig.reads.length, 1, 'no store read for either');
+  const held = await fetch(`${rig.base}/v1/calls`, { headers: { authorization: `Bearer ${rig.sandboxKey}` } });
+  t.equal(held.headers.get('content-type'), 'application/json; charset=utf-8', 'a held page is JSON as a page read is');
+  t.same(ids(await held.json() as CallPage), [first.id]);
 
   rig.clock.advance(1);
   t.same(ids(await get(rig, rig.sandboxKey)), [second.id, first.id], 'out of date at 250 ms: read again');
   t.equal(rig.reads.length, 2);
   const metrics = await (await fetch(`${rig.base}/metrics`)).text();
-  t.match(metrics, /^vgw_api_live_list_pages_total\{source="cache"\} 2$/m, 'vgw_api_live_list_pages_total counts the pages served from the cache');
+  t.match(metrics, /^vgw_api_live_list_pages_total\{source="cache"\} 3$/m, 'vgw_api_live_list_pages_total counts the pages served from the cache');
   t.match(metrics, /^vgw_api_live_list_pages_total\{source="database"\} 2$/m, 'and those read');
 });
 

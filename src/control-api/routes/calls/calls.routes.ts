@@ -5,7 +5,7 @@ import type { CallControl } from '../../../engine/calls/call-control.js';
 import type { CallRepository, TranscriptRepository } from '../../../storage/index.js';
 import { DEFAULT_LIMIT, decodeCursor, envelope, pageEnvelope } from '../../pagination.js';
 import { problems } from '../../problem.js';
-import { defineRoute, type AnyRoute } from '../../route.js';
+import { defineRoute, SerializedJson, type AnyRoute } from '../../route.js';
 import { IdParams } from '../agents/agents.schemas.js';
 import { callDetailRecord } from '../../../engine/calls/call-record.js';
 import { historyFilter } from './call-history.js';
@@ -22,12 +22,12 @@ export interface CallRouteDeps {
   clock: Clock;
   /** How long ended calls stay in `state=ended` lists. */
   liveWindowMs: number;
-  /** Pages of the live list (no `state`) served again for a short time: an `api` process's; every request reads without it. */
-  liveList?: LiveListCache<CallPage> | undefined;
+  /**
+   * Pages of the live list (no `state`) served again for a short time, as serialised: an `api`
+   * process's; every request reads without it.
+   */
+  liveList?: LiveListCache<SerializedJson> | undefined;
 }
-
-/** The body of a page of `GET /v1/calls`. */
-export type CallPage = ReturnType<typeof envelope<ReturnType<typeof presentCall>>>;
 
 const TurnSchema = Type.Object({ role: Type.Union([Type.Literal('caller'), Type.Literal('agent')]), text: Type.String(), offset_s: Type.Number() });
 
@@ -45,14 +45,14 @@ export function callReadRoutes(deps: CallRouteDeps): AnyRoute[] {
         const history = historyFilter(query, deps.clock.now() - deps.liveWindowMs);
         const filter = { state: query.state, direction: query.direction, ...history, carrier: carrierScopeOf(principal) };
         const request = { limit: query.limit ?? DEFAULT_LIMIT, after: decodeCursor(query.cursor) };
-        const read = async (): Promise<CallPage> => {
+        const read = async (): Promise<ReturnType<typeof envelope>> => {
           const page = await deps.calls.list(principal.tenantId, filter, request);
           return envelope(page.items.map(presentCall), page.next);
         };
         // Without `state` there are no history filters either (historyFilter refuses them): the
         // page is the key's scope, the direction and the paging alone.
         const body = deps.liveList && query.state === undefined
-          ? await deps.liveList.page(principal.tenantId, JSON.stringify([filter.carrier, filter.direction ?? null, request.limit, request.after ?? null]), read)
+          ? await deps.liveList.page(principal.tenantId, JSON.stringify([filter.carrier, filter.direction ?? null, request.limit, request.after ?? null]), async () => SerializedJson.of(await read()))
           : await read();
         return { status: 200, body };
       },
