@@ -1,0 +1,3 @@
+-- PostgreSQL's 024 declares the event tables' id and time columns COLLATE "C", which its 020 left
+-- to the database's default collation. SQLite compares text byte by byte (BINARY) already: nothing
+-- to change here, the version is kept so that both folders hold the same numbered files.
