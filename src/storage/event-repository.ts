@@ -49,9 +49,14 @@ function typeParams(type: string | undefined): { type_exact: string | null; type
 }
 // Each CAST gives PostgreSQL the type of a parameter it first meets in `IS NULL`, where it cannot
 // infer one (as in KEYSET_SQL): without them it refuses to prepare the statement at all.
-const FILTER_SQL = `(CAST(@type_exact AS TEXT) IS NULL OR type = @type_exact)
-  AND (CAST(@type_prefix AS TEXT) IS NULL OR type LIKE @type_prefix ESCAPE '\\')
-  AND (CAST(@call_id AS TEXT) IS NULL OR call_id = @call_id)`;
+const TYPE_SQL = `(CAST(@type_exact AS TEXT) IS NULL OR type = @type_exact)
+  AND (CAST(@type_prefix AS TEXT) IS NULL OR type LIKE @type_prefix ESCAPE '\\')`;
+/**
+ * The filter as SQL. A call's filter is written out rather than as "NULL or equal", so that a
+ * call's events are read from `events_tenant_call` instead of walking all of its tenant's.
+ */
+const filterSql = (filter: EventFilter): string => (filter.callId === undefined ? TYPE_SQL : `${TYPE_SQL} AND call_id = @call_id`);
+const callParam = (filter: EventFilter): { call_id?: string } => (filter.callId === undefined ? {} : { call_id: filter.callId });
 
 export class EventRepository {
   readonly #db: SqlExecutor;
@@ -102,8 +107,8 @@ export class EventRepository {
   /** A page of the tenant's log, newest first. */
   async list(tenantId: TenantId, filter: EventFilter, page: PageRequest): Promise<Page<EventRecord>> {
     const rows = await this.#db.all<Row>(
-      `SELECT ${COLUMNS} FROM events WHERE tenant_id = @tenant_id AND ${FILTER_SQL} AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
-      { tenant_id: tenantId, ...typeParams(filter.type), call_id: filter.callId ?? null, ...keysetParams(page.after), limit: page.limit + 1 },
+      `SELECT ${COLUMNS} FROM events WHERE tenant_id = @tenant_id AND ${filterSql(filter)} AND ${KEYSET_SQL} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      { tenant_id: tenantId, ...typeParams(filter.type), ...callParam(filter), ...keysetParams(page.after), limit: page.limit + 1 },
     );
     const { items, next } = toPage(rows, page.limit);
     return { items: items.map(toRecord), next };
@@ -112,8 +117,8 @@ export class EventRepository {
   /** The tenant's events after `afterSeq` (a `Last-Event-ID`), oldest first, at most `limit`. */
   async after(tenantId: TenantId, afterSeq: number, filter: EventFilter, limit: number): Promise<EventRecord[]> {
     const rows = await this.#db.all<Row>(
-      `SELECT ${COLUMNS} FROM events WHERE tenant_id = @tenant_id AND seq > @after AND ${FILTER_SQL} ORDER BY seq LIMIT @limit`,
-      { tenant_id: tenantId, after: afterSeq, ...typeParams(filter.type), call_id: filter.callId ?? null, limit },
+      `SELECT ${COLUMNS} FROM events WHERE tenant_id = @tenant_id AND seq > @after AND ${filterSql(filter)} ORDER BY seq LIMIT @limit`,
+      { tenant_id: tenantId, after: afterSeq, ...typeParams(filter.type), ...callParam(filter), limit },
     );
     return rows.map(toRecord);
   }

@@ -9,6 +9,7 @@ import { SessionRepository } from './session-repository.js';
 import { SipTraceRepository } from './sip-trace-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
+import { EventRepository } from './event-repository.js';
 import { SqliteDatabase } from './sql/sqlite-database.js';
 import type { TenantId } from '../common/ids.js';
 import { callRecord } from '../../test/support/call-records.js';
@@ -153,5 +154,17 @@ t.test('the live list read from the database (the api role) walks the partial in
   const plan = planOf(db, list).join('\n');
   t.match(plan, /USING INDEX calls_tenant_live/);
   t.notMatch(plan, /TEMP B-TREE/, 'no sort of every live call per page');
+  t.end();
+});
+
+t.test("docs/EVENTS.md \"Event log\": a call's events are read through the tenant's call index, bounded by the call", async (t) => {
+  const { db, statements } = recordingDatabase();
+  t.teardown(() => db.close());
+  const events = new EventRepository(new SqliteDatabase(db), new FakeClock(Date.parse('2026-03-01T09:00:00.000Z')));
+  await events.list(T, { callId: 'call_x' }, { limit: 10 });
+  await events.list(T, { type: 'call.*', callId: 'call_x' }, { limit: 10, after: { createdAt: '2026-03-01T09:00:00.000Z', id: 'evt_x' } });
+  const byCall = [...statements].filter((sql) => /FROM events WHERE tenant_id/.test(sql));
+  t.equal(byCall.length, 1, 'one statement, with a type filter or without');
+  for (const sql of byCall) t.match(planOf(db, sql).join('\n'), /USING INDEX events_tenant_call \(tenant_id=\? AND call_id=\?/);
   t.end();
 });

@@ -185,6 +185,18 @@ t.test("the senders' reads and claims of due deliveries walk the partial indexes
   for (const sql of ordered) t.match(await planOf(sql), /"Index Name":"event_deliveries_call_order"/, `the earlier delivery found by its order: ${brief(sql)}`);
 });
 
+t.test("a call's events are read through the tenant's call index, not by walking all of the tenant's events", async (t) => {
+  const rig = await planRig(t);
+  if (!rig) return;
+  const byCall = rig.statements.filter((sql) => /FROM events WHERE tenant_id/.test(sql) && /call_id = @call_id/.test(sql) && /ORDER BY created_at DESC/.test(sql));
+  t.ok(byCall.length >= 1, `${byCall.length} reads of the event log filtered by call`);
+  for (const sql of byCall) {
+    // The call bounds the index read (an Index Cond on call_id), not just filters what it returns.
+    const plan = JSON.stringify(await genericPlan(rig.client, translatePlaceholders(sql).text));
+    t.match(plan, /"Index Name":"events_tenant_call"[^}]*"Index Cond":"[^"]*\(?call_id = /, brief(sql));
+  }
+});
+
 t.test('a deleted row never makes PostgreSQL scan a growing table for the rows that refer to it', async (t) => {
   const rig = await planRig(t);
   if (!rig) return;
