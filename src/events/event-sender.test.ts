@@ -38,6 +38,8 @@ interface RigOptions {
   pollMs?: number;
   /** The sender is the outbox's only one (the `all` role): no claims. */
   ownsOutbox?: boolean;
+  /** Awaited before each write of outcomes (a slow store). */
+  beforeRecord?: () => Promise<void>;
 }
 
 async function rig(t: Test, options: RigOptions = {}) {
@@ -49,7 +51,7 @@ async function rig(t: Test, options: RigOptions = {}) {
     const deliveries: EventSenderOptions['deliveries'] = {
       scan: (...a) => { options.onScan?.(); return eventDeliveries.scan(...a); },
       dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCall: (...a) => eventDeliveries.nextOfCall(...a), claim: (...a) => eventDeliveries.claim(...a),
-      stillDue: (...a) => eventDeliveries.stillDue(...a), releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: (...a) => eventDeliveries.recordAttempts(...a),
+      stillDue: (...a) => eventDeliveries.stillDue(...a), releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: async (...a) => { await options.beforeRecord?.(); return eventDeliveries.recordAttempts(...a); },
     };
     const worker = new EventSender({
       deliveries, nodeId, ownsOutbox: options.ownsOutbox ?? false, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
@@ -297,4 +299,30 @@ t.test('the one sender of an outbox writes no claim, and still starts only deliv
   answers.shift()!();
   await until('idle', () => worker.inFlight === 0);
   t.same(got.map((d) => d.id), [first!.id, second!.id], 'each once');
+});
+
+t.test('an answer frees its slot before its outcome is written, and the delivery answered is not sent again meanwhile', async (t) => {
+  let open: () => void = () => undefined;
+  let gate: Promise<void> | null = new Promise<void>((resolve) => { open = resolve; });
+  const { store, sender } = await rig(t, { ownsOutbox: true, limits: { perEndpoint: 1, perHealthyEndpoint: 1 }, beforeRecord: () => gate ?? Promise.resolve() });
+  const { fixture, got } = await receiver(t, () => 204);
+  const tenant = (await store.tenants.create('acme')).id;
+  await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
+  const [first] = await appendCallEvents(store, tenant, 'call_a', ['call.initiated']);
+  const [second] = await appendCallEvents(store, tenant, 'call_b', ['call.initiated']);
+  const worker = sender(fixture.ca);
+  worker.start();
+  // One slot for the endpoint: call_b's event goes out while call_a's outcome is still unwritten.
+  await until('both sent', () => got.length === 2);
+  t.same(got.map((d) => d.id), [first!.id, second!.id]);
+  t.equal((await store.eventDeliveries.due(10)).length, 2, 'both outcomes still unwritten: storage reads both as due');
+  worker.wake();
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(got.length, 2, 'a scan meanwhile starts neither again');
+  t.ok(worker.inFlight > 0, 'and the sender is not idle until they are written');
+  gate = null;
+  open();
+  await until('idle', () => worker.inFlight === 0);
+  t.same(await store.eventDeliveries.due(10), [], 'both recorded delivered');
+  t.equal(got.length, 2, 'each sent once');
 });

@@ -77,6 +77,11 @@ export class EventSender {
    * not all be held, and the endpoints (with their tenant) of which it read only its cap.
    */
   #unread: { stale: boolean; truncated: boolean; endpoints: Map<string, TenantId> } = { stale: true, truncated: false, endpoints: new Map() };
+  /**
+   * Deliveries answered whose outcome is not written yet: their slot is free (see {@link #attempt}),
+   * but storage still reads them as pending, so they are kept from being read and started again.
+   */
+  readonly #unsettled = new Set<number>();
   readonly #attempts = new Set<Promise<void>>();
   #timer: TimerHandle | null = null;
   #working: Promise<void> | null = null;
@@ -108,9 +113,9 @@ export class EventSender {
     this.#work();
   }
 
-  /** Deliveries in flight now. */
+  /** Deliveries in flight now, or answered and their outcome not yet written. */
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#inFlight.size + this.#unsettled.size;
   }
 
   /** Stops looking for deliveries and waits for those in flight (each ends within its time-out). */
@@ -192,7 +197,7 @@ export class EventSender {
   /** Keeps deliveries read as due until there is room for them; past its bound, a scan finds the rest. */
   #hold(due: readonly DueDelivery[]): void {
     for (const d of due) {
-      if (this.#inFlight.has(d.id)) continue;
+      if (this.#inFlight.has(d.id) || this.#unsettled.has(d.id)) continue;
       if (this.#waiting.size >= MAX_HELD && !this.#waiting.has(d)) {
         this.#unread.truncated = true;
         continue;
@@ -229,7 +234,7 @@ export class EventSender {
       this.#unread.stale = true;
       this.#o.logger.error({ err, event_id: d.event_id, endpoint_id: d.endpoint_id }, 'an event delivery could not be recorded');
     }).finally(() => {
-      this.#inFlight.give(d);
+      this.#unsettled.delete(d.id);
       this.#attempts.delete(attempt);
       this.#work();
     });
@@ -237,10 +242,19 @@ export class EventSender {
   }
 
   async #attempt(d: DueDelivery): Promise<void> {
-    const secrets = await this.#book.secrets(d.tenant_id, d.endpoint_id);
-    if (!secrets) return;
-    const result = await this.#o.sender.deliver({ url: d.url, eventId: d.event_id, eventType: d.event_type, body: d.payload, secrets });
-    this.#inFlight.answered(d.endpoint_id, result.ok);
+    let result: DeliveryResult | undefined;
+    try {
+      const secrets = await this.#book.secrets(d.tenant_id, d.endpoint_id);
+      if (!secrets) return;
+      result = await this.#o.sender.deliver({ url: d.url, eventId: d.event_id, eventType: d.event_type, body: d.payload, secrets });
+      this.#inFlight.answered(d.endpoint_id, result.ok);
+    } finally {
+      // The slot is free at the answer: another delivery starts while this outcome is written
+      // with the others of this turn (AttemptBook), the call's next event waiting for it.
+      this.#unsettled.add(d.id);
+      this.#inFlight.give(d);
+      this.#work();
+    }
     const now = this.#o.clock.now();
     const next = result.ok ? null : nextAttemptAt(d.attempts + 1, now, Date.parse(d.window_started_at), this.#o.random);
     const state = await this.#book.record(d, {
