@@ -118,12 +118,7 @@ export class EventDeliveryRepository {
    * writes, on PostgreSQL after waiting for the other claimer's commit), so each is sent by one.
    */
   async claim(ids: readonly number[], claimant: DeliveryClaimant): Promise<Set<number>> {
-    if (ids.length === 0) return new Set();
-    const { dialect } = this.#db;
-    const rows = await this.#db.all<{ id: number | string }>(claimSql(dialect), {
-      ids: listParam(dialect, ids), by: claimant.by, until: isoTime(this.#clock.now() + claimant.forMs), now: isoNow(this.#clock),
-    });
-    return new Set(rows.map((r) => Number(r.id)));
+    return this.#stillDueOf(claimSql, ids, { by: claimant.by, until: isoTime(this.#clock.now() + claimant.forMs) });
   }
 
   /**
@@ -132,9 +127,14 @@ export class EventDeliveryRepository {
    * role on its own SQLite file), whose deliveries in flight are known in its memory.
    */
   async stillDue(ids: readonly number[]): Promise<Set<number>> {
+    return this.#stillDueOf(stillDueSql, ids, {});
+  }
+
+  /** The ids that `sql` (claimSql or stillDueSql) returns of `ids`: those still due now. */
+  async #stillDueOf(sql: (dialect: SqlExecutor['dialect']) => string, ids: readonly number[], params: object): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
     const { dialect } = this.#db;
-    const rows = await this.#db.all<{ id: number | string }>(stillDueSql(dialect), { ids: listParam(dialect, ids), now: isoNow(this.#clock) });
+    const rows = await this.#db.all<{ id: number | string }>(sql(dialect), { ...params, ids: listParam(dialect, ids), now: isoNow(this.#clock) });
     return new Set(rows.map((r) => Number(r.id)));
   }
 
