@@ -82,6 +82,8 @@ export interface PacedLoadRequest {
   key?: string;
   rate: number;
   seconds: number;
+  /** The client's scheduling priority (nice, -20 to 19); unset: inherited. */
+  priority?: number;
 }
 
 /** An even-rate run: times from each request's due time (see paced-client.ts). */

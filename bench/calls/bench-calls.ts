@@ -17,7 +17,8 @@
  *
  * `--roles` measures the list API with calls carrying audio from one process and from an `api`
  * process beside an `engine` (roles.ts): BENCH_CALLS_ROLES_CALLS (300), BENCH_CALLS_API_SECONDS,
- * BENCH_CALLS_DATABASE_URL (a PostgreSQL URL both layouts use; default SQLite).
+ * BENCH_CALLS_DATABASE_URL (a PostgreSQL URL both layouts use; default SQLite), BENCH_CALLS_API_PRIORITY
+ * (a nice value for the process answering the API and the clients measuring it).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       const report = await rolesRun({
         root: source.root, dir, farEnds, agent, calls: num('BENCH_CALLS_ROLES_CALLS', 300), rate: API_RATE, seconds: API_SECONDS,
         databaseUrl: process.env.BENCH_CALLS_DATABASE_URL, nodeArgs: GATEWAY_NODE_ARGS,
+        ...(process.env.BENCH_CALLS_API_PRIORITY ? { apiPriority: Number(process.env.BENCH_CALLS_API_PRIORITY) } : {}),
       });
       const out = { machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() }, gateway: source.label, ...report };
       console.log(JSON.stringify(out));

@@ -143,3 +143,64 @@ export async function gatewayMetrics(base: string): Promise<GatewayMetrics> {
     lagMaxMs: metric('vgw_nodejs_eventloop_lag_max_seconds') * 1000,
   };
 }
+
+/** What the process answering the API saw of a window, from its own /metrics. */
+export interface ServerSide {
+  /** Requests to `route` it answered in the window, and the share that took it over 10 ms, arrival to answer. */
+  requests: number;
+  over10ms: number;
+  /** Its garbage collections' pauses over the window, in all (ms), and its event loop's delay (prom-client samples every 10 ms, so an idle loop reads about 10 ms). */
+  gcMs: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+  /** Its CPU (cores) and the share of the window its main thread was runnable but waited for a core. */
+  cores: number;
+  runQueueWait: number;
+}
+
+/**
+ * Starts a window on the process `pid` at `base` (its event-loop histogram resets on this scrape);
+ * the function returned ends it. The process's own view of its answers, beside the client's,
+ * tells its work apart from the wait for a core on a shared host.
+ */
+export async function serverSideWindow(pid: number, base: string, route: string): Promise<() => Promise<ServerSide>> {
+  const scrape = async (): Promise<string> => (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
+  const sum = (text: string, name: string, labels: (l: string) => boolean): number =>
+    [...text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, 'gm'))].filter((m) => labels(m[1]!)).reduce((s, m) => s + Number(m[2]), 0);
+  const ofRoute = (l: string): boolean => l.includes('method="GET"') && l.includes(`route="${route}"`);
+  const read = (text: string) => ({
+    count: sum(text, 'vgw_http_request_duration_seconds_count', ofRoute),
+    within10ms: sum(text, 'vgw_http_request_duration_seconds_bucket', (l) => ofRoute(l) && l.includes('le="0.01"')),
+    gcSeconds: sum(text, 'vgw_nodejs_gc_duration_seconds_sum', () => true),
+  });
+  const cpu = cpuMeter({ gateway: pid, agent: pid, sipps: [] });
+  const start = read(await scrape());
+  return async () => {
+    const used = cpu();
+    const text = await scrape();
+    const end = read(text);
+    const requests = end.count - start.count;
+    const metric = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    return {
+      requests, over10ms: requests > 0 ? 1 - (end.within10ms - start.within10ms) / requests : 0, gcMs: (end.gcSeconds - start.gcSeconds) * 1000,
+      lagP99Ms: metric('vgw_nodejs_eventloop_lag_p99_seconds') * 1000, lagMaxMs: metric('vgw_nodejs_eventloop_lag_max_seconds') * 1000,
+      cores: used.gateway, runQueueWait: used.gatewayRunQueueWait,
+    };
+  };
+}
+
+/**
+ * Starts a window on the host's CPU time (/proc/stat); the function returned gives the share the
+ * hypervisor took from this machine's cores over it (steal), which no priority inside can win back.
+ */
+export function stealWindow(): () => number {
+  const read = (): { steal: number; total: number } => {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { steal: fields[7] ?? 0, total: fields.reduce((s, v) => s + v, 0) };
+  };
+  const start = read();
+  return () => {
+    const end = read();
+    return end.total > start.total ? (end.steal - start.steal) / (end.total - start.total) : 0;
+  };
+}

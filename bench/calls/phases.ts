@@ -6,7 +6,7 @@
 import { runApiLoad, runPacedLoad, percentile, type ApiLoadResult, type PacedLoadResult } from './api-load.js';
 import type { CallDriver, PlacedCall } from './call-driver.js';
 import {
-  audioWindow, cpuMeter, gatewayMetrics, load1, rssMedian, sleep, udpReceiveBufferErrors, type AudioWindow, type CpuUse, type Watched,
+  audioWindow, cpuMeter, gatewayMetrics, load1, rssMedian, sleep, udpReceiveBufferErrors, type AudioWindow, type CpuUse, type Watched, serverSideWindow, stealWindow, type ServerSide,
 } from './measure.js';
 import type { GatewayProcess, LoadAgent } from './processes.js';
 
@@ -146,6 +146,10 @@ export interface ApiUnderLoad {
   media: number;
   /** The figure judged: an even rate from a client process of its own. */
   paced: PacedLoadResult;
+  /** The paced run as the process answering saw it. */
+  serverSide: ServerSide;
+  /** Share of the host's CPU time the hypervisor took over the paced run. */
+  hostSteal: number;
   /** autocannon at the same `overallRate`, right after, for reference (see {@link runPacedLoad}). */
   autocannon: ApiLoadResult;
   /** Gateway figures over the paced run. */
@@ -161,18 +165,23 @@ export interface ApiUnderLoad {
  * One API measurement: `path` at `rate` for `seconds` from the paced client (with the gateway's
  * CPU and, when `withAudio` names calls, their agents' audio over it), then autocannon.
  */
-export async function apiRun(ctx: BenchContext, label: string, path: string, o: { key?: string; rate: number; seconds: number; ringing: number; withAudio: ReadonlySet<string> | null }): Promise<ApiUnderLoad> {
+export async function apiRun(ctx: BenchContext, label: string, path: string, o: { key?: string; rate: number; seconds: number; ringing: number; withAudio: ReadonlySet<string> | null; clientPriority?: number }): Promise<ApiUnderLoad> {
   const cpu = cpuMeter(ctx.watched);
   const rss = rssMedian(ctx.gw.pid, 5, 1000);
   const request = { base: ctx.gw.base, path, rate: o.rate, seconds: o.seconds, ...(o.key ? { key: o.key } : {}) };
+  const paceRequest = { ...request, ...(o.clientPriority !== undefined ? { priority: o.clientPriority } : {}) };
+  const server = await serverSideWindow(ctx.gw.pid, ctx.gw.base, new URL(path, ctx.gw.base).pathname);
+  const steal = stealWindow();
   let paced: PacedLoadResult | undefined;
-  const audio = o.withAudio ? await audioWindow(ctx.agent, o.withAudio, 0, ctx.threshold, async () => { paced = await runPacedLoad(request); }) : null;
-  paced ??= await runPacedLoad(request);
+  const audio = o.withAudio ? await audioWindow(ctx.agent, o.withAudio, 0, ctx.threshold, async () => { paced = await runPacedLoad(paceRequest); }) : null;
+  paced ??= await runPacedLoad(paceRequest);
+  const hostSteal = steal();
+  const serverSide = await server();
   const used = cpu();
   const rssKiB = await rss;
   const autocannon = await runApiLoad({ ...request, label, connections: 50 });
-  const entry: ApiUnderLoad = { label, path, ringing: o.ringing, media: o.withAudio?.size ?? 0, paced, autocannon, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB, audio, load: load1() };
-  console.log(`API ${label}: paced ${paced.requests} requests (${paced.sentRate.toFixed(0)}/s), non-2xx ${paced.non2xx}, errors ${paced.errors}, p50 ${paced.p50.toFixed(2)} ms, p99 ${paced.p99.toFixed(2)} ms (client late p99 ${paced.generatorLateP99.toFixed(2)} ms); autocannon p50 ${autocannon.p50.toFixed(2)} ms, p99 ${autocannon.p99.toFixed(2)} ms; gateway ${entry.gatewayCores.toFixed(2)} cores, rss ${(rssKiB / 1024).toFixed(0)} MiB`);
+  const entry: ApiUnderLoad = { label, path, ringing: o.ringing, media: o.withAudio?.size ?? 0, paced, serverSide, hostSteal, autocannon, gatewayCores: used.gateway, gatewayWait: used.gatewayRunQueueWait, rssKiB, audio, load: load1() };
+  console.log(`API ${label}: paced ${paced.requests} requests (${paced.sentRate.toFixed(0)}/s), non-2xx ${paced.non2xx}, errors ${paced.errors}, p50 ${paced.p50.toFixed(2)} ms, p99 ${paced.p99.toFixed(2)} ms (client late p99 ${paced.generatorLateP99.toFixed(2)} ms; in the process ${(serverSide.over10ms * 100).toFixed(2)} % over 10 ms, GC ${serverSide.gcMs.toFixed(0)} ms, loop lag p99 ${serverSide.lagP99Ms.toFixed(1)} ms, max ${serverSide.lagMaxMs.toFixed(1)} ms, ${serverSide.cores.toFixed(2)} cores, waited for one ${(serverSide.runQueueWait * 100).toFixed(1)} % of the time; host steal ${(hostSteal * 100).toFixed(1)} %); autocannon p50 ${autocannon.p50.toFixed(2)} ms, p99 ${autocannon.p99.toFixed(2)} ms; gateway ${entry.gatewayCores.toFixed(2)} cores, rss ${(rssKiB / 1024).toFixed(0)} MiB`);
   return entry;
 }
 

@@ -3,11 +3,14 @@
  * while calls carry agent audio, first from one `all` process, then from an `api` process while an
  * `engine` process on the same machine carries the calls (docs/ARCHITECTURE.md "Process roles"),
  * in one run, over the same far ends and load agent. With BENCH_CALLS_DATABASE_URL both layouts
- * run on that PostgreSQL database instead of SQLite files.
+ * run on that PostgreSQL database instead of SQLite files. With BENCH_CALLS_API_PRIORITY (a nice
+ * value, -20 to 19; below 0 needs root) the process answering the API and the clients measuring
+ * it run at that priority.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setPriority } from 'node:os';
 import { freePort } from '../../test/support/sip-sipp.js';
 import { CallDriver } from './call-driver.js';
 import type { FarEnd } from './far-ends.js';
@@ -29,11 +32,18 @@ export interface RolesOptions {
   databaseUrl: string | undefined;
   /** Extra node flags for every gateway process (a CPU profile). */
   nodeArgs?: string[];
+  /**
+   * A scheduling priority (nice) for the process answering the API in both layouts, and for the
+   * clients measuring it: what an operator sharing one machine between the roles would give the
+   * `api` process. Unset: every process at the priority it inherits.
+   */
+  apiPriority?: number;
 }
 
 export interface RolesReport {
   store: 'sqlite' | 'postgres';
   calls: number;
+  apiPriority: number | null;
   /** One `all` process: the API shares its event loop with the calls' media. */
   single: ApiUnderLoad;
   /** The `api` process, the calls on an `engine` process beside it. */
@@ -44,6 +54,7 @@ export interface RolesReport {
 
 /** Places `calls` media calls through `api`, waits for their agents, measures the list, hangs up. */
 async function measureWith(o: RolesOptions, api: GatewayProcess, engine: GatewayProcess, label: string): Promise<{ result: ApiUnderLoad; engineCores: number }> {
+  if (o.apiPriority !== undefined) setPriority(api.pid, o.apiPriority);
   const driver = new CallDriver(api.base, api.apiKey, o.agent.url);
   driver.startPolling();
   const ctx: BenchContext = {
@@ -59,7 +70,7 @@ async function measureWith(o: RolesOptions, api: GatewayProcess, engine: Gateway
     await sleep(2000);
     // The engine's CPU is what `watched.gateway` meters; the API figures are the process answering.
     const result = await apiRun(ctx, `${label}, ${ok.length} calls with agents`, '/v1/calls?limit=50', {
-      key: api.apiKey, rate: o.rate, seconds: o.seconds, ringing: 0, withAudio: new Set(ok),
+      key: api.apiKey, rate: o.rate, seconds: o.seconds, ringing: 0, withAudio: new Set(ok), ...(o.apiPriority !== undefined ? { clientPriority: o.apiPriority } : {}),
     });
     return { result, engineCores: result.gatewayCores };
   } finally {
@@ -70,6 +81,8 @@ async function measureWith(o: RolesOptions, api: GatewayProcess, engine: Gateway
 }
 
 export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
+  // autocannon runs in this process.
+  if (o.apiPriority !== undefined) setPriority(o.apiPriority);
   const env: Record<string, string> = o.databaseUrl ? { VGW_DATABASE_URL: o.databaseUrl } : {};
   const carriers = carriersYaml(o.farEnds);
   const rtp = { min: 20000, max: 29999 };
@@ -102,7 +115,7 @@ export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
     });
     try {
       const { result, engineCores } = await measureWith(o, api, engine, 'api process, calls on an engine process');
-      return { store: o.databaseUrl ? 'postgres' : 'sqlite', calls: o.calls, single: singleResult, split: result, engineCores };
+      return { store: o.databaseUrl ? 'postgres' : 'sqlite', calls: o.calls, apiPriority: o.apiPriority ?? null, single: singleResult, split: result, engineCores };
     } finally {
       await api.stop();
     }
