@@ -48,15 +48,18 @@ function droppingPagesOnCommands(calls: CallControl, liveList: Pick<LiveListCach
   };
 }
 
-/** `vgw_api_live_list_pages_total{source}`: live list pages served, from the cache or read from the database. */
-function liveListPagesCounter(metrics: Registry): (source: 'cache' | 'database') => void {
+/**
+ * `vgw_api_live_list_pages_total{source}`: live list pages served, from the cache or read from
+ * where the live list is kept (`listSource`: the database, or Redis in a cluster).
+ */
+function liveListPagesCounter(metrics: Registry, listSource: 'database' | 'redis'): (served: 'cache' | 'read') => void {
   const counter = new Counter({
     name: 'vgw_api_live_list_pages_total',
-    help: 'Pages of the live call list (GET /v1/calls without state) this api process served, by source: cache (held, or a read under way shared) or database.',
+    help: 'Pages of the live call list (GET /v1/calls without state) this api process served, by source: cache (held, or a read under way shared), or database or redis (read).',
     labelNames: ['source'], registers: [metrics],
   });
-  for (const source of ['cache', 'database']) counter.inc({ source }, 0);
-  return (source) => counter.inc({ source });
+  for (const source of ['cache', listSource]) counter.inc({ source }, 0);
+  return (served) => counter.inc({ source: served === 'cache' ? 'cache' : listSource });
 }
 
 export async function startApiProcess(options: GatewayOptions): Promise<RoleProcess> {
@@ -85,7 +88,7 @@ export async function startApiProcess(options: GatewayOptions): Promise<RoleProc
   });
   // docs/DECISIONS.md "The live call list of an api process": 0 reads the list on every request.
   const freshForMs = config.api.live_list_cache_ms;
-  const liveListCache = freshForMs > 0 ? new LiveListCache<SerializedJson>({ freshForMs, clock: base.clock, onServe: liveListPagesCounter(base.metrics) }) : undefined;
+  const liveListCache = freshForMs > 0 ? new LiveListCache<SerializedJson>({ freshForMs, clock: base.clock, onServe: liveListPagesCounter(base.metrics, live ? 'redis' : 'database') }) : undefined;
   const calls = liveListCache ? droppingPagesOnCommands(remote, liveListCache) : remote;
   // The engines write a call's SIP trace to the shared store when the call ends; a live call's is
   // still in its engine's memory, so the API process serves traces of ended calls.

@@ -78,6 +78,9 @@ t.test('docs/CLUSTER.md "Live state in Redis": one api and two engine processes 
   const rest = await api(apiProcess.base, key, 'GET', `/v1/calls?limit=2&cursor=${first.body.next_cursor}`);
   t.same(rest.body.data?.map((c) => c.id), [ids[0]], 'the cursor goes on where the first page stopped');
   t.equal(rest.body.has_more, false);
+  const metrics = await (await fetch(`${apiProcess.base}/metrics`)).text();
+  t.match(metrics, /^vgw_api_live_list_pages_total\{source="redis"\} [1-9]\d*$/m, 'the pages it read are counted as read from Redis');
+  t.notMatch(metrics, /vgw_api_live_list_pages_total\{source="database"\}/, 'not from a database it did not read them from');
 
   for (const id of ids.slice(0, TENANT_LIMIT)) {
     const hung = await api(apiProcess.base, key, 'POST', `/v1/calls/${id}/hangup`);

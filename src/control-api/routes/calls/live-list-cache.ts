@@ -25,8 +25,8 @@ export interface LiveListCacheOptions {
   /** Pages kept at most, across tenants; the oldest is dropped for a new one. */
   maxPages?: number;
   clock: Pick<Clock, 'monotonic'>;
-  /** Told where each page came from: held (`cache`, a read under way included) or read now (`database`). */
-  onServe?: (source: 'cache' | 'database') => void;
+  /** Told where each page came from: held (`cache`, a read under way included) or read now (`read`). */
+  onServe?: (source: 'cache' | 'read') => void;
 }
 
 /**
@@ -48,7 +48,7 @@ export class LiveListCache<P> {
   readonly #freshForMs: number;
   readonly #maxPages: number;
   readonly #clock: Pick<Clock, 'monotonic'>;
-  readonly #onServe: ((source: 'cache' | 'database') => void) | undefined;
+  readonly #onServe: ((source: 'cache' | 'read') => void) | undefined;
   /** In the order their reads began, which is the order they go out of date. */
   readonly #entries = new Map<string, Entry<P>>();
   readonly #keysOf = new Map<TenantId, Set<string>>();
@@ -79,7 +79,7 @@ export class LiveListCache<P> {
       this.#onServe?.('cache');
       return held.page;
     }
-    this.#onServe?.('database');
+    this.#onServe?.('read');
     const entry: Entry<P> = { tenantId, page: read(), staleAt: now + this.#freshForMs };
     this.#entries.set(key, entry);
     let keys = this.#keysOf.get(tenantId);
