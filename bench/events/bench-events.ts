@@ -9,7 +9,8 @@
  *
  * Environment: BENCH_EVENTS_CALLS (200), BENCH_EVENTS_ROUNDS (pairs of rounds, 2), BENCH_EVENTS_HOLD_S (5),
  * BENCH_EVENTS_JSON (a file for the figures), BENCH_EVENTS_FIXED_LIMITS=1 (2 deliveries in flight per
- * endpoint and 8 per tenant whatever the endpoint's last answer: the limits before they followed it).
+ * endpoint and 8 per tenant whatever the endpoint's last answer: the limits before they followed it),
+ * BENCH_EVENTS_GATEWAY_NODE_ARGS (extra node flags for the gateway, space-separated: `--cpu-prof`).
  */
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ const num = (name: string, fallback: number): number => Number(process.env[name]
 const CALLS = num('BENCH_EVENTS_CALLS', 200);
 const ROUNDS = num('BENCH_EVENTS_ROUNDS', 2);
 const HOLD_S = num('BENCH_EVENTS_HOLD_S', 5);
+const GATEWAY_NODE_ARGS = (process.env.BENCH_EVENTS_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 interface Arrival { type: string; callId: string; endedAt: string | null; at: number }
 
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
   try {
     await sleep(500);
     gw = await startGatewayProcess({
-      root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds), rtp: { min: 20000, max: 29999 },
+      root: source.root, dir, httpPort: await freePort(), sipPort: await freePort(), carriersYaml: carriersYaml(farEnds), rtp: { min: 20000, max: 29999 }, nodeArgs: GATEWAY_NODE_ARGS,
       extraYaml: [`events:\n  allow_http: true${process.env.BENCH_EVENTS_FIXED_LIMITS === '1' ? '\n  max_in_flight_per_tenant: 8\n  max_in_flight_per_healthy_endpoint: 2' : ''}`],
     });
     const driver = new CallDriver(gw.base, gw.apiKey, agent.url);
