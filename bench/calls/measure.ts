@@ -146,7 +146,7 @@ export async function gatewayMetrics(base: string): Promise<GatewayMetrics> {
 
 /** What the process answering the API saw of a window, from its own /metrics. */
 export interface ServerSide {
-  /** Requests to `route` it answered in the window, and the share that took it over 10 ms, arrival to answer. */
+  /** Requests to `route` it answered in the window, and the share that took it over 10 ms from routing to the answer's body (its request-duration histogram). */
   requests: number;
   over10ms: number;
   /** Its garbage collections' pauses over the window, in all (ms), and its event loop's delay (prom-client samples every 10 ms, so an idle loop reads about 10 ms). */
