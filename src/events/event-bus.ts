@@ -4,9 +4,9 @@
  * listen. A listener that throws is logged and does not stop the others.
  */
 import type { Logger } from '../common/logger.js';
-import type { EventRecord } from '../storage/index.js';
+import type { AppendedEvent } from '../storage/index.js';
 
-export type EventListener = (event: EventRecord) => void;
+export type EventListener = (event: AppendedEvent) => void;
 
 export class EventBus {
   readonly #listeners = new Set<EventListener>();
@@ -22,7 +22,7 @@ export class EventBus {
     return () => this.#listeners.delete(listener);
   }
 
-  publish(events: readonly EventRecord[]): void {
+  publish(events: readonly AppendedEvent[]): void {
     for (const event of events) {
       for (const listener of this.#listeners) {
         try {

@@ -34,7 +34,10 @@ export function startEventDelivery(config: Readonly<Config>, store: Store, clock
     limits: { total: events.max_in_flight, perTenant: events.max_in_flight_per_tenant, perEndpoint: events.max_in_flight_per_endpoint, perHealthyEndpoint: events.max_in_flight_per_healthy_endpoint },
     pollMs: events.poll_ms, flagAfter: events.flag_after_failures, retentionMs: events.retention_days * 86_400_000,
   });
-  bus.subscribe((event) => outbox.offer(event.seq));
+  // An event written with no delivery (its tenant has no endpoint for it) has nothing to send.
+  bus.subscribe((event) => {
+    if (event.deliveries > 0) outbox.offer(event.seq);
+  });
   outbox.start();
   const stop = async (): Promise<void> => {
     await outbox.stop();

@@ -24,7 +24,7 @@ import type { CallHappening, CallOutcome, CallRecordStore } from '../engine/call
 import type { CallRepository } from './call-repository.js';
 import type { CdrJournal, CdrJournalEntry } from './cdr-journal.js';
 import type { TranscriptRepository } from './transcript-repository.js';
-import type { EventRecord, EventRepository } from './event-repository.js';
+import type { AppendedEvent, EventRepository } from './event-repository.js';
 import { callEvents, happeningEvent } from './call-events.js';
 
 /** What one write of a call goes through: the repositories of one transaction. */
@@ -40,7 +40,7 @@ export interface DurableCallStoreOptions {
   /** Runs `fn` in one transaction (the store's), over the repositories it is given. */
   transaction<T>(fn: (tx: CallWriteTx) => Promise<T>): Promise<T>;
   /** Events just committed with a call's change (the live stream's bus); never throws into the store. */
-  onEvents?: (events: EventRecord[]) => void;
+  onEvents?: (events: AppendedEvent[]) => void;
   journal: CdrJournal;
   clock: Clock;
   logger: Logger;
@@ -253,14 +253,14 @@ export class DurableCallStore implements CallRecordStore {
    * The events are derived from the record as stored before the change, and appended before it is
    * saved: the save updates the in-memory live list, so it is the transaction's last statement.
    */
-  async #changeWithEvents(tx: CallWriteTx, call: CallRecord, transcriptSources: readonly string[]): Promise<EventRecord[]> {
+  async #changeWithEvents(tx: CallWriteTx, call: CallRecord, transcriptSources: readonly string[]): Promise<AppendedEvent[]> {
     const before = await tx.calls.get(call.tenant_id, call.id);
     const events = before === undefined ? [] : await tx.events.append(call.tenant_id, callEvents(before, call, transcriptSources));
     await tx.calls.save(call);
     return events;
   }
 
-  #committed(events: EventRecord[]): void {
+  #committed(events: AppendedEvent[]): void {
     if (events.length === 0 || !this.#o.onEvents) return;
     try {
       this.#o.onEvents(events);

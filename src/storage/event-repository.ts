@@ -24,6 +24,11 @@ export interface EventRecord {
   payload: string;
 }
 
+/** An event as appended, with how many deliveries were written with it. */
+export interface AppendedEvent extends EventRecord {
+  deliveries: number;
+}
+
 /** What an event is made of before it has an id and a time. */
 export interface NewEvent {
   type: EventType;
@@ -70,13 +75,14 @@ export class EventRepository {
   /**
    * Appends the events in order, each with a pending delivery, due now, to every enabled endpoint
    * of the tenant that subscribes to its type. Run it in the transaction of the change that
-   * caused the events. Returns them as stored, for the live stream once that transaction commits.
+   * caused the events. Returns them as stored, for the live stream and the sender once that
+   * transaction commits.
    */
-  async append(tenantId: TenantId, events: readonly NewEvent[]): Promise<EventRecord[]> {
+  async append(tenantId: TenantId, events: readonly NewEvent[]): Promise<AppendedEvent[]> {
     if (events.length === 0) return [];
     const endpoints = await this.#db.all<{ id: string; events: string }>('SELECT id, events FROM webhook_endpoints WHERE tenant_id = ? AND disabled = 0', [tenantId]);
     const subscribed = endpoints.map((e) => ({ id: e.id, events: JSON.parse(e.events) as string[] }));
-    const stored: EventRecord[] = [];
+    const stored: AppendedEvent[] = [];
     for (const event of events) {
       const id = newEventId();
       const createdAt = isoNow(this.#clock);
@@ -87,14 +93,15 @@ export class EventRepository {
         [id, tenantId, event.callId, event.type, createdAt, payload],
       );
       const seq = Number((await this.#db.get<{ seq: number | string }>('SELECT seq FROM events WHERE id = ?', [id]))!.seq);
-      for (const endpoint of subscribed.filter((e) => subscribes(e.events, event.type))) {
+      const to = subscribed.filter((e) => subscribes(e.events, event.type));
+      for (const endpoint of to) {
         await this.#db.run(
           `INSERT INTO event_deliveries (event_seq, endpoint_id, tenant_id, call_id, state, attempts, next_attempt_at, window_started_at, updated_at)
            VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
           [seq, endpoint.id, tenantId, event.callId, createdAt, createdAt, createdAt],
         );
       }
-      stored.push({ seq, id, tenant_id: tenantId, call_id: event.callId, type: event.type, created_at: createdAt, payload });
+      stored.push({ seq, id, tenant_id: tenantId, call_id: event.callId, type: event.type, created_at: createdAt, payload, deliveries: to.length });
     }
     return stored;
   }

@@ -47,7 +47,7 @@ export { IdempotencyRepository, IDEMPOTENCY_TTL_MS, type IdempotencyReservation 
 export { SipTraceRepository, type SipTraceMessage, type SipTraceRecord } from './sip-trace-repository.js';
 export type { Page, PageAfter, PageRequest } from './page.js';
 export { WebhookEndpointRepository, PREVIOUS_SECRET_VALIDITY_MS, type WebhookEndpointRecord, type WebhookEndpointChange } from './webhook-endpoint-repository.js';
-export { EventRepository, matchesFilter, type EventRecord, type EventFilter, type NewEvent } from './event-repository.js';
+export { EventRepository, matchesFilter, type AppendedEvent, type EventRecord, type EventFilter, type NewEvent } from './event-repository.js';
 export {
   EventDeliveryRepository, type AttemptedDelivery, type DueDelivery, type DeliveryAttemptRecord, type AttemptOutcome, type DeliveryState, type ScanCaps,
 } from './event-delivery-repository.js';
