@@ -50,7 +50,7 @@ async function rig(t: Test, options: RigOptions = {}) {
     const { eventDeliveries } = store;
     const deliveries: EventSenderOptions['deliveries'] = {
       scan: (...a) => { options.onScan?.(); return eventDeliveries.scan(...a); },
-      dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCall: (...a) => eventDeliveries.nextOfCall(...a), claim: (...a) => eventDeliveries.claim(...a),
+      dueOf: (...a) => eventDeliveries.dueOf(...a), nextOfCalls: (...a) => eventDeliveries.nextOfCalls(...a), claim: (...a) => eventDeliveries.claim(...a),
       stillDue: (...a) => eventDeliveries.stillDue(...a), releaseClaims: (...a) => eventDeliveries.releaseClaims(...a), recordAttempts: async (...a) => { await options.beforeRecord?.(); return eventDeliveries.recordAttempts(...a); },
     };
     const worker = new EventSender({

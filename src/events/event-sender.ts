@@ -27,7 +27,7 @@ import { nextAttemptAt } from './retry-schedule.js';
 export type { EventSenderLimits } from './in-flight.js';
 
 export interface EventSenderOptions {
-  deliveries: Pick<EventDeliveryRepository, 'scan' | 'dueOf' | 'nextOfCall' | 'claim' | 'stillDue' | 'releaseClaims' | 'recordAttempts'>;
+  deliveries: Pick<EventDeliveryRepository, 'scan' | 'dueOf' | 'nextOfCalls' | 'claim' | 'stillDue' | 'releaseClaims' | 'recordAttempts'>;
   /** This sender's name in its claims: the node id, the same across restarts. */
   nodeId: string;
   /**
@@ -167,10 +167,7 @@ export class EventSender {
     await this.#trim();
     const { deliveries } = this.#o;
     if (this.#fresh.length > 0) this.#hold(await deliveries.dueOf(this.#fresh.splice(0)));
-    for (const { endpointId, callId } of this.#ended.splice(0)) {
-      const next = await deliveries.nextOfCall(endpointId, callId);
-      if (next) this.#hold([next]);
-    }
+    if (this.#ended.length > 0) this.#hold(await deliveries.nextOfCalls(this.#ended.splice(0)));
     await this.#start();
     const { limits } = this.#o;
     const limit = READ_AHEAD * limits.total;

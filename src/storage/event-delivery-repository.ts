@@ -8,7 +8,7 @@ import { newDeliveryAttemptId, type TenantId } from '../common/ids.js';
 import { isoNow, isoTime } from '../common/time.js';
 import { subscribes, type EventType } from '../events/event-types.js';
 import type { SqlExecutor } from './sql/sql-database.js';
-import { claimSql, listParam, nextOfCallSql, ofEventsSql, scanSql, stillDueSql } from './event-delivery-sql.js';
+import { claimSql, listParam, ofCallsSql, ofEventsSql, pairsParams, scanSql, stillDueSql } from './event-delivery-sql.js';
 import { KEYSET_SQL, keysetParams, toPage, type Page, type PageRequest } from './page.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -106,9 +106,13 @@ export class EventDeliveryRepository {
     return this.#rows(ofEventsSql(this.#db.dialect), { now: isoNow(this.#clock), seqs: listParam(this.#db.dialect, eventSeqs) });
   }
 
-  /** A call's next delivery to an endpoint, if it is due now (the one before it just ended). */
-  async nextOfCall(endpointId: string, callId: string): Promise<DueDelivery | undefined> {
-    return (await this.#rows(nextOfCallSql, { now: isoNow(this.#clock), endpoint_id: endpointId, call_id: callId }))[0];
+  /**
+   * The next deliveries of calls whose delivery to an endpoint just ended, in one read: of each
+   * call and endpoint named, the delivery due now, if any.
+   */
+  async nextOfCalls(ended: readonly { endpointId: string; callId: string }[]): Promise<DueDelivery[]> {
+    if (ended.length === 0) return [];
+    return this.#rows(ofCallsSql(this.#db.dialect), { now: isoNow(this.#clock), ...pairsParams(this.#db.dialect, ended) });
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * @module The SQL of what is due in the outbox (docs/EVENTS.md "Delivery", "Order"), shared by the
  * sender's three ways of finding deliveries (a scan of what is due, the deliveries of events
- * just written, a call's next delivery to an endpoint) and by the claim, which checks the same
- * condition again as it writes, so a delivery read a moment ago is claimed only if still due.
+ * just written, the next deliveries of calls whose delivery ended) and by the claim, which
+ * checks the same condition again as it writes, so a delivery read a moment ago is claimed only
+ * if still due.
  */
 import type { SqlDialect } from './sql/sql-database.js';
 
@@ -32,6 +33,12 @@ function inList(dialect: SqlDialect['name'], column: string, param: string): str
 
 /** A list bound for {@link inList}: JSON text for SQLite, an array for `pg`. */
 export const listParam = (dialect: SqlDialect, values: readonly number[]): unknown => (dialect.name === 'postgres' ? values : JSON.stringify(values));
+
+/** Endpoint and call pairs bound for {@link ofCallsSql}: JSON text for SQLite, two arrays (in step) for `pg`. */
+export function pairsParams(dialect: SqlDialect, pairs: readonly { endpointId: string; callId: string }[]): Record<string, unknown> {
+  if (dialect.name === 'postgres') return { endpoint_ids: pairs.map((p) => p.endpointId), call_ids: pairs.map((p) => p.callId) };
+  return { pairs: JSON.stringify(pairs.map((p) => [p.endpointId, p.callId])) };
+}
 
 /**
  * What is due, oldest first, at most `@per_endpoint` of each endpoint and then `@per_tenant` of
@@ -68,11 +75,23 @@ export const ofEventsSql = byDialect((dialect) => `${SELECT_DUE}
      AND ${inList(dialect, 'd.event_seq', 'seqs')}
    ORDER BY d.id`);
 
-/** A call's next delivery to an endpoint, if it is due. */
-export const nextOfCallSql = `${SELECT_DUE}
-     AND d.endpoint_id = @endpoint_id AND d.call_id = @call_id
-   ORDER BY d.event_seq
-   LIMIT 1`;
+/**
+ * The due deliveries of calls to endpoints, named in pairs ({@link pairsParams}): at most one per
+ * pair (the due condition holds a call's later deliveries behind its earliest pending one). Each
+ * dialect in the form its planner serves from the call-order index (endpoint, call), so that only
+ * the pairs' pending deliveries are read: in SQLite a row value; in PostgreSQL, which read every
+ * due delivery and filtered the pairs out of them, one lateral read per pair.
+ */
+export const ofCallsSql = byDialect((dialect) => (dialect === 'postgres'
+  ? `SELECT n.* FROM unnest(CAST(@endpoint_ids AS text[]), CAST(@call_ids AS text[])) AS k(endpoint_id, call_id)
+      CROSS JOIN LATERAL (${SELECT_DUE}
+         AND d.endpoint_id = k.endpoint_id AND d.call_id = k.call_id
+       ORDER BY d.event_seq
+       LIMIT 1) AS n
+     ORDER BY n.id`
+  : `${SELECT_DUE}
+     AND (d.endpoint_id, d.call_id) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@pairs))
+   ORDER BY d.id`));
 
 /** Those of the deliveries named that are still due, read without a claim (one sender owns the outbox). */
 export const stillDueSql = byDialect((dialect) => `

@@ -10,6 +10,7 @@ import { SipTraceRepository } from './sip-trace-repository.js';
 import { TranscriptRepository } from './transcript-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
 import { EventRepository } from './event-repository.js';
+import { EventDeliveryRepository } from './event-delivery-repository.js';
 import { SqliteDatabase } from './sql/sqlite-database.js';
 import type { TenantId } from '../common/ids.js';
 import { callRecord } from '../../test/support/call-records.js';
@@ -166,5 +167,18 @@ t.test("docs/EVENTS.md \"Event log\": a call's events are read through the tenan
   const byCall = [...statements].filter((sql) => /FROM events WHERE tenant_id/.test(sql));
   t.equal(byCall.length, 1, 'one statement, with a type filter or without');
   for (const sql of byCall) t.match(planOf(db, sql).join('\n'), /USING INDEX events_tenant_call \(tenant_id=\? AND call_id=\?/);
+  t.end();
+});
+
+t.test('docs/EVENTS.md "Order": the next deliveries of calls are found by the call-order index, not by walking an endpoint\'s deliveries', async (t) => {
+  const { db, statements } = recordingDatabase();
+  t.teardown(() => db.close());
+  const deliveries = new EventDeliveryRepository(new SqliteDatabase(db), new FakeClock(Date.parse('2026-03-01T09:00:00.000Z')));
+  await deliveries.nextOfCalls([{ endpointId: 'whe_a', callId: 'call_x' }, { endpointId: 'whe_b', callId: 'call_y' }]);
+  const read = [...statements].find((sql) => /FROM event_deliveries d/.test(sql));
+  if (!read) return t.fail('no read of the next deliveries');
+  const plan = planOf(db, read).join('\n');
+  t.match(plan, /SEARCH d USING INDEX event_deliveries_call_order \(endpoint_id=\? AND call_id=\?\)/);
+  t.notMatch(plan, /event_deliveries_endpoint/, 'not every delivery ever made to the endpoint (they are kept 30 days)');
   t.end();
 });

@@ -80,10 +80,32 @@ onEachBackend(t, 'the deliveries of new events, and a call\'s next delivery, are
   ]);
   const due = await store.eventDeliveries.dueOf([first!.seq, second!.seq]);
   t.same(due.map((d) => d.event_id), [first!.id], 'the call\'s second event waits for its first');
-  t.equal(await store.eventDeliveries.nextOfCall(due[0]!.endpoint_id, 'call_x').then((d) => d?.event_id), first!.id);
+  const ofCallX = [{ endpointId: due[0]!.endpoint_id, callId: 'call_x' }];
+  t.same((await store.eventDeliveries.nextOfCalls(ofCallX)).map((d) => d.event_id), [first!.id]);
   await store.eventDeliveries.recordAttempt(due[0]!, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null });
-  t.equal(await store.eventDeliveries.nextOfCall(due[0]!.endpoint_id, 'call_x').then((d) => d?.event_id), second!.id, 'once the first is delivered, the next');
+  t.same((await store.eventDeliveries.nextOfCalls(ofCallX)).map((d) => d.event_id), [second!.id], 'once the first is delivered, the next');
   t.same(await store.eventDeliveries.dueOf([]), []);
+  t.same(await store.eventDeliveries.nextOfCalls([]), []);
+});
+
+onEachBackend(t, 'the next deliveries of several calls whose deliveries ended are read at once, each call in its order', async (t, { store }) => {
+  const tenant = await outbox(store, 0);
+  const [x1, x2, y1, y2, z1] = await store.events.append(tenant, [
+    { type: 'call.initiated', callId: 'call_x', data: {} }, { type: 'call.ringing', callId: 'call_x', data: {} },
+    { type: 'call.initiated', callId: 'call_y', data: {} }, { type: 'call.ringing', callId: 'call_y', data: {} },
+    { type: 'call.initiated', callId: 'call_z', data: {} },
+  ]);
+  const first = await store.eventDeliveries.dueOf([x1!.seq, y1!.seq, z1!.seq]);
+  t.equal(first.length, 3, 'each call\'s first event is due');
+  const endpointId = first[0]!.endpoint_id;
+  for (const d of first.filter((d) => d.call_id !== 'call_z')) {
+    await store.eventDeliveries.recordAttempt(d, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null });
+  }
+  const next = await store.eventDeliveries.nextOfCalls([{ endpointId, callId: 'call_x' }, { endpointId, callId: 'call_y' }]);
+  t.same(next.map((d) => d.event_id).sort(), [x2!.id, y2!.id].sort(), 'the second event of each call named, once its first was delivered');
+  t.same(await store.eventDeliveries.nextOfCalls([{ endpointId, callId: 'call_q' }]), [], 'nothing of a call not named');
+  t.same((await store.eventDeliveries.nextOfCalls([{ endpointId, callId: 'call_z' }])).map((d) => d.event_id), [z1!.id], 'a call whose first is still pending: that one');
+  t.same(await store.eventDeliveries.nextOfCalls([{ endpointId: 'whe_other', callId: 'call_x' }]), [], 'nothing to another endpoint');
 });
 
 onEachBackend(t, 'senders claiming at the same moment never get the same delivery', async (t, { backend, store, reopen }) => {
@@ -115,7 +137,11 @@ onEachBackend(t, 'the one sender of an outbox checks again what a claim checks, 
   await store.eventDeliveries.claim([y.id], B);
   t.same([...await store.eventDeliveries.stillDue(ids)], [x.id], 'one claimed by a sender of a former run is not');
   await store.eventDeliveries.recordAttempt(x, { ok: true, status: 204, durationMs: 5, error: null, responseBody: null, nextAttemptAt: null });
-  const next = (await store.eventDeliveries.nextOfCall(x.endpoint_id, 'call_x'))!;
+  const [next] = await store.eventDeliveries.nextOfCalls([{ endpointId: x.endpoint_id, callId: 'call_x' }]);
+  if (!next) {
+    t.fail('the call\'s next delivery is due');
+    return;
+  }
   t.equal(next.event_id, second!.id);
   t.same([...await store.eventDeliveries.stillDue([x.id, next.id])], [next.id], 'one delivered is not; the call\'s next is');
   await store.webhookEndpoints.update(tenant, x.endpoint_id, { disabled: true });

@@ -144,7 +144,7 @@ async function exerciseEvents(db: SqlExecutor, clock: FakeClock, secrets: Secret
   await deliveries.scan(10, { perTenant: 4, perEndpoint: 2 });
   const due = await deliveries.due(10);
   await deliveries.dueOf([first!.seq]);
-  await deliveries.nextOfCall(endpoint.id, callId);
+  await deliveries.nextOfCalls([{ endpointId: endpoint.id, callId }]);
   await deliveries.stillDue(due.map((d) => d.id));
   const claimed = await deliveries.claim(due.map((d) => d.id), claimant);
   await deliveries.releaseClaims(claimant.by);

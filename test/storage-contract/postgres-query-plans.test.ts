@@ -183,6 +183,10 @@ t.test("the senders' reads and claims of due deliveries walk the partial indexes
   const ordered = rig.statements.filter((sql) => /p\.event_seq < d\.event_seq/.test(sql));
   t.ok(ordered.length >= 1, `${ordered.length} statements keep a call's deliveries in order`);
   for (const sql of ordered) t.match(await planOf(sql), /"Index Name":"event_deliveries_call_order"/, `the earlier delivery found by its order: ${brief(sql)}`);
+  // The next deliveries of calls whose delivery ended: by call and endpoint, not every delivery ever made to the endpoint.
+  const ofCalls = rig.statements.find((sql) => /CROSS JOIN LATERAL/.test(sql));
+  if (!ofCalls) return t.fail('no read of the next deliveries of calls');
+  t.match(await planOf(ofCalls), /"Index Name":"event_deliveries_call_order","Relation Name":"event_deliveries","Alias":"d"[^}]*"Index Cond":"\(\(endpoint_id = [^"]*k\.endpoint_id[^"]*call_id = k\.call_id/, 'the next deliveries of calls found by call and endpoint');
 });
 
 t.test("a call's events are read through the tenant's call index, not by walking all of the tenant's events", async (t) => {
