@@ -8,6 +8,7 @@
  */
 import { fork } from 'node:child_process';
 import autocannon from 'autocannon';
+import type { SchedulingPriority } from './priority.js';
 
 /** Answers and their latency, in milliseconds. */
 export interface ResponseTimes {
@@ -82,8 +83,8 @@ export interface PacedLoadRequest {
   key?: string;
   rate: number;
   seconds: number;
-  /** The client's scheduling priority (nice, -20 to 19); unset: inherited. */
-  priority?: number;
+  /** The client's scheduling priority (see priority.ts); unset: inherited. */
+  priority?: SchedulingPriority;
 }
 
 /** An even-rate run: times from each request's due time (see paced-client.ts). */

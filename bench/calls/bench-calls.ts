@@ -18,7 +18,7 @@
  * `--roles` measures the list API with calls carrying audio from one process and from an `api`
  * process beside an `engine` (roles.ts): BENCH_CALLS_ROLES_CALLS (300), BENCH_CALLS_API_SECONDS,
  * BENCH_CALLS_DATABASE_URL (a PostgreSQL URL both layouts use; default SQLite), BENCH_CALLS_API_PRIORITY
- * (a nice value for the process answering the API and the clients measuring it).
+ * (a nice value, or `realtime`, for the process answering the API and the paced client measuring it).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -33,6 +33,7 @@ import { apiRun, apiWithLiveCalls, placeMedia, ramp, setupRate, type BenchContex
 import { gatewaySource, startGatewayProcess, startLoadAgent } from './processes.js';
 import { writeCallsSection, type CallsReport } from './report.js';
 import { rolesRun } from './roles.js';
+import { parsePriority } from './priority.js';
 
 const list = (name: string, fallback: string): number[] => (process.env[name] ?? fallback).split(',').map(Number).filter((n) => n > 0);
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -86,6 +87,8 @@ async function main(): Promise<void> {
     writeCallsSection({ ...saved, machine: { ...saved.machine, startedAt: new Date(saved.machine.startedAt) } });
     return;
   }
+  // Read before anything is started, so a wrong value leaves nothing running.
+  const apiPriority = parsePriority(process.env.BENCH_CALLS_API_PRIORITY);
   const startedAt = new Date();
   const loadAtStart = load1();
   const dir = mkdtempSync(join(tmpdir(), 'vgw-bench-calls-'));
@@ -97,7 +100,7 @@ async function main(): Promise<void> {
       const report = await rolesRun({
         root: source.root, dir, farEnds, agent, calls: num('BENCH_CALLS_ROLES_CALLS', 300), rate: API_RATE, seconds: API_SECONDS,
         databaseUrl: process.env.BENCH_CALLS_DATABASE_URL, nodeArgs: GATEWAY_NODE_ARGS,
-        ...(process.env.BENCH_CALLS_API_PRIORITY ? { apiPriority: Number(process.env.BENCH_CALLS_API_PRIORITY) } : {}),
+        ...(apiPriority !== undefined ? { apiPriority } : {}),
       });
       const out = { machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt, loadAtStart, loadAtEnd: load1() }, gateway: source.label, ...report };
       console.log(JSON.stringify(out));

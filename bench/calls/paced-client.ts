@@ -6,14 +6,14 @@
  * against the server, as a real client would see it (no coordinated omission).
  */
 import { Agent, request } from 'node:http';
-import { setPriority } from 'node:os';
 import { percentile, type PacedLoadRequest, type PacedLoadResult } from './api-load.js';
+import { applyPriority } from './priority.js';
 
 /** Connections the pool may open: far more than a server answering in milliseconds needs at 1,000/s. */
 const MAX_SOCKETS = 64;
 
 async function run(o: PacedLoadRequest): Promise<PacedLoadResult> {
-  if (o.priority !== undefined) setPriority(o.priority);
+  if (o.priority !== undefined) applyPriority(process.pid, o.priority);
   const agent = new Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
   const headers = o.key ? { authorization: `Bearer ${o.key}` } : {};
   const url = new URL(o.path, o.base);

@@ -9,6 +9,7 @@ import {
   audioWindow, cpuMeter, gatewayMetrics, load1, rssMedian, sleep, udpReceiveBufferErrors, type AudioWindow, type CpuUse, type Watched, serverSideWindow, stealWindow, type ServerSide,
 } from './measure.js';
 import type { GatewayProcess, LoadAgent } from './processes.js';
+import type { SchedulingPriority } from './priority.js';
 
 export interface BenchContext {
   gw: GatewayProcess;
@@ -165,7 +166,7 @@ export interface ApiUnderLoad {
  * One API measurement: `path` at `rate` for `seconds` from the paced client (with the gateway's
  * CPU and, when `withAudio` names calls, their agents' audio over it), then autocannon.
  */
-export async function apiRun(ctx: BenchContext, label: string, path: string, o: { key?: string; rate: number; seconds: number; ringing: number; withAudio: ReadonlySet<string> | null; clientPriority?: number }): Promise<ApiUnderLoad> {
+export async function apiRun(ctx: BenchContext, label: string, path: string, o: { key?: string; rate: number; seconds: number; ringing: number; withAudio: ReadonlySet<string> | null; clientPriority?: SchedulingPriority }): Promise<ApiUnderLoad> {
   const cpu = cpuMeter(ctx.watched);
   const rss = rssMedian(ctx.gw.pid, 5, 1000);
   const request = { base: ctx.gw.base, path, rate: o.rate, seconds: o.seconds, ...(o.key ? { key: o.key } : {}) };

@@ -4,13 +4,12 @@
  * `engine` process on the same machine carries the calls (docs/ARCHITECTURE.md "Process roles"),
  * in one run, over the same far ends and load agent. With BENCH_CALLS_DATABASE_URL both layouts
  * run on that PostgreSQL database instead of SQLite files. With BENCH_CALLS_API_PRIORITY (a nice
- * value, -20 to 19; below 0 needs root) the process answering the API and the clients measuring
- * it run at that priority.
+ * value, or `realtime`: priority.ts) the process answering the API and the paced client
+ * measuring it run at that priority.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { setPriority } from 'node:os';
 import { freePort } from '../../test/support/sip-sipp.js';
 import { CallDriver } from './call-driver.js';
 import type { FarEnd } from './far-ends.js';
@@ -18,6 +17,7 @@ import { carriersYaml } from './far-ends.js';
 import { sleep } from './measure.js';
 import { agentsUp, apiRun, placeMedia, type ApiUnderLoad, type BenchContext } from './phases.js';
 import { startGatewayProcess, type GatewayProcess, type LoadAgent } from './processes.js';
+import { applyPriority, type SchedulingPriority } from './priority.js';
 
 export interface RolesOptions {
   root: string;
@@ -33,17 +33,18 @@ export interface RolesOptions {
   /** Extra node flags for every gateway process (a CPU profile). */
   nodeArgs?: string[];
   /**
-   * A scheduling priority (nice) for the process answering the API in both layouts, and for the
-   * clients measuring it: what an operator sharing one machine between the roles would give the
-   * `api` process. Unset: every process at the priority it inherits.
+   * A scheduling priority (priority.ts) for the process answering the API in both layouts, and
+   * for the paced client measuring it (autocannon, for reference, runs in this process, which
+   * keeps its own: the gateways it starts would inherit it). Unset: every process at the
+   * priority it inherits.
    */
-  apiPriority?: number;
+  apiPriority?: SchedulingPriority;
 }
 
 export interface RolesReport {
   store: 'sqlite' | 'postgres';
   calls: number;
-  apiPriority: number | null;
+  apiPriority: SchedulingPriority | null;
   /** One `all` process: the API shares its event loop with the calls' media. */
   single: ApiUnderLoad;
   /** The `api` process, the calls on an `engine` process beside it. */
@@ -54,7 +55,7 @@ export interface RolesReport {
 
 /** Places `calls` media calls through `api`, waits for their agents, measures the list, hangs up. */
 async function measureWith(o: RolesOptions, api: GatewayProcess, engine: GatewayProcess, label: string): Promise<{ result: ApiUnderLoad; engineCores: number }> {
-  if (o.apiPriority !== undefined) setPriority(api.pid, o.apiPriority);
+  if (o.apiPriority !== undefined) applyPriority(api.pid, o.apiPriority);
   const driver = new CallDriver(api.base, api.apiKey, o.agent.url);
   driver.startPolling();
   const ctx: BenchContext = {
@@ -81,8 +82,6 @@ async function measureWith(o: RolesOptions, api: GatewayProcess, engine: Gateway
 }
 
 export async function rolesRun(o: RolesOptions): Promise<RolesReport> {
-  // autocannon runs in this process.
-  if (o.apiPriority !== undefined) setPriority(o.apiPriority);
   const env: Record<string, string> = o.databaseUrl ? { VGW_DATABASE_URL: o.databaseUrl } : {};
   const carriers = carriersYaml(o.farEnds);
   const rtp = { min: 20000, max: 29999 };
