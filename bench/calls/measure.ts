@@ -36,18 +36,25 @@ function runQueueWaitNs(pid: number): number {
   return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]);
 }
 
-export function cpuMeter(w: Watched): () => CpuUse {
-  const read = (): CpuUse => ({
-    gateway: cpuSeconds(w.gateway), agent: cpuSeconds(w.agent), sipps: w.sipps.reduce((s, pid) => s + cpuSeconds(pid), 0),
-    gatewayRunQueueWait: runQueueWaitNs(w.gateway) / 1e9,
-  });
+/** Cores one process used over a window, and the share of it its main thread waited for a core. */
+export function processMeter(pid: number): () => { cores: number; runQueueWait: number } {
+  const read = (): { cpu: number; wait: number } => ({ cpu: cpuSeconds(pid), wait: runQueueWaitNs(pid) / 1e9 });
   const start = read();
   const t0 = performance.now();
   return () => {
     const end = read();
     const wall = (performance.now() - t0) / 1000;
-    const per = (k: keyof CpuUse): number => (end[k] - start[k]) / wall;
-    return { gateway: per('gateway'), agent: per('agent'), sipps: per('sipps'), gatewayRunQueueWait: per('gatewayRunQueueWait') };
+    return { cores: (end.cpu - start.cpu) / wall, runQueueWait: (end.wait - start.wait) / wall };
+  };
+}
+
+export function cpuMeter(w: Watched): () => CpuUse {
+  const gateway = processMeter(w.gateway);
+  const agent = processMeter(w.agent);
+  const sipps = w.sipps.map(processMeter);
+  return () => {
+    const g = gateway();
+    return { gateway: g.cores, agent: agent().cores, sipps: sipps.reduce((sum, sipp) => sum + sipp().cores, 0), gatewayRunQueueWait: g.runQueueWait };
   };
 }
 
@@ -173,7 +180,7 @@ export async function serverSideWindow(pid: number, base: string, route: string)
     within10ms: sum(text, 'vgw_http_request_duration_seconds_bucket', (l) => ofRoute(l) && l.includes('le="0.01"')),
     gcSeconds: sum(text, 'vgw_nodejs_gc_duration_seconds_sum', () => true),
   });
-  const cpu = cpuMeter({ gateway: pid, agent: pid, sipps: [] });
+  const cpu = processMeter(pid);
   const start = read(await scrape());
   return async () => {
     const used = cpu();
@@ -184,7 +191,7 @@ export async function serverSideWindow(pid: number, base: string, route: string)
     return {
       requests, over10ms: requests > 0 ? 1 - (end.within10ms - start.within10ms) / requests : 0, gcMs: (end.gcSeconds - start.gcSeconds) * 1000,
       lagP99Ms: metric('vgw_nodejs_eventloop_lag_p99_seconds') * 1000, lagMaxMs: metric('vgw_nodejs_eventloop_lag_max_seconds') * 1000,
-      cores: used.gateway, runQueueWait: used.gatewayRunQueueWait,
+      ...used,
     };
   };
 }
