@@ -20,7 +20,7 @@ import type { TenantId } from '../common/ids.js';
 import { databasePath, openStore, type Store } from '../storage/index.js';
 import { startHttpsFixture } from '../../test/support/https-fixture.js';
 import { EndpointSender } from './endpoint-sender.js';
-import { CLAIM_MS, EventSender, type EventSenderLimits, type EventSenderOptions } from './event-sender.js';
+import { CLAIM_MS, EventSender, type DeliveryAttempted, type EventSenderLimits, type EventSenderOptions } from './event-sender.js';
 import { verifyDelivery } from './signature.js';
 
 interface Received { id: string; type: string; callId: string; signature: string; raw: string; at: number }
@@ -40,6 +40,7 @@ interface RigOptions {
   ownsOutbox?: boolean;
   /** Awaited before each write of outcomes (a slow store). */
   beforeRecord?: () => Promise<void>;
+  observe?: EventSenderOptions['observe'];
 }
 
 async function rig(t: Test, options: RigOptions = {}) {
@@ -57,6 +58,7 @@ async function rig(t: Test, options: RigOptions = {}) {
       deliveries, nodeId, ownsOutbox: options.ownsOutbox ?? false, endpoints: store.webhookEndpoints, events: store.events, clock, logger: silentLogger(),
       sender: new EndpointSender({ policy: options.policy ?? allowLoopback, allowHttp: false, ca, resolve: options.resolve ?? toLoopback, timeoutMs: options.timeoutMs ?? 2000 }),
       limits: { total: 64, perTenant: 8, perEndpoint: 2, perHealthyEndpoint: 8, ...options.limits }, pollMs: options.pollMs ?? 60_000, flagAfter: 3, retentionMs: 30 * 86_400_000, random: () => 0,
+      ...(options.observe ? { observe: options.observe } : {}),
     });
     t.teardown(() => worker.stop());
     return worker;
@@ -165,8 +167,9 @@ t.test('a retry comes due while new events keep the sender busy: the scan on its
   t.equal(got.filter((d) => d.id === first!.id).length, 2, 'the retry was sent within 20 s of events');
 });
 
-t.test('a 500 and a time-out are retried with the same VGW-Event-Id until delivered; each attempt is logged', async (t) => {
-  const { store, clock, sender } = await rig(t, { timeoutMs: 300 });
+t.test('a 500 and a time-out are retried with the same VGW-Event-Id until delivered; each attempt is logged and observed', async (t) => {
+  const observed: DeliveryAttempted[] = [];
+  const { store, clock, sender } = await rig(t, { timeoutMs: 300, observe: (a) => observed.push(a) });
   const { fixture, got } = await receiver(t, (n) => (n === 1 ? 500 : n === 2 ? null : 204));
   const tenant = (await store.tenants.create('acme')).id;
   const endpoint = await store.webhookEndpoints.create(tenant, { url: fixture.url('/events'), events: ['*'], description: null, secret: 'whsec_a' });
@@ -187,6 +190,7 @@ t.test('a 500 and a time-out are retried with the same VGW-Event-Id until delive
     [1, false, 500, 'answered 500'], [2, false, null, 'no answer within 300 ms'], [3, true, 204, null],
   ]);
   t.match(await store.eventDeliveries.statesOf(tenant, event!.id), [{ state: 'delivered', attempts: 3 }]);
+  t.same(observed, [{ state: 'pending', sinceMs: 0 }, { state: 'pending', sinceMs: 5_000 }, { state: 'delivered', sinceMs: 15_000 }], 'each attempt observed with the time since the event');
 });
 
 t.test('a dead endpoint of tenant A does not delay tenant B\'s events, and holds fewer slots once its attempts fail', async (t) => {

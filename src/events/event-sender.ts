@@ -17,7 +17,7 @@ import type { Clock, TimerHandle } from '../common/clock.js';
 import type { TenantId } from '../common/ids.js';
 import type { Logger } from '../common/logger.js';
 import { isoTime } from '../common/time.js';
-import type { DueDelivery, EventDeliveryRepository, EventRepository, WebhookEndpointRepository } from '../storage/index.js';
+import type { DeliveryState, DueDelivery, EventDeliveryRepository, EventRepository, WebhookEndpointRepository } from '../storage/index.js';
 import { AttemptBook } from './attempt-book.js';
 import { DELIVERY_TIMEOUT_MS, type DeliveryRequest, type DeliveryResult } from './endpoint-sender.js';
 import { HeldDeliveries } from './held-deliveries.js';
@@ -48,6 +48,14 @@ export interface EventSenderOptions {
   flagAfter: number;
   retentionMs: number;
   random?: () => number;
+  /** Told of each attempt once its outcome is written (the metrics). */
+  observe?: (attempt: DeliveryAttempted) => void;
+}
+
+/** An attempt recorded: the delivery's state after it, and the time since the event was written or asked to be redelivered. */
+export interface DeliveryAttempted {
+  state: DeliveryState;
+  sinceMs: number;
 }
 
 const RETENTION_EVERY_MS = 3_600_000;
@@ -258,6 +266,7 @@ export class EventSender {
       ok: result.ok, status: result.status, durationMs: result.durationMs, error: result.ok ? null : result.error,
       responseBody: result.responseBody, nextAttemptAt: next === null ? null : isoTime(next),
     });
+    if (state) this.#o.observe?.({ state, sinceMs: now - Date.parse(d.window_started_at) });
     if (state === 'delivered' || state === 'failed') {
       if (d.call_id !== null) this.#ended.push({ endpointId: d.endpoint_id, callId: d.call_id });
       await this.#book.outcome(d.endpoint_id, state, this.#o.flagAfter);

@@ -118,7 +118,7 @@ export async function startCallEngine(o: CallEngineOptions): Promise<CallEngine>
   const files = await readStartFiles(config, o.carriers);
   // The sender starts first: deliveries a previous run left are resumed, recovery's events follow.
   // Without a recovery node id this process owns the SQLite file alone (the `all` role), its outbox too.
-  const events = startEventDelivery(config, o.store, clock, logger, { nodeId, ownsOutbox: o.recoveryNodeId === undefined });
+  const events = startEventDelivery(config, o.store, clock, logger, { nodeId, ownsOutbox: o.recoveryNodeId === undefined }, o.metrics);
   const callStore = await recoverCalls(o, events).catch(async (err: unknown) => {
     await events.stop();
     throw err;

@@ -27,7 +27,8 @@ t.test('metrics: names, units, help and bounded labels follow the Prometheus con
   t.ok(ours.length >= 15, `${ours.length} gateway metrics`);
   for (const expected of ['vgw_calls_active', 'vgw_call_outcomes_total', 'vgw_call_setup_seconds', 'vgw_call_post_dial_delay_seconds', 'vgw_agent_first_audio_seconds',
     'vgw_rtp_port_pairs', 'vgw_sip_messages_total', 'vgw_call_mos', 'vgw_call_jitter_seconds', 'vgw_call_packet_loss_ratio', 'vgw_carrier_up', 'vgw_nodejs_eventloop_lag_seconds',
-    'vgw_agent_connect_seconds', 'vgw_agent_connect_failures_total', 'vgw_rtp_relayed_packets_total', 'vgw_rtp_packets_lost_total', 'vgw_agent_frames_dropped_total', 'vgw_webhook_ingestions_total']) {
+    'vgw_agent_connect_seconds', 'vgw_agent_connect_failures_total', 'vgw_rtp_relayed_packets_total', 'vgw_rtp_packets_lost_total', 'vgw_agent_frames_dropped_total', 'vgw_webhook_ingestions_total',
+    'vgw_event_delivery_attempts_total', 'vgw_event_delivery_delay_seconds', 'vgw_event_deliveries_in_flight']) {
     t.ok(types.has(expected), `${expected} is exported`);
   }
   for (const [name, type] of ours) {
