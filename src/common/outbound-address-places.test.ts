@@ -1,7 +1,8 @@
 /**
  * @module docs/SECURITY.md "Outbound addresses": the checks of addresses the gateway connects to
  * on a tenant's behalf live in one place. Name resolution for them is the one system resolver of
- * common/outbound-policy.ts, sockets are pinned by its lookups only, and IPv6 literals lose their
+ * common/outbound-policy.ts (or, for webhook endpoints, the DNS resolver beside it in
+ * common/dns-resolver.ts), sockets are pinned by its lookups only, and IPv6 literals lose their
  * brackets through the one helper of common/address-policy.ts.
  */
 import t from 'tap';
@@ -34,7 +35,8 @@ t.test('one bracket-stripping helper for IPv6 literals', (t) => {
 t.test('one system resolver: only common/outbound-policy.ts calls node:dns lookup', (t) => {
   // The SIP stack's RFC 3263 locator asks DNS for NAPTR and SRV records; it resolves no tenant URL.
   t.same(placesOf(/import\s*\{[^}]*\blookup\b[^}]*\}\s*from\s*['"]node:dns/, ['common/outbound-policy.ts']), []);
-  t.same(placesOf(/from\s*['"]node:dns(\/promises)?['"]/, ['common/outbound-policy.ts', 'engine/sip/resolver/server-locator.ts']), []);
+  // The webhook endpoints' resolver asks DNS by c-ares (no thread held while it waits).
+  t.same(placesOf(/from\s*['"]node:dns(\/promises)?['"]/, ['common/outbound-policy.ts', 'common/dns-resolver.ts', 'engine/sip/resolver/server-locator.ts']), []);
   t.end();
 });
 

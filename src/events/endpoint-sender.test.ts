@@ -3,12 +3,14 @@
  * trusted by configuration): signed as documented and verified by the receiver, non-2xx and
  * redirects are failures (the redirect never followed), a silent endpoint times out, the answer
  * is kept to 4 KiB, and the outbound-address policy refuses loopback, private and metadata
- * addresses and names that resolve to them, at each attempt.
+ * addresses and names that resolve to them, at each attempt, names asked of a real DNS server too.
  */
 import t, { type Test } from 'tap';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OutboundAddressPolicy, type HostResolver } from '../common/outbound-policy.js';
-import { startHttpsFixture } from '../../test/support/https-fixture.js';
+import { dnsResolver } from '../common/dns-resolver.js';
+import { startDnsServer } from '../../test/support/dns-server.js';
+import { FIXTURE_DOMAIN, startHttpsFixture } from '../../test/support/https-fixture.js';
 import { EndpointSender, MAX_RESPONSE_BYTES } from './endpoint-sender.js';
 import { verifyDelivery } from './signature.js';
 
@@ -83,6 +85,19 @@ t.test('the outbound-address policy refuses non-public endpoints, by address or 
     t.match(result, { ok: false, error: /^endpoint address refused/ }, url);
   }
   t.equal(fixture.requests.length, 0, 'nothing reached the receiver');
+});
+
+t.test('an endpoint\'s name asked of DNS at each delivery: delivered to the address checked, refused once it rebinds to a private one', async (t) => {
+  const fixture = await receiver(t, (_req, res) => res.writeHead(204).end());
+  const dns = await startDnsServer(t);
+  dns.records.set(`hooks.${FIXTURE_DOMAIN}`, [{ type: 'A', address: '127.0.0.1', ttl: 0 }]);
+  const sender = new EndpointSender({ policy: allowLoopback, allowHttp: false, ca: fixture.ca, resolve: dnsResolver({ servers: [dns.server] }) });
+  t.match(await sender.deliver(request(fixture.url('/in', `hooks.${FIXTURE_DOMAIN}`))), { ok: true, status: 204 });
+  dns.records.set(`hooks.${FIXTURE_DOMAIN}`, [{ type: 'A', address: '10.0.0.1', ttl: 0 }]);
+  t.match(await sender.deliver(request(fixture.url('/in', `hooks.${FIXTURE_DOMAIN}`))), { ok: false, error: /^endpoint address refused: .* resolves to 10\.0\.0\.1/ });
+  t.equal(dns.asked(`hooks.${FIXTURE_DOMAIN}`, 'A'), 2, 'asked at each delivery (TTL 0)');
+  t.equal(fixture.requests.length, 1, 'the second never reached a server');
+  sender.close();
 });
 
 t.test('http:// endpoints only where configuration allows them', async (t) => {
