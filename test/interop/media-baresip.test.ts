@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlationPeak, samples8k } from '../support/audio-probe.js';
 import { havePeer, needPeer, tempWorkdir } from '../support/peers.js';
-import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
+import { startBaresip, type BaresipPeer } from '../support/baresip-peer.js';
 import { startMiniB2bua, type MiniB2bua } from '../support/mini-b2bua.js';
 import type { MediaBridge } from '../../src/engine/media/index.js';
 
@@ -47,17 +47,14 @@ async function bridgedCall(t: Test, dir: string, aWav: string, bWav: string, med
   mkdirSync(dirA);
   mkdirSync(dirB);
   const rtpBase = 31000 + 200 * Math.floor(Math.random() * 4);
-  const bPorts = await baresipPorts();
-  const bSipPort = bPorts.sipPort;
-  const b = startBaresipPeer(t, {
-    dir: dirB, ...bPorts, sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, ...(mediaenc ? { mediaenc } : {}),
+  const b = await startBaresip(t, {
+    dir: dirB, sourceWav: bWav, user: 'bob', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, ...(mediaenc ? { mediaenc } : {}),
   });
-  const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${bSipPort}`, mediaenc ? 'required' : 'disabled');
-  const a = startBaresipPeer(t, {
-    dir: dirA, ...(await baresipPorts()), sourceWav: aWav, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
+  const b2bua = await startMiniB2bua(t, `sip:bob@127.0.0.1:${b.sipPort}`, mediaenc ? 'required' : 'disabled');
+  const a = await startBaresip(t, {
+    dir: dirA, sourceWav: aWav, user: 'alice', autoAnswer: false, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
     ...(mediaenc ? { mediaenc } : {}),
   });
-  await Promise.all([a.waitFor(/baresip is ready/), b.waitFor(/baresip is ready/)]);
   await a.command('dial', `sip:bob@127.0.0.1:${b2bua.sipPort}`);
   const bridge = await within(b2bua.bridged, 10_000, 'both legs bridged');
   t.same(b2bua.errors, [], 'the call was set up without errors');

@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { baresipPorts, startBaresipPeer, type BaresipPeer } from '../support/baresip-peer.js';
+import { startBaresip, type BaresipPeer } from '../support/baresip-peer.js';
 import { routeDidToFakeAgent, startTestGateway, waitFor, type ApiBody, type TestGateway } from '../support/gateway-harness.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 
@@ -36,11 +36,10 @@ async function callWithSpeech(t: Test, dir: string, played: string): Promise<{ g
   const phoneDir = join(dir, 'caller');
   mkdirSync(phoneDir);
   const rtpBase = 32000 + 200 * Math.floor(Math.random() * 4);
-  const caller = startBaresipPeer(t, {
-    dir: phoneDir, ...(await baresipPorts()), sourceWav: played, user: '+15557770001', autoAnswer: false,
+  const caller = await startBaresip(t, {
+    dir: phoneDir, sourceWav: played, user: '+15557770001', autoAnswer: false,
     rtpPorts: `${rtpBase}-${rtpBase + 99}`,
   });
-  await caller.waitFor(/baresip is ready/);
   await caller.command('dial', `sip:+15550100@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/established/i, 15_000);
   return { gw, caller };
@@ -114,26 +113,23 @@ t.test('docs/API.md "Calls", gateway transcript on sip_trunk: the agent edge (ba
   mkdirSync(edgeDir);
   mkdirSync(callerDir);
   const rtpBase = 33000 + 200 * Math.floor(Math.random() * 4);
-  const edgePorts = await baresipPorts();
-  const edgePort = edgePorts.sipPort;
   // The agent's SIP edge answers and speaks; it hangs up when its file ends.
-  const edge = startBaresipPeer(t, {
-    dir: edgeDir, ...edgePorts, sourceWav: speechWav(dir, 'hello world', 2), user: 'bot', autoAnswer: true,
+  const edge = await startBaresip(t, {
+    dir: edgeDir, sourceWav: speechWav(dir, 'hello world', 2), user: 'bot', autoAnswer: true,
     rtpPorts: `${rtpBase}-${rtpBase + 99}`,
   });
   const silence = join(dir, 'silence.wav');
   execFileSync('sox', ['-n', '-r', '8000', '-c', '1', '-b', '16', silence, 'trim', '0', '60']);
-  const caller = startBaresipPeer(t, {
-    dir: callerDir, ...(await baresipPorts()), sourceWav: silence, user: '+15557770002', autoAnswer: false,
+  const caller = await startBaresip(t, {
+    dir: callerDir, sourceWav: silence, user: '+15557770002', autoAnswer: false,
     rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`,
   });
   await gw.gateway.store.numbers.add(gw.tenantId, '+15550101', 'trunk');
   const imported = await gw.api('POST', '/v1/agents/import', {
-    provider: 'custom', external_agent_id: 'trunk-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePort}`, sip_transport: 'udp',
+    provider: 'custom', external_agent_id: 'trunk-bot', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.sipPort}`, sip_transport: 'udp',
     did_number: '+15550101',
   }, { key: gw.liveKey });
   t.equal(imported.status, 200, JSON.stringify(imported.body));
-  await Promise.all([edge.waitFor(/baresip is ready/), caller.waitFor(/baresip is ready/)]);
   await caller.command('dial', `sip:+15550101@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/established/i, 15_000);
   await caller.waitFor(/terminated|closed/i, 30_000);

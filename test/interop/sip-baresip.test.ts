@@ -2,23 +2,22 @@
 import t, { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baresipPorts, startBaresipPeer, toneWav, type BaresipPeer } from '../support/baresip-peer.js';
+import { startBaresip, toneWav, type BaresipPeer } from '../support/baresip-peer.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
 import type { SessionDialog } from '../../src/engine/sip/index.js';
 
 /** A baresip account `bob` that auto-answers and plays a tone longer than any call here. */
-function startBob(t: Test, ports: { sipPort: number; ctrlPort: number }): BaresipPeer {
+function startBob(t: Test): Promise<BaresipPeer & { sipPort: number }> {
   const dir = tempWorkdir(t);
   writeFileSync(join(dir, 'tone.wav'), toneWav(30));
-  return startBaresipPeer(t, { dir, ...ports, sourceWav: join(dir, 'tone.wav'), user: 'bob', autoAnswer: true, rtpPorts: '31900-31999' });
+  return startBaresip(t, { dir, sourceWav: join(dir, 'tone.wav'), user: 'bob', autoAnswer: true, rtpPorts: '31900-31999' });
 }
 
 t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang up with BYE', async (t) => {
   if (!needPeer(t, 'baresip')) return;
   const { ua, transport } = await startGatewayUa(t);
-  const bs = startBob(t, await baresipPorts());
-  await bs.waitFor(/baresip is ready/);
+  const bs = await startBob(t);
   const acked = new Promise<SessionDialog>((resolve) => ua.events.on('invite', (call) => {
     call.progress(180);
     const s = call.accept(TEST_SDP);
@@ -36,11 +35,8 @@ t.test('RFC 3261 13/15: baresip calls the gateway; we answer, it ACKs, we hang u
 t.test('RFC 3261 13/15: the gateway calls baresip (auto answer); baresip hangs up and we answer its BYE', async (t) => {
   if (!needPeer(t, 'baresip')) return;
   const { ua } = await startGatewayUa(t);
-  const ports = await baresipPorts();
-  const port = ports.sipPort;
-  const bs = startBob(t, ports);
-  await bs.waitFor(/baresip is ready/);
-  const call = ua.invite({ target: `sip:bob@127.0.0.1:${port}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
+  const bs = await startBob(t);
+  const call = ua.invite({ target: `sip:bob@127.0.0.1:${bs.sipPort}`, from: 'sip:gw@127.0.0.1', sdp: TEST_SDP });
   const session = await new Promise<SessionDialog>((resolve, reject) => {
     call.events.on('accepted', (s, res) => {
       t.match(res.body.toString(), /m=audio \d+ RTP\/AVP/, 'baresip answered with SDP');

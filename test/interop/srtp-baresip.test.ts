@@ -9,7 +9,7 @@ import t, { type Test } from 'tap';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlationPeak, samples8k } from '../support/audio-probe.js';
-import { baresipPorts, startBaresipPeer } from '../support/baresip-peer.js';
+import { startBaresip } from '../support/baresip-peer.js';
 import { callState, sleep } from '../support/calls-sipp-rig.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { startTestGateway, waitFor, type TestGateway } from '../support/gateway-harness.js';
@@ -27,12 +27,10 @@ t.test('RFC 3711 + RFC 4568: an outbound call over an SRTP carrier to baresip ca
   const rtpBase = 34000 + 200 * Math.floor(Math.random() * 4);
   const phoneDir = join(dir, 'callee');
   mkdirSync(phoneDir);
-  const ports = await baresipPorts();
-  const phone = startBaresipPeer(t, {
-    dir: phoneDir, ...ports, sourceWav: words.wav, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, mediaenc: 'srtp-mand',
+  const phone = await startBaresip(t, {
+    dir: phoneDir, sourceWav: words.wav, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, mediaenc: 'srtp-mand',
   });
-  await phone.waitFor(/baresip is ready/);
-  const gw = await gatewayWith(t, `    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort};transport=udp"\n    codecs: [PCMU, telephone-event]\n    options_ping_s: 0\n`);
+  const gw = await gatewayWith(t, `    outbound:\n      uri: "sip:127.0.0.1:${phone.sipPort};transport=udp"\n    codecs: [PCMU, telephone-event]\n    options_ping_s: 0\n`);
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
   await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const bot = await FakeCustomAgent.start();
@@ -74,12 +72,10 @@ t.test('RFC 3711 + RFC 4568: baresip calls a DID over an SRTP carrier; a plain-R
   const edgeDir = join(dir, 'edge');
   mkdirSync(edgeDir);
   const silence = silenceWav(dir, 60);
-  const edgePorts = await baresipPorts();
-  const edge = startBaresipPeer(t, { dir: edgeDir, ...edgePorts, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}` });
-  await edge.waitFor(/baresip is ready/);
+  const edge = await startBaresip(t, { dir: edgeDir, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}` });
   await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
   const imported = await gw.api('POST', '/v1/agents/import', {
-    provider: 'custom', external_agent_id: 'edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePorts.sipPort}`, sip_transport: 'udp', did_number: '+15550100',
+    provider: 'custom', external_agent_id: 'edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.sipPort}`, sip_transport: 'udp', did_number: '+15550100',
   }, { key: gw.liveKey });
   t.equal(imported.status, 200, JSON.stringify(imported.body));
   const caller = await startPhone(t, dir, 'caller', words.wav, false, rtpBase);
@@ -123,20 +119,17 @@ t.test('RFC 3711 + RFC 4568: providers.<name>.media_encryption puts SRTP on the 
   const silence = silenceWav(dir, 60);
   const edgeDir = join(dir, 'edge');
   mkdirSync(edgeDir);
-  const edgePorts = await baresipPorts();
-  const edge = startBaresipPeer(t, {
-    dir: edgeDir, ...edgePorts, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`, mediaenc: 'srtp-mand',
+  const edge = await startBaresip(t, {
+    dir: edgeDir, sourceWav: silence, user: 'bot', autoAnswer: true, rtpPorts: `${rtpBase + 100}-${rtpBase + 199}`, mediaenc: 'srtp-mand',
   });
-  await edge.waitFor(/baresip is ready/);
   await gw.gateway.store.numbers.add(gw.tenantId, '+15550102', 'plain');
   const imported = await gw.api('POST', '/v1/agents/import', {
-    provider: 'custom', external_agent_id: 'secure-edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edgePorts.sipPort}`, sip_transport: 'udp', did_number: '+15550102',
+    provider: 'custom', external_agent_id: 'secure-edge', connection_mode: 'sip_trunk', sip_uri: `sip:bot@127.0.0.1:${edge.sipPort}`, sip_transport: 'udp', did_number: '+15550102',
   }, { key: gw.liveKey });
   t.equal(imported.status, 200, JSON.stringify(imported.body));
   const callerDir = join(dir, 'caller');
   mkdirSync(callerDir);
-  const caller = startBaresipPeer(t, { dir: callerDir, ...(await baresipPorts()), sourceWav: words.wav, user: '+15557770003', autoAnswer: false, rtpPorts: `${rtpBase}-${rtpBase + 99}` });
-  await caller.waitFor(/baresip is ready/);
+  const caller = await startBaresip(t, { dir: callerDir, sourceWav: words.wav, user: '+15557770003', autoAnswer: false, rtpPorts: `${rtpBase}-${rtpBase + 99}` });
   await caller.command('dial', `sip:+15550102@127.0.0.1:${gw.gateway.sip.udpPort}`);
   await caller.waitFor(/established/i, 15_000);
   const live = await activeInboundCall(gw, '+15550102');

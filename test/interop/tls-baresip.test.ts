@@ -9,7 +9,7 @@ import t from 'tap';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { correlationPeak, samples8k } from '../support/audio-probe.js';
-import { baresipPorts, startBaresipPeer } from '../support/baresip-peer.js';
+import { startBaresip } from '../support/baresip-peer.js';
 import { callState } from '../support/calls-sipp-rig.js';
 import { FakeCustomAgent } from '../support/fake-agent-servers/custom-agent-server.js';
 import { routeDidToFakeAgent, startTestGateway, waitFor } from '../support/gateway-harness.js';
@@ -54,15 +54,13 @@ t.test('RFC 3261 26.2 + RFC 4568 8.3: an outbound call over TLS with SRTP to bar
   const rtpBase = 39000 + 200 * Math.floor(Math.random() * 4);
   const phoneDir = join(dir, 'callee');
   mkdirSync(phoneDir);
-  const ports = await baresipPorts();
-  const phone = startBaresipPeer(t, {
-    dir: phoneDir, ...ports, sourceWav: words.wav, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
+  const phone = await startBaresip(t, {
+    dir: phoneDir, sourceWav: words.wav, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`,
     mediaenc: 'srtp-mand', tlsCertificate: phonePem,
   });
-  await phone.waitFor(/baresip is ready/);
   const gw = await startTestGateway(t, {
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}\n    ca_file: ${theirs.cert}`,
-    carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
+    carriers: `carriers:\n  - name: secure\n    media_encryption: required\n    outbound:\n      uri: "sip:127.0.0.1:${phone.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
   await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
@@ -95,16 +93,14 @@ t.test('RFC 5922 7.2: a carrier whose TLS certificate the gateway cannot trust i
   const silence = silenceWav(dir, 30);
   const phoneDir = join(dir, 'callee');
   mkdirSync(phoneDir);
-  const ports = await baresipPorts();
   const rtpBase = 39000 + 200 * Math.floor(Math.random() * 4) + 100;
-  const phone = startBaresipPeer(t, {
-    dir: phoneDir, ...ports, sourceWav: silence, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, tlsCertificate: phonePem,
+  const phone = await startBaresip(t, {
+    dir: phoneDir, sourceWav: silence, user: '+15550199', autoAnswer: true, rtpPorts: `${rtpBase}-${rtpBase + 99}`, tlsCertificate: phonePem,
   });
-  await phone.waitFor(/baresip is ready/);
   // No ca_file: the phone's self-signed certificate chains to none of the system's roots.
   const gw = await startTestGateway(t, {
     yaml: `calls:\n  allow_private_agent_urls: true\n  allow_private_sip_targets: true\nsip:\n  tls:\n    port: 0\n    cert_file: ${ours.cert}\n    key_file: ${ours.key}`,
-    carriers: `carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:${ports.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
+    carriers: `carriers:\n  - name: secure\n    outbound:\n      uri: "sip:127.0.0.1:${phone.sipPort + 1};transport=tls"\n    options_ping_s: 0\n`,
   });
   // The caller-ID policy `owned` (docs/API.md "Caller IDs"): the tenant holds the number it calls from.
   await gw.gateway.store.numbers.add(gw.tenantId, '+15550100', 'secure');
@@ -137,8 +133,7 @@ t.test('RFC 3261 26.2: without sip.tls a TLS carrier stops the start; a TLS agen
   const callerDir = join(dir, 'caller');
   mkdirSync(callerDir);
   const rtpBase = 38000 + 200 * Math.floor(Math.random() * 4) + 100;
-  const caller = startBaresipPeer(t, { dir: callerDir, ...(await baresipPorts()), sourceWav: silenceWav(dir, 10), user: '+15557770004', autoAnswer: false, rtpPorts: `${rtpBase}-${rtpBase + 99}` });
-  await caller.waitFor(/baresip is ready/);
+  const caller = await startBaresip(t, { dir: callerDir, sourceWav: silenceWav(dir, 10), user: '+15557770004', autoAnswer: false, rtpPorts: `${rtpBase}-${rtpBase + 99}` });
   for (const attempt of [1, 2]) {
     await caller.command('dial', `sip:+15550104@127.0.0.1:${gw.gateway.sip.udpPort}`);
     const reports = await waitFor(`call ${attempt} logged`, () => {

@@ -69,7 +69,7 @@ function tcpFree(port: number): Promise<boolean> {
  * port + 1 is free for TCP as well; ports already handed to another peer of this process are
  * skipped, since freshly picked ephemeral ports are often neighbours.
  */
-export async function baresipPorts(): Promise<{ sipPort: number; ctrlPort: number }> {
+async function baresipPorts(): Promise<{ sipPort: number; ctrlPort: number }> {
   const pick = async (test: (p: number) => Promise<boolean>): Promise<number> => {
     for (;;) {
       const p = await freePort();
@@ -84,8 +84,34 @@ export async function baresipPorts(): Promise<{ sipPort: number; ctrlPort: numbe
   return { sipPort, ctrlPort };
 }
 
+/** How to start one baresip whose SIP and ctrl_tcp ports {@link startBaresip} picks. */
+export type BaresipOptions = Omit<BaresipPeerOptions, 'sipPort' | 'ctrlPort'>;
+
+/** How many times {@link startBaresip} tries fresh ports before giving up. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * Starts baresip on free ports and resolves once it is ready. A port found free may be taken by
+ * another process before baresip binds it (the suites run side by side, and the ports come from
+ * the ephemeral range); baresip then exits with "Address already in use" and is started again on
+ * other ports.
+ */
+export async function startBaresip(t: Teardown, o: BaresipOptions): Promise<BaresipPeer & { sipPort: number; ctrlPort: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = await baresipPorts();
+    const peer = startBaresipPeer(t, { ...o, ...ports });
+    try {
+      await peer.waitFor(/baresip is ready/);
+      return { ...peer, ...ports };
+    } catch (err) {
+      const raced = peer.child.exitCode !== null && /Address already in use/.test(peer.output());
+      if (!raced || attempt === PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
 /** Starts baresip with the config written from `o`; the teardown kills it by pid if still running. */
-export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPeer {
+function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPeer {
   writeFileSync(join(o.dir, 'config'), [
     'poll_method epoll',
     `sip_listen 127.0.0.1:${o.sipPort}`,
@@ -107,7 +133,7 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
   writeFileSync(join(o.dir, 'accounts'), `<sip:${o.user}@127.0.0.1>;regint=0;audio_codecs=PCMU,PCMA${answer}${mediaenc}\n`);
   const child = spawn('baresip', ['-f', o.dir, '-4'], { cwd: o.dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const waiters: { pattern: RegExp; resolve: () => void; reject: (err: Error) => void }[] = [];
   const onData = (d: Buffer): void => {
     out += d.toString();
     for (const w of [...waiters]) {
@@ -121,6 +147,12 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
   child.stderr?.on('data', onData);
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Once its output has ended nothing more can match: a waiter fails now rather than at its timeout.
+  let closed = false;
+  child.once('close', () => {
+    closed = true;
+    for (const w of waiters.splice(0)) w.reject(new Error(`baresip ${o.user} exited before printing ${String(w.pattern)}:\n${out.slice(-1500)}`));
+  });
   t.teardown(() => {
     if (running()) child.kill('SIGKILL');
   });
@@ -143,8 +175,9 @@ export function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPee
     command,
     waitFor: (pattern, ms = 10_000) => new Promise<void>((resolve, reject) => {
       if (pattern.test(out)) return resolve();
+      if (closed) return reject(new Error(`baresip ${o.user} exited before printing ${String(pattern)}:\n${out.slice(-1500)}`));
       const timer = setTimeout(() => reject(new Error(`baresip ${o.user} did not print ${String(pattern)}:\n${out.slice(-1500)}`)), ms);
-      waiters.push({ pattern, resolve: () => { clearTimeout(timer); resolve(); } });
+      waiters.push({ pattern, resolve: () => { clearTimeout(timer); resolve(); }, reject: (err) => { clearTimeout(timer); reject(err); } });
     }),
     stop: async (ms = 3000) => {
       if (!running()) return;

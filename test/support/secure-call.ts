@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { linearToUlaw, ulawToLinear } from '../../src/engine/media/index.js';
 import { samples8k } from './audio-probe.js';
-import { baresipPorts, startBaresipPeer, type BaresipPeer } from './baresip-peer.js';
+import { startBaresip, type BaresipPeer } from './baresip-peer.js';
 import { waitFor, type ApiBody, type TestGateway } from './gateway-harness.js';
 
 /** See test/interop/media-baresip.test.ts: an intact G.711 relay peaks near 1.0, other speech near 0.15. */
@@ -37,11 +37,9 @@ export function remoteLeg(detail: ApiBody): Record<string, unknown> {
 export async function startPhone(t: Test, dir: string, name: string, wav: string, autoAnswer: boolean, rtpBase: number): Promise<BaresipPeer> {
   const phoneDir = join(dir, name);
   mkdirSync(phoneDir);
-  const phone = startBaresipPeer(t, {
-    dir: phoneDir, ...(await baresipPorts()), sourceWav: wav, user: name, autoAnswer, rtpPorts: `${rtpBase}-${rtpBase + 99}`, mediaenc: 'srtp-mand',
+  return startBaresip(t, {
+    dir: phoneDir, sourceWav: wav, user: name, autoAnswer, rtpPorts: `${rtpBase}-${rtpBase + 99}`, mediaenc: 'srtp-mand',
   });
-  await phone.waitFor(/baresip is ready/);
-  return phone;
 }
 
 /** A self-signed certificate for 127.0.0.1 (IP SAN) in `dir` as `name`-cert.pem and `name`-key.pem, made with the openssl CLI. */
