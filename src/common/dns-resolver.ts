@@ -1,6 +1,6 @@
 /**
- * @module A {@link HostResolver} for names looked up often on a tenant's behalf (a webhook
- * endpoint's, at each delivery). Its queries go out by c-ares (node:dns `Resolver`), which holds
+ * @module The {@link HostResolver} of the names a tenant gives (an agent URL's at each call, a
+ * webhook endpoint's at each delivery, a recording download's). Its queries go out by c-ares (node:dns `Resolver`), which holds
  * no thread while it waits, instead of getaddrinfo(3) on libuv's pool of four threads, where
  * lookups of a name whose DNS servers do not answer would each hold a thread for seconds and
  * delay every other lookup and every file write of the process (recordings) behind them. Answers

@@ -1,8 +1,7 @@
 /**
  * @module docs/SECURITY.md "Outbound addresses": the checks of addresses the gateway connects to
- * on a tenant's behalf live in one place. Name resolution for them is the one system resolver of
- * common/outbound-policy.ts (or, for webhook endpoints, the DNS resolver beside it in
- * common/dns-resolver.ts), sockets are pinned by its lookups only, and IPv6 literals lose their
+ * on a tenant's behalf live in one place. Name resolution for them is the one resolver of
+ * common/outbound-policy.ts (DNS by c-ares, built by common/dns-resolver.ts), sockets are pinned by its lookups only, and IPv6 literals lose their
  * brackets through the one helper of common/address-policy.ts.
  */
 import t from 'tap';
@@ -32,11 +31,10 @@ t.test('one bracket-stripping helper for IPv6 literals', (t) => {
   t.end();
 });
 
-t.test('one system resolver: only common/outbound-policy.ts calls node:dns lookup', (t) => {
+t.test('one resolver: no module calls getaddrinfo (node:dns lookup), and only the policy\'s resolver asks DNS for a name', (t) => {
+  t.same(placesOf(/import\s*\{[^}]*\blookup\b[^}]*\}\s*from\s*['"]node:dns/, []), []);
   // The SIP stack's RFC 3263 locator asks DNS for NAPTR and SRV records; it resolves no tenant URL.
-  t.same(placesOf(/import\s*\{[^}]*\blookup\b[^}]*\}\s*from\s*['"]node:dns/, ['common/outbound-policy.ts']), []);
-  // The webhook endpoints' resolver asks DNS by c-ares (no thread held while it waits).
-  t.same(placesOf(/from\s*['"]node:dns(\/promises)?['"]/, ['common/outbound-policy.ts', 'common/dns-resolver.ts', 'engine/sip/resolver/server-locator.ts']), []);
+  t.same(placesOf(/from\s*['"]node:dns(\/promises)?['"]/, ['common/dns-resolver.ts', 'engine/sip/resolver/server-locator.ts']), []);
   t.end();
 });
 

@@ -2,12 +2,12 @@
  * @module The one outbound-address policy (docs/SECURITY.md, "Outbound addresses"): which
  * addresses the gateway may connect to on a tenant's behalf (agent WebSocket URLs, the SIP
  * targets of sip_trunk agents, recording downloads), the operator's exceptions to it, the one
- * system resolver, the one resolve-and-check of a host, and the socket `lookup`s that pin a
+ * resolver of the names a tenant gives, the one resolve-and-check of a host, and the socket `lookup`s that pin a
  * connection to the address checked (agent sockets and recording downloads alike).
  */
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { isAddressOrCidr, isNonPublicAddress, isNonPublicHost, stripBrackets } from './address-policy.js';
+import { dnsResolver } from './dns-resolver.js';
 
 /** One resolved address, as node:dns `lookup(host, {all: true})` returns it. */
 export interface ResolvedAddress {
@@ -18,8 +18,13 @@ export interface ResolvedAddress {
 /** Resolves a host name to all its addresses; rejects when it does not resolve. Injected by tests. */
 export type HostResolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
-/** The system resolver (hosts file and DNS, A and AAAA, in the system's order). */
-export const systemResolver: HostResolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+/**
+ * The one resolver of the names a tenant gives (agent URLs, webhook endpoints, recording
+ * downloads), shared so its answers are kept once: DNS by c-ares, A and AAAA (see dns-resolver),
+ * never getaddrinfo(3), whose lookups of a name with silent DNS servers would each hold one of
+ * libuv's four threads for seconds, and with them every file write of the process (recordings).
+ */
+export const tenantHostResolver: HostResolver = dnsResolver();
 
 export interface OutboundPolicyOptions {
   /** Every non-public address is allowed (development on one machine). */
@@ -108,7 +113,7 @@ export class OutboundAddressPolicy {
  * answer refuses the host, so a name with one private record among public ones is refused. The
  * address to connect to is the first answer.
  */
-export async function resolveChecked(host: string, policy: OutboundAddressPolicy, resolver: HostResolver = systemResolver): Promise<AddressCheck> {
+export async function resolveChecked(host: string, policy: OutboundAddressPolicy, resolver: HostResolver = tenantHostResolver): Promise<AddressCheck> {
   const bare = stripBrackets(host);
   if (policy.refusesHostText(bare)) return { ok: false, reason: 'refused', detail: `${bare} is not a public address`, address: bare };
   let answers: readonly ResolvedAddress[];

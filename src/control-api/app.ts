@@ -5,7 +5,7 @@
 import Koa from 'koa';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../common/logger.js';
-import { OutboundAddressPolicy, systemResolver } from '../common/outbound-policy.js';
+import { OutboundAddressPolicy, tenantHostResolver } from '../common/outbound-policy.js';
 import type { Store } from '../storage/index.js';
 import type { ApiState } from './api-state.js';
 import { createApiMetrics } from './metrics.js';
@@ -73,7 +73,7 @@ export interface AppDeps {
   platforms: AgentPlatforms;
   /** The engine's call commands and live sessions; when absent, commands answer 503 `unavailable`. */
   calls?: CallControl;
-  /** Name resolution for the agent address checks; the system resolver by default. */
+  /** Name resolution for the agent address checks; the outbound-address policy's by default. */
   resolveHost?: HostResolver;
   /** RFC 3263 location of a `sip_uri`, with the SIP layer's resolver, for its address check. */
   locateSip: SipUriLocator;
@@ -110,7 +110,7 @@ export interface ControlApi {
 
 export function createApp(deps: AppDeps): ControlApi {
   const { options, store } = deps;
-  const resolveHost = deps.resolveHost ?? systemResolver;
+  const resolveHost = deps.resolveHost ?? tenantHostResolver;
   // docs/SECURITY.md "Outbound addresses": one policy, with the operator's exceptions per kind.
   const allowedPrivateNetworks = options.allowedPrivateNetworks ?? [];
   const agentUrls = new OutboundAddressPolicy({ allowPrivate: options.allowPrivateAgentUrls, allowedPrivateNetworks });

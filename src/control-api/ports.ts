@@ -29,7 +29,7 @@ export interface AgentPlatforms {
 
 /**
  * Resolves a host name to every address it has (A and AAAA); rejects when the name does not
- * resolve. The outbound-address policy's type: the system resolver in production, injected by
+ * resolve. The outbound-address policy's type: the policy's DNS resolver in production, injected by
  * tests so they need no DNS.
  */
 export type { HostResolver } from '../common/outbound-policy.js';

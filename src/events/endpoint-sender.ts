@@ -9,7 +9,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { stripBrackets } from '../common/address-policy.js';
-import { pinHost, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
+import { pinHost, tenantHostResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
 import { EndpointConnections } from './endpoint-connections.js';
 import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signDelivery } from './signature.js';
 
@@ -61,7 +61,7 @@ export class EndpointSender {
       return fail('the endpoint URL does not parse');
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.#o.allowHttp)) return fail(`${url.protocol} endpoints are not allowed`);
-    const pinned = await pinHost(stripBrackets(url.hostname), this.#o.policy, this.#o.resolve ?? systemResolver);
+    const pinned = await pinHost(stripBrackets(url.hostname), this.#o.policy, this.#o.resolve ?? tenantHostResolver);
     if (!pinned.ok) return fail(`endpoint address refused: ${pinned.detail}`);
     const nowS = Math.floor((this.#o.nowMs?.() ?? Date.now()) / 1000);
     const headers = {

@@ -22,7 +22,7 @@ export interface AgentConnectorOptions {
   connectTimeoutMs: number;
   /** media_bridge agents: the platform's streaming session for an imported agent. */
   importedAgent(request: { tenantId: TenantId; agentId: string; call: AgentCallInfo; handlers: AgentLinkHandlers }): Promise<AgentLink>;
-  /** Name resolution (tests inject one); the system resolver by default. */
+  /** Name resolution (tests inject one); the outbound-address policy's by default. */
   resolve?: HostResolver;
   /** Told of each connection's outcome, for the metrics. */
   observe?: AgentConnectObserver;

@@ -22,7 +22,7 @@ export interface AgentTargetOptions {
   connectTimeoutMs: number;
   /** The outbound-address policy of media_bridge endpoints (docs/SECURITY.md, "Outbound addresses"). */
   agentUrls: OutboundAddressPolicy;
-  /** Name resolution (tests inject one); the system resolver by default. */
+  /** Name resolution (tests inject one); the outbound-address policy's by default. */
   resolve?: HostResolver;
   /** Media encryption of sip_trunk legs, by provider (config `providers.<name>.media_encryption`). */
   sipTrunkEncryption?: Readonly<Record<string, SipTrunkTarget['mediaEncryption']>>;

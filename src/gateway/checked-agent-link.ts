@@ -6,7 +6,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import { stripBrackets } from '../common/address-policy.js';
-import { checkedLookup, pinHost, systemResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
+import { checkedLookup, pinHost, tenantHostResolver, type HostResolver, type OutboundAddressPolicy } from '../common/outbound-policy.js';
 import type { AgentAudioFormat, AgentConnectObserver, AgentLink, HoldSource } from '../engine/calls/index.js';
 
 export type { AgentConnectObserver } from '../engine/calls/index.js';
@@ -18,7 +18,7 @@ export interface CheckedAgentLinkOptions {
   /** The endpoint the session connects to first. */
   url: string;
   policy: OutboundAddressPolicy;
-  /** Name resolution (tests inject one); the system resolver by default. */
+  /** Name resolution (tests inject one); the outbound-address policy's by default. */
   resolve?: HostResolver;
   /** Builds the session with the lookup its sockets must use; opens nothing. */
   open(lookup: LookupFunction): AgentSession;
@@ -35,7 +35,7 @@ export class CheckedAgentLink implements AgentLink {
 
   constructor(o: CheckedAgentLinkOptions) {
     this.#o = o;
-    this.#resolve = o.resolve ?? systemResolver;
+    this.#resolve = o.resolve ?? tenantHostResolver;
     this.#lookup = checkedLookup(o.policy, this.#resolve);
     this.#inner = o.open((hostname, options, callback) => this.#lookup(hostname, options, callback));
   }

@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../common/clock.js';
-import { dnsResolver } from '../common/dns-resolver.js';
 import type { Logger } from '../common/logger.js';
 import type { Config } from '../config/schema.js';
 import { EndpointSender } from '../events/endpoint-sender.js';
@@ -31,10 +30,10 @@ export function startEventDelivery(config: Readonly<Config>, store: Store, clock
   const events = config.events;
   const log = logger.child({ component: 'events' });
   const bus = new EventBus(log);
-  // Endpoints pass the agent URLs' policy (docs/SECURITY.md "Outbound addresses"); their names are
-  // asked of DNS without a thread, so one tenant's unanswered name delays nothing else.
+  // Endpoints pass the agent URLs' policy and its resolver (docs/SECURITY.md "Outbound addresses"),
+  // which asks DNS without holding a thread, so one tenant's unanswered name delays nothing else.
   const endpoints = new EndpointSender({
-    policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, resolve: dnsResolver(), ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}),
+    policy: outboundPolicies(config).agentUrls, allowHttp: events.allow_http, ...(events.ca_file ? { ca: readFileSync(events.ca_file, 'utf8') } : {}),
   });
   // Read at scrape time, once the sender below exists.
   const observe = metrics ? createEventMetrics(metrics, (): number => outbox.inFlight) : undefined;

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { systemClock, type Clock } from '../../common/clock.js';
-import { OutboundAddressPolicy, resolveChecked, systemResolver, type HostResolver } from '../../common/outbound-policy.js';
+import { OutboundAddressPolicy, resolveChecked, tenantHostResolver, type HostResolver } from '../../common/outbound-policy.js';
 import { isAllowedHost, normalizeHost } from './host-allow-list.js';
 import { pinnedGet, type HopResult } from './pinned-get.js';
 
@@ -18,7 +18,7 @@ export interface DownloadOptions {
   timeoutMs: number;
   /** Redirects followed at most; one more is a failure. */
   maxRedirects: number;
-  /** The outbound-address policy's system resolver unless given. */
+  /** The outbound-address policy's resolver unless given. */
   resolver?: HostResolver;
   clock?: Clock;
   /** Trust anchors (PEM) used instead of the system store. Production leaves this unset. */
@@ -77,7 +77,7 @@ const PUBLIC_ONLY = new OutboundAddressPolicy({ allowPrivate: false });
 async function checkHost(host: string, options: DownloadOptions, signal: AbortSignal): Promise<Checked> {
   const seam = options.unsafeAllowAddressForTests;
   const policy = seam ? new OutboundAddressPolicy({ allowPrivate: false, allowAddress: (address) => seam(host, address) }) : PUBLIC_ONLY;
-  const resolver: HostResolver = (name) => Promise.race([(options.resolver ?? systemResolver)(name), rejectOnAbort(signal)]);
+  const resolver: HostResolver = (name) => Promise.race([(options.resolver ?? tenantHostResolver)(name), rejectOnAbort(signal)]);
   const checked = await resolveChecked(host, policy, resolver);
   if (checked.ok) return checked;
   if (checked.reason === 'refused') return { ok: false, reason: 'address_refused', detail: checked.address };
