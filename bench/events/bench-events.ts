@@ -3,7 +3,8 @@
  * The gateway in its own process places outbound calls to sipp far ends with the load agent on
  * every call, holds them, and hangs them up, in rounds that alternate between no webhook endpoint
  * and two endpoints subscribed to every event (two HTTP receivers on loopback). Each round reports
- * the gateway's CPU per call (its CPU time over the round, divided by the calls), and the rounds
+ * the gateway's CPU per call (its CPU time over the round, divided by the calls; pairs alternate
+ * which round comes first, so a drift between rounds does not favour one side), and the rounds
  * with endpoints also the delivery throughput and the time from each call's `ended_at` to its
  * `call.ended` arriving at a receiver (p50, p99).
  *
@@ -125,15 +126,27 @@ async function main(): Promise<void> {
     driver.startPolling();
     // Warm-up: code paths compiled and pools filled before anything is measured.
     await round(gw, driver, farEnds, null);
+    // Pairs alternate their order (none then two, two then none, ...): a cost that drifts from one
+    // round to the next (a store that grows, a host that gets busier) then weighs on both sides
+    // alike instead of always on the round that comes second.
     const rounds: Round[] = [];
     for (let i = 0; i < ROUNDS; i += 1) {
-      rounds.push(await round(gw, driver, farEnds, null));
-      agent.forgetClosed();
-      rounds.push(await round(gw, driver, farEnds, receivers));
-      agent.forgetClosed();
+      for (const withEndpoints of i % 2 === 0 ? [false, true] : [true, false]) {
+        rounds.push(await round(gw, driver, farEnds, withEndpoints ? receivers : null));
+        agent.forgetClosed();
+      }
     }
     driver.stopPolling();
-    const report = { machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt }, gateway: source.label, calls: CALLS, holdS: HOLD_S, rounds };
+    const pairRatios = Array.from({ length: ROUNDS }, (_, i) => {
+      const [with2, without] = [rounds[2 * i], rounds[2 * i + 1]].sort((a, b) => b!.endpoints - a!.endpoints) as [Round, Round];
+      return with2.cpuMsPerCall / without.cpuMsPerCall;
+    });
+    const sorted = [...pairRatios].sort((a, b) => a - b);
+    const medianRatio = (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+    console.log(`pair ratios (two endpoints / none): ${pairRatios.map((r) => r.toFixed(2)).join(', ')}; median ${medianRatio.toFixed(2)}`);
+    const report = {
+      machine: { nproc: availableParallelism(), cpu: cpus()[0]?.model.trim() ?? 'unknown', node: process.version, startedAt }, gateway: source.label, calls: CALLS, holdS: HOLD_S, rounds, pairRatios, medianRatio,
+    };
     console.log(JSON.stringify(report));
     if (process.env.BENCH_EVENTS_JSON) writeFileSync(process.env.BENCH_EVENTS_JSON, JSON.stringify(report, null, 2));
   } finally {
