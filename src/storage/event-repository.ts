@@ -88,11 +88,11 @@ export class EventRepository {
       const createdAt = isoNow(this.#clock);
       const envelope: EventEnvelope = { id, type: event.type, created_at: createdAt, api_version: EVENTS_API_VERSION, data: event.data };
       const payload = JSON.stringify(envelope);
-      await this.#db.run(
-        'INSERT INTO events (id, tenant_id, call_id, type, created_at, payload) VALUES (?, ?, ?, ?, ?, ?)',
+      const inserted = await this.#db.get<{ seq: number | string }>(
+        'INSERT INTO events (id, tenant_id, call_id, type, created_at, payload) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
         [id, tenantId, event.callId, event.type, createdAt, payload],
       );
-      const seq = Number((await this.#db.get<{ seq: number | string }>('SELECT seq FROM events WHERE id = ?', [id]))!.seq);
+      const seq = Number(inserted!.seq);
       const to = subscribed.filter((e) => subscribes(e.events, event.type));
       for (const endpoint of to) {
         await this.#db.run(
