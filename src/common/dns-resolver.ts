@@ -1,9 +1,10 @@
 /**
  * @module The {@link HostResolver} of the names a tenant gives (an agent URL's at each call, a
- * webhook endpoint's at each delivery, a recording download's). Its queries go out by c-ares (node:dns `Resolver`), which holds
- * no thread while it waits, instead of getaddrinfo(3) on libuv's pool of four threads, where
- * lookups of a name whose DNS servers do not answer would each hold a thread for seconds and
- * delay every other lookup and every file write of the process (recordings) behind them. Answers
+ * webhook endpoint's at each delivery, a recording download's). Its queries go out by c-ares
+ * (node:dns `Resolver`), which holds no thread while it waits, instead of getaddrinfo(3) on
+ * libuv's pool of four threads, where lookups of a name whose DNS servers do not answer would
+ * each hold a thread for seconds and delay every other lookup and every file write of the
+ * process (recordings) behind them. Answers
  * are kept for their TTL (at most {@link DnsResolverOptions.maxTtlS}; a TTL of 0 is not kept), and
  * a name being asked is asked once, the others waiting for its answer. The caller checks every
  * answer, kept or new, against the outbound-address policy. `localhost` and the names under it

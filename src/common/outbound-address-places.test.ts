@@ -1,8 +1,9 @@
 /**
  * @module docs/SECURITY.md "Outbound addresses": the checks of addresses the gateway connects to
  * on a tenant's behalf live in one place. Name resolution for them is the one resolver of
- * common/outbound-policy.ts (DNS by c-ares, built by common/dns-resolver.ts), sockets are pinned by its lookups only, and IPv6 literals lose their
- * brackets through the one helper of common/address-policy.ts.
+ * common/outbound-policy.ts (DNS by c-ares, built by common/dns-resolver.ts), sockets are pinned
+ * by its lookups only, and IPv6 literals lose their brackets through the one helper of
+ * common/address-policy.ts.
  */
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -2,14 +2,15 @@
  * @module The one outbound-address policy (docs/SECURITY.md, "Outbound addresses"): which
  * addresses the gateway may connect to on a tenant's behalf (agent WebSocket URLs, the SIP
  * targets of sip_trunk agents, recording downloads), the operator's exceptions to it, the one
- * resolver of the names a tenant gives, the one resolve-and-check of a host, and the socket `lookup`s that pin a
- * connection to the address checked (agent sockets and recording downloads alike).
+ * resolver of the names a tenant gives, the one resolve-and-check of a host, and the socket
+ * `lookup`s that pin a connection to the address checked (agent sockets and recording downloads
+ * alike).
  */
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { isAddressOrCidr, isNonPublicAddress, isNonPublicHost, stripBrackets } from './address-policy.js';
 import { dnsResolver } from './dns-resolver.js';
 
-/** One resolved address, as node:dns `lookup(host, {all: true})` returns it. */
+/** One resolved address (A or AAAA) of a host name. */
 export interface ResolvedAddress {
   address: string;
   family: number;

@@ -2,13 +2,13 @@
 import t, { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBaresip, toneWav, type BaresipPeer } from '../support/baresip-peer.js';
+import { startBaresip, toneWav, type StartedBaresip } from '../support/baresip-peer.js';
 import { needPeer, tempWorkdir } from '../support/peers.js';
 import { startGatewayUa, TEST_SDP } from '../support/sip-sipp.js';
 import type { SessionDialog } from '../../src/engine/sip/index.js';
 
 /** A baresip account `bob` that auto-answers and plays a tone longer than any call here. */
-function startBob(t: Test): Promise<BaresipPeer & { sipPort: number }> {
+function startBob(t: Test): Promise<StartedBaresip> {
   const dir = tempWorkdir(t);
   writeFileSync(join(dir, 'tone.wav'), toneWav(30));
   return startBaresip(t, { dir, sourceWav: join(dir, 'tone.wav'), user: 'bob', autoAnswer: true, rtpPorts: '31900-31999' });

@@ -84,6 +84,9 @@ async function baresipPorts(): Promise<{ sipPort: number; ctrlPort: number }> {
   return { sipPort, ctrlPort };
 }
 
+/** A baresip {@link startBaresip} started, with the ports it listens on. */
+export type StartedBaresip = BaresipPeer & { sipPort: number; ctrlPort: number };
+
 /** How to start one baresip whose SIP and ctrl_tcp ports {@link startBaresip} picks. */
 export type BaresipOptions = Omit<BaresipPeerOptions, 'sipPort' | 'ctrlPort'>;
 
@@ -96,7 +99,7 @@ const PORT_ATTEMPTS = 5;
  * the ephemeral range); baresip then exits with "Address already in use" and is started again on
  * other ports.
  */
-export async function startBaresip(t: Teardown, o: BaresipOptions): Promise<BaresipPeer & { sipPort: number; ctrlPort: number }> {
+export async function startBaresip(t: Teardown, o: BaresipOptions): Promise<StartedBaresip> {
   for (let attempt = 1; ; attempt++) {
     const ports = await baresipPorts();
     const peer = startBaresipPeer(t, { ...o, ...ports });
@@ -149,9 +152,10 @@ function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPeer {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Once its output has ended nothing more can match: a waiter fails now rather than at its timeout.
   let closed = false;
+  const exitedBefore = (pattern: RegExp): Error => new Error(`baresip ${o.user} exited before printing ${String(pattern)}:\n${out.slice(-1500)}`);
   child.once('close', () => {
     closed = true;
-    for (const w of waiters.splice(0)) w.reject(new Error(`baresip ${o.user} exited before printing ${String(w.pattern)}:\n${out.slice(-1500)}`));
+    for (const w of waiters.splice(0)) w.reject(exitedBefore(w.pattern));
   });
   t.teardown(() => {
     if (running()) child.kill('SIGKILL');
@@ -175,7 +179,7 @@ function startBaresipPeer(t: Teardown, o: BaresipPeerOptions): BaresipPeer {
     command,
     waitFor: (pattern, ms = 10_000) => new Promise<void>((resolve, reject) => {
       if (pattern.test(out)) return resolve();
-      if (closed) return reject(new Error(`baresip ${o.user} exited before printing ${String(pattern)}:\n${out.slice(-1500)}`));
+      if (closed) return reject(exitedBefore(pattern));
       const timer = setTimeout(() => reject(new Error(`baresip ${o.user} did not print ${String(pattern)}:\n${out.slice(-1500)}`)), ms);
       waiters.push({ pattern, resolve: () => { clearTimeout(timer); resolve(); }, reject: (err) => { clearTimeout(timer); reject(err); } });
     }),
